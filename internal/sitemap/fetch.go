@@ -1,0 +1,227 @@
+package sitemap
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Cache remembers HTTP validators per sitemap URL between reads, so an unchanged sitemap costs a
+// 304 instead of a download. Only sitemaps of page URLs are remembered, and only once read
+// whole: an index is always read, since its children must be visited.
+type Cache interface {
+	Validators(sitemapURL string) (etag, lastModified string)
+	Remember(sitemapURL, etag, lastModified string)
+}
+
+// source is one sitemap to read: an http(s) URL or a local file.
+type source struct {
+	url  *url.URL // nil for a local file
+	path string   // the local file
+}
+
+// name is how the source is reported and remembered.
+func (s source) name() string {
+	if s.url != nil {
+		return s.url.String()
+	}
+	return s.path
+}
+
+// rootSource interprets a sitemap given by the user: an http(s) URL, a file:// URL or a path.
+func rootSource(s string) (source, error) {
+	switch {
+	case httpPrefix([]byte(s)) > 0:
+		u, err := url.Parse(s)
+		if err != nil || u.Host == "" {
+			return source{}, fmt.Errorf("%q is not a valid URL", s)
+		}
+		u.Fragment = ""
+		return source{url: u}, nil
+	case strings.HasPrefix(s, "file://"):
+		return source{path: filepath.Clean(strings.TrimPrefix(s, "file://"))}, nil
+	case strings.Contains(s, "://"):
+		return source{}, fmt.Errorf("%q: only http(s) URLs and local files can be read", s)
+	}
+	return source{path: filepath.Clean(s)}, nil
+}
+
+// childSource resolves a sitemap listed in an index. A remote index may only point to http(s)
+// URLs — never to files on this machine; a local index may also point to files beside it.
+func childSource(parent source, loc []byte) (source, string, error) {
+	if parent.url == nil && httpPrefix(loc) == 0 {
+		p := string(loc)
+		if strings.HasPrefix(p, "file://") {
+			p = strings.TrimPrefix(p, "file://")
+		} else if !filepath.IsAbs(p) {
+			p = filepath.Join(filepath.Dir(parent.path), p)
+		}
+		return source{path: filepath.Clean(p)}, "", nil
+	}
+	u, note, skip := pageURL(loc, parent.url)
+	if skip != "" {
+		return source{}, "", errors.New(strings.Replace(skip, "skipped", "skipped sitemap", 1))
+	}
+	pu, err := url.Parse(string(u))
+	if err != nil {
+		return source{}, "", fmt.Errorf("skipped sitemap %q: %v", clip(string(loc), 200), err)
+	}
+	pu.Fragment = ""
+	return source{url: pu}, note, nil
+}
+
+// response is an opened sitemap.
+type response struct {
+	body          io.ReadCloser
+	size          int64    // of the body as sent, -1 when unknown
+	base          *url.URL // the final URL after redirects, for resolving relative locs
+	status        int
+	contentType   string
+	etag, lastMod string
+	notModified   bool
+}
+
+// HTTPError is an answer other than success from a sitemap's server.
+type HTTPError struct {
+	Status      int
+	ContentType string
+	Snippet     string // the start of the body, to show what came back
+}
+
+func (e *HTTPError) Error() string {
+	msg := fmt.Sprintf("HTTP %d %s", e.Status, http.StatusText(e.Status))
+	if e.Snippet != "" {
+		msg += fmt.Sprintf(" (%s body begins %s)", e.ContentType, strconv.Quote(e.Snippet))
+	}
+	return msg
+}
+
+// temporary reports whether trying again later may succeed.
+func (e *HTTPError) temporary() bool {
+	return e.Status == http.StatusRequestTimeout || e.Status == http.StatusTooEarly ||
+		e.Status == http.StatusTooManyRequests || e.Status >= 500
+}
+
+// transientError marks a failure of the network or the server, worth a retry.
+type transientError struct{ err error }
+
+func (e transientError) Error() string { return e.err.Error() }
+func (e transientError) Unwrap() error { return e.err }
+
+// transientReader marks errors reading a response body as transient: a connection that drops
+// mid-file is worth another try.
+type transientReader struct {
+	r       io.Reader
+	timeout time.Duration
+}
+
+func (t transientReader) Read(p []byte) (int, error) {
+	n, err := t.r.Read(p)
+	if err != nil && err != io.EOF {
+		err = transientError{netError(err, t.timeout)}
+	}
+	return n, err
+}
+
+func retryable(err error) bool {
+	var he *HTTPError
+	if errors.As(err, &he) {
+		return he.temporary()
+	}
+	var dns *net.DNSError
+	if errors.As(err, &dns) && dns.IsNotFound {
+		return false
+	}
+	var te transientError
+	return errors.As(err, &te)
+}
+
+const acceptHeader = "application/xml, text/xml;q=0.9, application/rss+xml;q=0.9, application/atom+xml;q=0.9, text/plain;q=0.8, */*;q=0.5"
+
+// open starts reading a sitemap. cache, when not nil, supplies validators for a conditional GET.
+func (r *Reader) open(ctx context.Context, s source, cache Cache) (*response, error) {
+	if s.url == nil {
+		f, err := os.Open(s.path)
+		if err != nil {
+			return nil, localError(err)
+		}
+		size := int64(-1)
+		if fi, err := f.Stat(); err == nil {
+			size = fi.Size()
+		}
+		return &response{body: f, size: size}, nil
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, s.url.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("User-Agent", r.opt.UserAgent)
+	req.Header.Set("Accept", acceptHeader)
+	if cache != nil {
+		etag, lm := cache.Validators(s.name())
+		if etag != "" {
+			req.Header.Set("If-None-Match", etag)
+		}
+		if lm != "" {
+			req.Header.Set("If-Modified-Since", lm)
+		}
+	}
+	resp, err := r.client.Do(req)
+	if err != nil {
+		return nil, transientError{netError(err, r.opt.Timeout)}
+	}
+	out := &response{body: resp.Body, size: resp.ContentLength, base: resp.Request.URL, status: resp.StatusCode,
+		contentType: resp.Header.Get("Content-Type"), etag: resp.Header.Get("ETag"),
+		lastMod: resp.Header.Get("Last-Modified")}
+	switch {
+	case resp.StatusCode == http.StatusNotModified && cache != nil:
+		out.notModified = true
+		return out, nil
+	case resp.StatusCode >= 200 && resp.StatusCode < 300:
+		return out, nil
+	}
+	snippet, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
+	resp.Body.Close()
+	return nil, &HTTPError{Status: resp.StatusCode, ContentType: out.contentType, Snippet: clip(collapse(string(snippet)), 80)}
+}
+
+// localError explains a file that cannot be opened.
+func localError(err error) error {
+	if errors.Is(err, os.ErrNotExist) {
+		var pe *os.PathError
+		if errors.As(err, &pe) {
+			return fmt.Errorf("no such file %s (a sitemap is an http(s) URL or a local file path)", pe.Path)
+		}
+	}
+	return err
+}
+
+// netError rewords the failures people meet most; timeout is the limit that applied.
+func netError(err error, timeout time.Duration) error {
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		err = ue.Err
+	}
+	var ne net.Error
+	switch {
+	case errors.Is(err, context.DeadlineExceeded) || errors.As(err, &ne) && ne.Timeout():
+		return fmt.Errorf("no complete answer within %s (sitemap.timeout)", timeout)
+	case errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF):
+		return fmt.Errorf("the server closed the connection before the whole answer arrived: %w", err)
+	}
+	return err
+}
+
+// collapse squeezes runs of whitespace, for showing a body in one line.
+func collapse(s string) string {
+	return strings.Join(strings.Fields(s), " ")
+}

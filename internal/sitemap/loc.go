@@ -1,0 +1,113 @@
+package sitemap
+
+import (
+	"encoding/binary"
+	"fmt"
+	"net/url"
+	"strings"
+	"unicode/utf8"
+)
+
+// pageURL checks a <loc> value and returns the absolute http(s) URL to use. The common case — an
+// absolute URL of printable ASCII — is checked in one pass and returned as is, without copying or
+// url.Parse (which would cost more than the rest of the parse). Other values are percent-encoded
+// where a browser would (spaces, control characters, invalid UTF-8), resolved against base when
+// relative, and explained in note; skip says why a value cannot be used at all. A nil base means
+// the sitemap is a local file, against which a page URL cannot be resolved.
+func pageURL(b []byte, base *url.URL) (u []byte, note, skip string) {
+	if isPlainHTTP(b) {
+		return b, "", ""
+	}
+	raw := string(b)
+	s := escapeLoose(raw)
+	if s != raw {
+		note = fmt.Sprintf("URL %q has characters that must be percent-encoded; using %q", clip(raw, 200), clip(s, 200))
+	}
+	p, err := url.Parse(s)
+	if err != nil {
+		return nil, "", fmt.Sprintf("skipped %q: not a valid URL", clip(raw, 200))
+	}
+	if p.Scheme == "" {
+		if base == nil {
+			return nil, "", fmt.Sprintf("skipped %q: a relative URL in a local file cannot be resolved; give absolute URLs", clip(raw, 200))
+		}
+		p = base.ResolveReference(p)
+		s = p.String()
+		note = fmt.Sprintf("relative URL %q resolved to %s", clip(raw, 200), clip(s, 200))
+	}
+	if sch := strings.ToLower(p.Scheme); sch != "http" && sch != "https" {
+		return nil, "", fmt.Sprintf("skipped %q: not an http(s) URL", clip(raw, 200))
+	}
+	if p.Host == "" {
+		return nil, "", fmt.Sprintf("skipped %q: the URL has no host", clip(raw, 200))
+	}
+	return []byte(s), note, ""
+}
+
+// isPlainHTTP reports whether b is "http://" or "https://" (any case), a host, and nothing but
+// printable ASCII: a URL that needs no further work.
+func isPlainHTTP(b []byte) bool {
+	n := httpPrefix(b)
+	if n == 0 || n >= len(b) {
+		return false
+	}
+	if c := b[n]; c == '/' || c == '?' || c == '#' {
+		return false
+	}
+	return printableASCII(b)
+}
+
+// printableASCII reports whether every byte of b is in '!'…'~', eight bytes at a time: the
+// classic SWAR tests for "a byte below 0x21" and "a byte above 0x7e" on a 64-bit word are exact
+// as yes/no answers, and this runs for every URL of every sitemap.
+func printableASCII(b []byte) bool {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	var bad uint64
+	i := 0
+	for ; i+8 <= len(b); i += 8 {
+		x := binary.LittleEndian.Uint64(b[i:])
+		bad |= (x-ones*0x21)&^x | (x + ones*(0x7f-0x7e) | x)
+	}
+	for _, c := range b[i:] {
+		if c <= ' ' || c >= 0x7f {
+			return false
+		}
+	}
+	return bad&highs == 0
+}
+
+// httpPrefix returns the length of a leading "http://" or "https://" in any case, or 0.
+func httpPrefix(b []byte) int {
+	if len(b) < 7 || b[0]|0x20 != 'h' || b[1]|0x20 != 't' || b[2]|0x20 != 't' || b[3]|0x20 != 'p' {
+		return 0
+	}
+	if b[4] == ':' && b[5] == '/' && b[6] == '/' {
+		return 7
+	}
+	if len(b) >= 8 && b[4]|0x20 == 's' && b[5] == ':' && b[6] == '/' && b[7] == '/' {
+		return 8
+	}
+	return 0
+}
+
+// escapeLoose percent-encodes spaces, control characters and bytes that are not UTF-8, and
+// leaves everything else — including non-ASCII letters of internationalised URLs — alone.
+func escapeLoose(s string) string {
+	var sb strings.Builder
+	for i := 0; i < len(s); {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		if (r == utf8.RuneError && n == 1) || r <= ' ' || r == 0x7f {
+			if sb.Len() == 0 && i > 0 {
+				sb.WriteString(s[:i])
+			}
+			fmt.Fprintf(&sb, "%%%02X", s[i])
+		} else if sb.Len() > 0 {
+			sb.WriteString(s[i : i+n])
+		}
+		i += n
+	}
+	if sb.Len() == 0 {
+		return s
+	}
+	return sb.String()
+}

@@ -1,0 +1,120 @@
+package sitemap
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"hash/maphash"
+	"net"
+	"net/http"
+	"time"
+)
+
+// Options configure a Reader. They mirror the `sitemap:` block of the configuration file.
+type Options struct {
+	// Client makes the HTTP requests; nil means a client with connection timeouts.
+	Client *http.Client
+	// UserAgent is sent with every request. It should name sitepush and a contact.
+	UserAgent string
+	// Timeout bounds one attempt at one sitemap, body included.
+	Timeout time.Duration
+	// Retries is how many more attempts a sitemap gets after a network error, a timeout or a
+	// 408, 429 or 5xx answer, RetryInterval apart. Other errors are not retried.
+	Retries       int
+	RetryInterval time.Duration
+	// MaxBytes caps one sitemap after decompression.
+	MaxBytes int64
+	// MaxDepth caps the nesting of sitemap indexes.
+	MaxDepth int
+	// Cache, when set, makes reads conditional on the validators remembered for each sitemap.
+	Cache Cache
+	// Warn receives what was skipped or worked around; nil discards it.
+	Warn func(Warning)
+}
+
+// Defaults are the limits of the configuration file's defaults.
+func Defaults() Options {
+	return Options{Timeout: 30 * time.Second, Retries: 3, RetryInterval: 2 * time.Second,
+		MaxBytes: 50 << 20, MaxDepth: 5}
+}
+
+// Reader reads sitemaps. It is safe for concurrent use.
+type Reader struct {
+	opt    Options
+	client *http.Client
+}
+
+// NewReader returns a Reader; zero limits in opt take the values of Defaults.
+func NewReader(opt Options) *Reader {
+	d := Defaults()
+	if opt.Timeout <= 0 {
+		opt.Timeout = d.Timeout
+	}
+	if opt.MaxBytes <= 0 {
+		opt.MaxBytes = d.MaxBytes
+	}
+	if opt.MaxDepth <= 0 {
+		opt.MaxDepth = d.MaxDepth
+	}
+	if opt.Warn == nil {
+		opt.Warn = func(Warning) {}
+	}
+	client := opt.Client
+	if client == nil {
+		client = &http.Client{Transport: &http.Transport{
+			Proxy:               http.ProxyFromEnvironment,
+			DialContext:         (&net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
+			TLSHandshakeTimeout: 10 * time.Second,
+			MaxIdleConnsPerHost: 4,
+			IdleConnTimeout:     90 * time.Second,
+			ForceAttemptHTTP2:   true,
+		}}
+	}
+	return &Reader{opt: opt, client: client}
+}
+
+// Read reads the given sitemaps — URLs or local files; a site root or robots.txt URL means
+// discovery through robots.txt — and calls fn once for every distinct page URL, as it is read,
+// following indexes. One sitemap failing does not stop the others: the Result tells which
+// failed and why. Read returns an error only when fn does or ctx ends; the Result then covers
+// what was read until then.
+func (r *Reader) Read(ctx context.Context, sitemaps []string, fn func(Entry) error) (*Result, error) {
+	w := &walk{r: r, ctx: ctx, fn: fn, seenMap: map[string]bool{}}
+	w.pending.seed = maphash.MakeSeed()
+	for _, s := range sitemaps {
+		if err := w.root(s); err != nil {
+			return &w.res, err
+		}
+	}
+	return &w.res, nil
+}
+
+// stopError carries an error of the caller's fn, which ends the whole read.
+type stopError struct{ err error }
+
+func (e stopError) Error() string { return e.err.Error() }
+func (e stopError) Unwrap() error { return e.err }
+
+// sleep waits d unless ctx ends first.
+func sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
+
+// fatal unwraps the errors that end a whole read.
+func fatal(ctx context.Context, err error) error {
+	var se stopError
+	if errors.As(err, &se) {
+		return se.err
+	}
+	if ctx.Err() != nil {
+		return fmt.Errorf("reading sitemaps: %w", ctx.Err())
+	}
+	return nil
+}

@@ -1,0 +1,321 @@
+package sitemap
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/url"
+	"strconv"
+	"time"
+)
+
+const (
+	// warnLimit is how many warnings one sitemap may print before the rest are only counted.
+	warnLimit = 20
+	// urlsPerFile is the sitemaps.org limit of URLs in one file.
+	urlsPerFile = 50_000
+	// bytesPerURL is what a sitemap entry takes at least, give or take: enough to size the URL
+	// set once from a file's length instead of growing it step by step.
+	bytesPerURL = 200
+)
+
+// walk is the state of one Read: what was seen, and the result so far.
+type walk struct {
+	r   *Reader
+	ctx context.Context
+	fn  func(Entry) error
+
+	// seenURL holds a 64-bit hash of each delivered URL — 8 to 16 bytes a URL instead of the
+	// URL itself, so a million-URL site dedupes in ~16 MB. The hash is the runtime's own
+	// (AES-based where the CPU has it), seeded afresh for every read: a collision, at odds of
+	// ~3e-8 at a million URLs, would drop one URL from one run and not the same one next time.
+	seenURL hashSet
+	pending batch
+	seenMap map[string]bool
+	res     Result
+	warned  map[int]int // warnings per sitemap index in res.Sitemaps
+}
+
+func (w *walk) warn(idx int, msg string) {
+	if w.warned == nil {
+		w.warned = map[int]int{}
+	}
+	w.warned[idx]++
+	if w.warned[idx] <= warnLimit {
+		w.r.opt.Warn(Warning{Sitemap: w.res.Sitemaps[idx].URL, Message: msg})
+	}
+}
+
+// root reads one sitemap given by the caller.
+func (w *walk) root(src string) error {
+	s, err := rootSource(src)
+	if err != nil {
+		w.res.Sitemaps = append(w.res.Sitemaps, Sitemap{URL: src, Err: err})
+		return nil
+	}
+	if s.url != nil {
+		if robots, ok := discoveryRoot(s.url); ok {
+			return w.discover(robots)
+		}
+	}
+	return w.visit(s, 0)
+}
+
+// visit reads one sitemap and, for an index, the sitemaps it lists, depth first.
+func (w *walk) visit(s source, depth int) error {
+	name := s.name()
+	if w.seenMap[name] {
+		return nil
+	}
+	w.seenMap[name] = true
+	idx := len(w.res.Sitemaps)
+	w.res.Sitemaps = append(w.res.Sitemaps, Sitemap{URL: name, Depth: depth})
+	if depth > w.r.opt.MaxDepth {
+		w.res.Sitemaps[idx].Err = fmt.Errorf("not read: indexes nest deeper than %d levels (sitemap.maxDepth)", w.r.opt.MaxDepth)
+		return nil
+	}
+	children, err := w.readRetrying(s, idx)
+	if err != nil {
+		return err
+	}
+	if n := w.warned[idx]; n > warnLimit {
+		w.r.opt.Warn(Warning{Sitemap: name, Message: fmt.Sprintf("%d more warnings not shown", n-warnLimit)})
+	}
+	for _, c := range children {
+		if err := w.visit(c, depth+1); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// readRetrying reads a sitemap, trying again after transient failures. Entries delivered by a
+// failed attempt are not delivered again: the URL set dedupes them. It returns an error only
+// when the whole read must stop; the sitemap's own failure is recorded in its Sitemap.
+func (w *walk) readRetrying(s source, idx int) ([]source, error) {
+	for attempt := 0; ; attempt++ {
+		children, err := w.readOnce(s, idx)
+		if f := fatal(w.ctx, err); f != nil {
+			return nil, f
+		}
+		if err == nil || s.url == nil || !retryable(err) || attempt >= w.r.opt.Retries {
+			w.res.Sitemaps[idx].Err = err
+			return children, nil
+		}
+		w.warn(idx, fmt.Sprintf("%v; trying again in %s (%d of %d)", err, w.r.opt.RetryInterval, attempt+1, w.r.opt.Retries))
+		if err := sleep(w.ctx, w.r.opt.RetryInterval); err != nil {
+			return nil, fatal(w.ctx, err)
+		}
+	}
+}
+
+// readOnce makes one attempt at one sitemap. Pages are delivered as they are parsed; the
+// sitemaps an index lists are returned, to be read once this one is closed.
+func (w *walk) readOnce(s source, idx int) ([]source, error) {
+	ctx, cancel := context.WithTimeout(w.ctx, w.r.opt.Timeout)
+	defer cancel()
+	resp, err := w.r.open(ctx, s, w.cache(s))
+	if err != nil {
+		return nil, err
+	}
+	defer resp.body.Close()
+	st := &w.res.Sitemaps[idx]
+	if resp.notModified {
+		st.NotModified = true
+		return nil, nil
+	}
+	var in io.Reader = resp.body
+	if s.url != nil {
+		in = transientReader{in, w.r.opt.Timeout}
+	}
+	if resp.size > 0 {
+		w.seenURL.reserve(int(min(resp.size, w.r.opt.MaxBytes) / bytesPerURL))
+	}
+	text, isXML, err := body(in, w.r.opt.MaxBytes)
+	if err != nil {
+		return nil, err
+	}
+	d := &doc{w: w, src: s, idx: idx, base: resp.base}
+	if isXML {
+		err = d.xml(text)
+	} else {
+		w.res.Sitemaps[idx].Kind = KindText
+		err = readText(text, d.line)
+	}
+	if ferr := w.flush(idx); ferr != nil {
+		return nil, ferr
+	}
+	if err != nil {
+		return d.children, w.explain(err, resp)
+	}
+	if c := w.cache(s); c != nil && d.kind() != KindIndex && (resp.etag != "" || resp.lastMod != "") {
+		c.Remember(s.name(), resp.etag, resp.lastMod)
+	}
+	return d.children, nil
+}
+
+// cache returns the validator cache for remote sitemaps, or nil.
+func (w *walk) cache(s source) Cache {
+	if s.url == nil {
+		return nil
+	}
+	return w.r.opt.Cache
+}
+
+// explain adds to a not-a-sitemap error what the server said the body was.
+func (w *walk) explain(err error, resp *response) error {
+	if errors.Is(err, ErrNotSitemap) && resp.status != 0 {
+		ct := resp.contentType
+		if ct == "" {
+			ct = "no Content-Type"
+		}
+		return fmt.Errorf("%w (HTTP %d, %s)", err, resp.status, ct)
+	}
+	if errors.Is(err, errTokenTooLong) {
+		return fmt.Errorf("%w: %w", ErrNotSitemap, err)
+	}
+	return err
+}
+
+// discover finds a site's sitemaps through robots.txt, falling back to /sitemap.xml and then
+// /sitemap_index.xml when robots.txt lists none.
+func (w *walk) discover(robots *url.URL) error {
+	list, err := w.robots(robots)
+	if err != nil {
+		return err
+	}
+	for _, u := range list {
+		if err := w.visit(source{url: u}, 0); err != nil {
+			return err
+		}
+	}
+	if len(list) > 0 {
+		return nil
+	}
+	for i, p := range []string{"/sitemap.xml", "/sitemap_index.xml"} {
+		n := len(w.res.Sitemaps)
+		if err := w.visit(source{url: robots.ResolveReference(&url.URL{Path: p})}, 0); err != nil {
+			return err
+		}
+		if n < len(w.res.Sitemaps) && w.res.Sitemaps[n].Err == nil {
+			if i > 0 && w.res.Sitemaps[n-1].Err != nil {
+				// The first guess was only a guess: its 404 is not a failure of the site.
+				w.res.Sitemaps = append(w.res.Sitemaps[:n-1], w.res.Sitemaps[n:]...)
+			}
+			return nil
+		}
+	}
+	return nil
+}
+
+// robots reads robots.txt and returns the sitemaps it lists. A robots.txt that cannot be read
+// lists none; it is not a sitemap, so it is reported through warnings only.
+func (w *walk) robots(u *url.URL) ([]*url.URL, error) {
+	warn := func(msg string) { w.r.opt.Warn(Warning{Sitemap: u.String(), Message: msg}) }
+	for attempt := 0; ; attempt++ {
+		resp, err := w.r.open(w.ctx, source{url: u}, nil)
+		if err == nil {
+			names := robotsSitemaps(resp.body, resp.base)
+			resp.body.Close()
+			if len(names) == 0 {
+				warn("lists no Sitemap: lines; looking for /sitemap.xml and /sitemap_index.xml")
+			}
+			return names, nil
+		}
+		if f := fatal(w.ctx, err); f != nil {
+			return nil, f
+		}
+		if !retryable(err) || attempt >= w.r.opt.Retries {
+			warn(fmt.Sprintf("not read (%v); looking for /sitemap.xml and /sitemap_index.xml", err))
+			return nil, nil
+		}
+		if err := sleep(w.ctx, w.r.opt.RetryInterval); err != nil {
+			return nil, fatal(w.ctx, err)
+		}
+	}
+}
+
+// doc delivers the entries of one sitemap document.
+type doc struct {
+	w        *walk
+	src      source
+	idx      int
+	base     *url.URL
+	children []source
+}
+
+func (d *doc) kind() Kind { return d.w.res.Sitemaps[d.idx].Kind }
+
+// xml parses an XML document: a urlset, an index, RSS or Atom.
+func (d *doc) xml(r io.Reader) error {
+	x := &xmlDoc{lx: newLexer(r)}
+	x.emit = func(loc, lastmod []byte) error {
+		if x.kind == KindIndex {
+			return d.child(loc)
+		}
+		return d.page(loc, lastmod)
+	}
+	err := x.run()
+	d.w.res.Sitemaps[d.idx].Kind = x.kind
+	if x.truncated && err == nil {
+		d.w.warn(d.idx, fmt.Sprintf("ends before its closing tag, as if cut off; the %d entries read whole are kept", d.w.res.Sitemaps[d.idx].Entries))
+	}
+	return err
+}
+
+// child records a sitemap listed in an index.
+func (d *doc) child(loc []byte) error {
+	if len(loc) == 0 {
+		d.w.warn(d.idx, "an index entry without a <loc> was skipped")
+		return nil
+	}
+	s, note, err := childSource(d.src, loc)
+	if err != nil {
+		d.w.warn(d.idx, err.Error())
+		return nil
+	}
+	if note != "" {
+		d.w.warn(d.idx, note)
+	}
+	d.children = append(d.children, s)
+	d.w.res.Sitemaps[d.idx].Entries++
+	return nil
+}
+
+// line delivers one line of a text sitemap, which must be an absolute URL.
+func (d *doc) line(loc []byte) error {
+	if httpPrefix(loc) == 0 {
+		d.w.warn(d.idx, fmt.Sprintf("skipped line %s: a text sitemap lists one absolute http(s) URL a line", strconv.Quote(clip(string(loc), 100))))
+		return nil
+	}
+	return d.page(loc, nil)
+}
+
+// page queues one page URL for delivery, once per read.
+func (d *doc) page(loc, lastmod []byte) error {
+	w := d.w
+	if len(loc) == 0 {
+		w.warn(d.idx, "an entry without a URL was skipped")
+		return nil
+	}
+	u, note, skip := pageURL(loc, d.base)
+	if skip != "" {
+		w.warn(d.idx, skip)
+		return nil
+	}
+	if note != "" {
+		w.warn(d.idx, note)
+	}
+	var lm time.Time
+	if len(lastmod) > 0 {
+		var ok bool
+		if lm, ok = parseLastmod(lastmod); !ok {
+			w.warn(d.idx, fmt.Sprintf("%s: lastmod %s is not a date; the URL is kept without one", u, strconv.Quote(clip(string(lastmod), 60))))
+		}
+	}
+	if w.pending.add(u, lm) {
+		return w.flush(d.idx)
+	}
+	return nil
+}

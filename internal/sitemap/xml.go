@@ -1,0 +1,240 @@
+package sitemap
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+)
+
+// xmlDoc reads one XML sitemap, RSS or Atom document and hands each complete entry to emit.
+// Entries are recognised by position and local name, whatever namespace the root declares:
+// fields count only as direct children of an entry and with the root's prefix (or none), so
+// extension elements such as <image:loc> or <xhtml:link> are never taken for page URLs.
+type xmlDoc struct {
+	lx   *lexer
+	kind Kind
+	emit func(loc, lastmod []byte) error
+
+	rootPrefix []byte
+	entryName  string
+	tags       fastTags
+	// slow turns the fast paths off, for tests that compare both.
+	slow       bool
+	depth      int
+	entryDepth int // depth of the open entry element, 0 outside entries
+	field      slot
+	fieldRank  int
+	fieldDepth int
+	val        []byte
+
+	loc, guid, lastmod []byte
+	lastmodRank        int
+	truncated          bool
+}
+
+// slot says where a field's text goes.
+type slot int
+
+const (
+	slotNone slot = iota
+	slotLoc
+	slotGuid
+	slotLastmod
+)
+
+// run reads the document to its end. A document that ends before its root element closes is
+// not an error: every entry seen whole has been emitted, and truncated says it happened.
+func (d *xmlDoc) run() error {
+	if err := d.root(); err != nil || d.depth == 0 {
+		return err
+	}
+	for {
+		switch d.lx.next(d.field != slotNone) {
+		case tokText:
+			d.val = append(d.val, d.lx.text()...)
+		case tokStart:
+			if err := d.start(); err != nil {
+				return err
+			}
+		case tokEnd:
+			if err := d.end(); err != nil {
+				return err
+			}
+			if d.depth == 0 {
+				return nil
+			}
+		case tokEOF:
+			return d.eof()
+		}
+	}
+}
+
+// root skips the prolog and identifies the document by its root element.
+func (d *xmlDoc) root() error {
+	for {
+		switch d.lx.next(false) {
+		case tokEOF:
+			if err := d.lx.err; err != io.EOF {
+				return err
+			}
+			return notSitemap("the document has no root element")
+		case tokStart:
+			name := string(d.lx.local())
+			switch name {
+			case "urlset":
+				d.kind, d.entryName = KindURLSet, "url"
+			case "sitemapindex":
+				d.kind, d.entryName = KindIndex, "sitemap"
+			case "rss", "RDF":
+				d.kind, d.entryName = KindRSS, "item"
+			case "feed":
+				d.kind, d.entryName = KindAtom, "entry"
+			default:
+				if bytes.EqualFold(d.lx.local(), []byte("html")) {
+					return notSitemap("got an HTML page")
+				}
+				return notSitemap(fmt.Sprintf("the root element is <%s>, not <urlset>, <sitemapindex>, <rss> or <feed>", clip(name, 40)))
+			}
+			d.rootPrefix = append([]byte(nil), d.lx.prefix()...)
+			d.tags = newFastTags(string(d.rootPrefix), d.entryName)
+			if !d.lx.selfClosing {
+				d.depth = 1
+			}
+			return nil
+		}
+	}
+}
+
+// ours reports whether the current tag is in the document's own vocabulary.
+func (d *xmlDoc) ours() bool {
+	return len(d.lx.prefix()) == 0 || bytes.Equal(d.lx.prefix(), d.rootPrefix)
+}
+
+func (d *xmlDoc) start() error {
+	lx := d.lx
+	elem := d.depth + 1
+	if !lx.selfClosing {
+		d.depth = elem
+	}
+	switch {
+	case d.entryDepth == 0:
+		if string(lx.local()) == d.entryName && d.ours() && !lx.selfClosing {
+			d.entryDepth = elem
+			d.loc, d.guid, d.lastmod, d.lastmodRank = d.loc[:0], d.guid[:0], d.lastmod[:0], 0
+			if (d.kind == KindURLSet || d.kind == KindIndex) && !d.slow {
+				return d.fastEntry()
+			}
+		}
+	case d.field == slotNone && elem == d.entryDepth+1:
+		if d.kind == KindAtom && string(lx.local()) == "link" && d.ours() {
+			d.atomLink()
+			return nil
+		}
+		if lx.selfClosing {
+			return nil
+		}
+		d.field, d.fieldRank = d.fieldOf()
+		d.fieldDepth = elem
+		d.val = d.val[:0]
+	}
+	return nil
+}
+
+// fieldOf maps an entry's child element to the slot its text fills, with a rank that decides
+// between several date elements (Atom's <updated> beats <published>, RSS's pubDate beats dc:date).
+func (d *xmlDoc) fieldOf() (slot, int) {
+	lx := d.lx
+	name := lx.local()
+	if !d.ours() {
+		if d.kind == KindRSS && string(name) == "date" {
+			return slotLastmod, 1
+		}
+		return slotNone, 0
+	}
+	switch d.kind {
+	case KindURLSet, KindIndex:
+		switch string(name) {
+		case "loc":
+			return slotLoc, 0
+		case "lastmod":
+			return slotLastmod, 2
+		}
+	case KindRSS:
+		switch string(name) {
+		case "link":
+			return slotLoc, 0
+		case "guid":
+			if v, ok := lx.attr("isPermaLink"); ok && string(trimSpace(v)) == "false" {
+				return slotNone, 0
+			}
+			return slotGuid, 0
+		case "pubDate":
+			return slotLastmod, 2
+		}
+	case KindAtom:
+		switch string(name) {
+		case "updated":
+			return slotLastmod, 2
+		case "published":
+			return slotLastmod, 1
+		}
+	}
+	return slotNone, 0
+}
+
+// atomLink takes the entry's URL from <link href> with no rel or rel="alternate".
+func (d *xmlDoc) atomLink() {
+	if len(d.loc) > 0 {
+		return
+	}
+	if rel, ok := d.lx.attr("rel"); ok && string(trimSpace(rel)) != "alternate" {
+		return
+	}
+	if href, ok := d.lx.attr("href"); ok {
+		d.loc = append(d.loc[:0], trimSpace(href)...)
+	}
+}
+
+func (d *xmlDoc) end() error {
+	if d.field != slotNone && d.depth == d.fieldDepth {
+		d.commit()
+	}
+	d.depth--
+	if d.entryDepth != 0 && d.depth < d.entryDepth {
+		d.entryDepth = 0
+		loc := d.loc
+		if len(loc) == 0 {
+			loc = d.guid
+		}
+		return d.emit(loc, d.lastmod)
+	}
+	return nil
+}
+
+// commit stores the text of the field that just closed.
+func (d *xmlDoc) commit() {
+	v := trimSpace(d.val)
+	switch d.field {
+	case slotLoc:
+		if len(d.loc) == 0 {
+			d.loc = append(d.loc[:0], v...)
+		}
+	case slotGuid:
+		d.guid = append(d.guid[:0], v...)
+	case slotLastmod:
+		if d.fieldRank > d.lastmodRank && len(v) > 0 {
+			d.lastmod = append(d.lastmod[:0], v...)
+			d.lastmodRank = d.fieldRank
+		}
+	}
+	d.field = slotNone
+}
+
+// eof ends a document whose input stopped before the root element closed.
+func (d *xmlDoc) eof() error {
+	if err := d.lx.err; err != io.EOF {
+		return err
+	}
+	d.truncated = true
+	return nil
+}

@@ -1,0 +1,153 @@
+package sitemap
+
+import (
+	"errors"
+	"io"
+	"slices"
+	"strings"
+	"testing"
+	"testing/iotest"
+)
+
+// item is an entry as the document parser hands it over: raw, before URL checks.
+type item struct{ loc, lastmod string }
+
+// parseDoc runs a document through body and the XML or text parser, on the fast path or (slow)
+// token by token. With oneByte, input arrives one byte per Read, so every token is split across
+// buffer refills.
+func parseDoc(t testing.TB, doc string, slow, oneByte bool) (Kind, []item, bool, error) {
+	t.Helper()
+	var in io.Reader = strings.NewReader(doc)
+	if oneByte {
+		in = iotest.OneByteReader(in)
+	}
+	r, isXML, err := body(in, 1<<30)
+	if err != nil {
+		return KindUnknown, nil, false, err
+	}
+	var items []item
+	if !isXML {
+		err := readText(r, func(loc []byte) error {
+			items = append(items, item{loc: string(loc)})
+			return nil
+		})
+		return KindText, items, false, err
+	}
+	d := &xmlDoc{lx: newLexer(r), slow: slow}
+	d.emit = func(loc, lastmod []byte) error {
+		items = append(items, item{string(loc), string(lastmod)})
+		return nil
+	}
+	err = d.run()
+	return d.kind, items, d.truncated, err
+}
+
+const ns = `xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"`
+
+func TestParseDocuments(t *testing.T) {
+	tests := []struct {
+		name      string
+		doc       string
+		kind      Kind
+		want      []item
+		truncated bool
+	}{
+		{"plain urlset", `<?xml version="1.0" encoding="UTF-8"?><urlset ` + ns + `><url><loc>https://a.example/1</loc><lastmod>2024-01-02</lastmod></url><url><loc>https://a.example/2</loc></url></urlset>`,
+			KindURLSet, []item{{"https://a.example/1", "2024-01-02"}, {"https://a.example/2", ""}}, false},
+		{"no namespace, pretty printed", "<urlset>\n\t<url>\n\t\t<loc>\n\t\t\thttps://a.example/1\n\t\t</loc>\n\t\t<lastmod> 2024-01-02 </lastmod>\n\t</url>\n</urlset>\n",
+			KindURLSet, []item{{"https://a.example/1", "2024-01-02"}}, false},
+		{"prefixed sitemap namespace", `<sm:urlset xmlns:sm="http://www.sitemaps.org/schemas/sitemap/0.9"><sm:url><sm:loc>https://a.example/p</sm:loc><sm:lastmod>2024-05</sm:lastmod></sm:url></sm:urlset>`,
+			KindURLSet, []item{{"https://a.example/p", "2024-05"}}, false},
+		{"extensions are not pages", `<urlset ` + ns + ` xmlns:image="i" xmlns:xhtml="x" xmlns:video="v" xmlns:news="n"><url><image:image><image:loc>https://cdn.example/i.jpg</image:loc></image:image><xhtml:link rel="alternate" hreflang="de" href="https://a.example/de/p"/><loc>https://a.example/p</loc><video:video><video:content_loc>https://cdn.example/v.mp4</video:content_loc><video:player_loc>https://a.example/player</video:player_loc></video:video><news:news><news:publication><news:name>N</news:name></news:publication></news:news></url></urlset>`,
+			KindURLSet, []item{{"https://a.example/p", ""}}, false},
+		{"a loc nested deeper is not the entry's", `<urlset><url><loc>https://a.example/1</loc><lastmod>2024-01-01</lastmod><extra><loc>https://a.example/no</loc></extra></url></urlset>`,
+			KindURLSet, []item{{"https://a.example/1", "2024-01-01"}}, false},
+		{"CDATA and entities", `<urlset><url><loc><![CDATA[https://a.example/?a=1&b=2]]></loc></url><url><loc>https://a.example/?a=1&amp;b=2&amp;amp;c</loc></url><url><loc>https://a.example/&#x41;&#66;</loc></url></urlset>`,
+			KindURLSet, []item{{"https://a.example/?a=1&b=2", ""}, {"https://a.example/?a=1&b=2&amp;c", ""}, {"https://a.example/AB", ""}}, false},
+		{"a stray ampersand is kept", `<urlset><url><loc>https://a.example/?a=1&b=2&nbsp;</loc><lastmod>2024-01-01</lastmod></url></urlset>`,
+			KindURLSet, []item{{"https://a.example/?a=1&b=2&nbsp;", "2024-01-01"}}, false},
+		{"comments, PIs and a doctype anywhere", `<?xml version="1.0"?><!DOCTYPE urlset [<!ENTITY x "y>">]><?xml-stylesheet type="text/xsl" href="/s.xsl"?><!-- <url><loc>https://a.example/no</loc></url> --><urlset><url><!-- c --><loc>https://a.example/1<!-- </loc> --></loc><?pi x?></url></urlset>`,
+			KindURLSet, []item{{"https://a.example/1", ""}}, false},
+		{"lastmod before loc, other children between", `<urlset><url><lastmod>2024-03-04</lastmod><changefreq>daily</changefreq><priority>0.5</priority><loc>https://a.example/1</loc></url></urlset>`,
+			KindURLSet, []item{{"https://a.example/1", "2024-03-04"}}, false},
+		{"first non-empty loc wins", `<urlset><url><loc> </loc><loc>https://a.example/2</loc><loc>https://a.example/3</loc></url></urlset>`,
+			KindURLSet, []item{{"https://a.example/2", ""}}, false},
+		{"an entry without loc is emitted empty", `<urlset><url><lastmod>2024-01-01</lastmod></url></urlset>`,
+			KindURLSet, []item{{"", "2024-01-01"}}, false},
+		{"attribute holding '>' and quotes", `<urlset a="x>y" b='"'><url data-x="</url>"><loc>https://a.example/1</loc><lastmod>2024-01-01</lastmod><x y="</url>"/></url></urlset>`,
+			KindURLSet, []item{{"https://a.example/1", "2024-01-01"}}, false},
+		{"a bare < in text is skipped", `<urlset><url><loc>https://a.example/1</loc><lastmod>2024-01-01</lastmod><priority>1 < 2</priority></url></urlset>`,
+			KindURLSet, []item{{"https://a.example/1", "2024-01-01"}}, false},
+		{"truncated after two whole entries", `<urlset><url><loc>https://a.example/1</loc></url><url><loc>https://a.example/2</loc></url><url><loc>https://a.example/3`,
+			KindURLSet, []item{{"https://a.example/1", ""}, {"https://a.example/2", ""}}, true},
+		{"self-closing root", `<urlset/>`, KindURLSet, nil, false},
+		{"sitemap index", `<sitemapindex ` + ns + `><sitemap><loc>https://a.example/s1.xml</loc><lastmod>2024-01-01T10:00:00Z</lastmod></sitemap><sitemap><loc>https://a.example/s2.xml.gz</loc></sitemap></sitemapindex>`,
+			KindIndex, []item{{"https://a.example/s1.xml", "2024-01-01T10:00:00Z"}, {"https://a.example/s2.xml.gz", ""}}, false},
+		{"RSS 2.0", `<rss version="2.0" xmlns:atom="http://www.w3.org/2005/Atom" xmlns:dc="http://purl.org/dc/elements/1.1/"><channel><title>t</title><link>https://a.example/</link><atom:link href="https://a.example/feed" rel="self"/><item><title>a</title><link>https://a.example/a</link><pubDate>Mon, 02 Jan 2006 15:04:05 GMT</pubDate><dc:date>2001-01-01</dc:date></item><item><guid>https://a.example/b</guid><dc:date>2024-02-02</dc:date></item><item><guid isPermaLink="false">tag:x</guid></item></channel></rss>`,
+			KindRSS, []item{{"https://a.example/a", "Mon, 02 Jan 2006 15:04:05 GMT"}, {"https://a.example/b", "2024-02-02"}, {"", ""}}, false},
+		{"RSS 1.0 (RDF)", `<rdf:RDF xmlns:rdf="r" xmlns="http://purl.org/rss/1.0/"><channel><link>https://a.example/</link></channel><item rdf:about="https://a.example/a"><link>https://a.example/a</link></item></rdf:RDF>`,
+			KindRSS, []item{{"https://a.example/a", ""}}, false},
+		{"Atom", `<feed xmlns="http://www.w3.org/2005/Atom"><link href="https://a.example/"/><entry><link rel="edit" href="https://a.example/edit"/><link href="https://a.example/a"/><link rel="alternate" href="https://a.example/other"/><published>2024-01-01T00:00:00Z</published><updated>2024-02-01T00:00:00Z</updated></entry><entry><link rel="alternate" href="https://a.example/b&amp;c"></link><published>2023-01-01</published></entry></feed>`,
+			KindAtom, []item{{"https://a.example/a", "2024-02-01T00:00:00Z"}, {"https://a.example/b&c", "2023-01-01"}}, false},
+		{"leading whitespace and a BOM", "\ufeff  \n<?xml version='1.0'?>\n<urlset><url><loc>https://a.example/1</loc></url></urlset>",
+			KindURLSet, []item{{"https://a.example/1", ""}}, false},
+		{"text sitemap", "https://a.example/1\r\n\r\n  https://a.example/2  \nnot a url\n",
+			KindText, []item{{"https://a.example/1", ""}, {"https://a.example/2", ""}, {"not a url", ""}}, false},
+	}
+	for _, tc := range tests {
+		for _, mode := range []struct {
+			name          string
+			slow, oneByte bool
+		}{{"fast", false, false}, {"slow", true, false}, {"fast/one byte a read", false, true}} {
+			t.Run(tc.name+"/"+mode.name, func(t *testing.T) {
+				kind, got, truncated, err := parseDoc(t, tc.doc, mode.slow, mode.oneByte)
+				if err != nil {
+					t.Fatalf("error: %v", err)
+				}
+				if kind != tc.kind || truncated != tc.truncated || !slices.Equal(got, tc.want) {
+					t.Errorf("got %v %v truncated=%v\nwant %v %v truncated=%v", kind, got, truncated, tc.kind, tc.want, tc.truncated)
+				}
+			})
+		}
+	}
+}
+
+func TestParseRefusesWhatIsNotASitemap(t *testing.T) {
+	tests := []struct{ name, doc, want string }{
+		{"HTML page", "<!DOCTYPE html>\n<html><head><title>Oops</title></head><body>x</body></html>", "got an HTML page"},
+		{"HTML without doctype", "<HTML><body>", "got an HTML page"},
+		{"other XML", `<?xml version="1.0"?><project><name>x</name></project>`, "the root element is <project>"},
+		{"JSON", `{"error": "not found"}`, `the body begins "{\"error\": \"not found\"}"`},
+		{"a script", "export default function handler(req, res) {\n  res.send(`<urlset>`)\n}", `the body begins "export default function handler(req, res) {"`},
+		{"empty", "", "the body is empty"},
+		{"whitespace", " \n\t ", "the body is empty"},
+		{"only a prolog", `<?xml version="1.0"?><!-- nothing -->`, "no root element"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, _, _, err := parseDoc(t, tc.doc, false, false)
+			if !errors.Is(err, ErrNotSitemap) || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("err = %v, want ErrNotSitemap mentioning %q", err, tc.want)
+			}
+		})
+	}
+}
+
+func TestParseLongValueFails(t *testing.T) {
+	doc := "<urlset><url><loc>https://a.example/" + strings.Repeat("x", lexMaxToken) + "</loc></url></urlset>"
+	_, _, _, err := parseDoc(t, doc, false, false)
+	if !errors.Is(err, errTokenTooLong) {
+		t.Fatalf("err = %v, want errTokenTooLong", err)
+	}
+}
+
+func TestParseSkipsHugeUnwantedContent(t *testing.T) {
+	// Text and comments that are not wanted are skipped without being held: far beyond the
+	// token limit, they must not fail the document.
+	big := strings.Repeat("y", 3*lexMaxToken)
+	doc := "<urlset><!--" + big + "--><url><loc>https://a.example/1</loc><x>" + big + "</x></url></urlset>"
+	_, got, _, err := parseDoc(t, doc, false, false)
+	if err != nil || !slices.Equal(got, []item{{"https://a.example/1", ""}}) {
+		t.Fatalf("got %v, %v", got, err)
+	}
+}
