@@ -1,0 +1,19 @@
+// Command sitepush watches sitemaps and submits new and changed URLs to IndexNow and the Bing
+// Webmaster API, and publishes a feed of new pages. See README.md.
+package main
+
+import (
+	"context"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/sitepush/sitepush/internal/cli"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := cli.Main(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}

@@ -1,0 +1,116 @@
+// Package cli is sitepush's command line: one file per command, exit codes decided here.
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+)
+
+// Exit codes, the same for every command.
+const (
+	exitOK     = 0
+	exitFailed = 1 // the command ran but some of its work failed
+	exitUsage  = 2 // bad usage or configuration: nothing was done
+)
+
+// env is what a command needs from the process; commands never touch os.Stdout or os.Args.
+type env struct {
+	ctx    context.Context
+	stdout io.Writer
+	stderr io.Writer
+}
+
+// command is one subcommand: its flags, its positional arguments and what it does.
+type command struct {
+	name    string
+	args    string // synopsis of the positional arguments and flags, for usage
+	summary string
+	// run parses args (everything after the command name) and does the work.
+	run func(e *env, cmd command, args []string) error
+}
+
+// commands lists every subcommand, in the order usage shows them.
+func commands() []command {
+	return []command{
+		{name: "urls", args: "SITEMAP [--format text|tsv|jsonl] [--user-agent UA]",
+			summary: "Print every page URL of a sitemap: a URL, a site root or robots.txt (discovery), or a local file.",
+			run:     runURLs},
+		{name: "version", summary: "Print the version and the commit it was built from.", run: runVersion},
+	}
+}
+
+// exitError is an error that decides the exit code; a plain error means exitFailed.
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e *exitError) Error() string { return e.err.Error() }
+func (e *exitError) Unwrap() error { return e.err }
+
+// usageError reports bad usage or configuration: exit 2, nothing was done.
+func usageError(format string, a ...any) error {
+	return &exitError{code: exitUsage, err: fmt.Errorf(format, a...)}
+}
+
+// errHelpShown ends a command that printed its help, as asked: exit 0.
+var errHelpShown = errors.New("help shown")
+
+// Main runs sitepush with args (without the program name) and returns the exit code.
+func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	e := &env{ctx: ctx, stdout: stdout, stderr: stderr}
+	if len(args) == 0 {
+		usage(stderr)
+		return exitUsage
+	}
+	name := args[0]
+	switch name {
+	case "-h", "--help", "-help", "help":
+		usage(stdout)
+		return exitOK
+	}
+	for _, c := range commands() {
+		if c.name == name {
+			return exitCode(c.run(e, c, args[1:]), stderr)
+		}
+	}
+	return exitCode(usageError("unknown command %q; the commands are %s (see sitepush --help)", name, commandNames()), stderr)
+}
+
+// exitCode prints err, if any, and maps it to the process exit code.
+func exitCode(err error, stderr io.Writer) int {
+	switch {
+	case err == nil:
+		return exitOK
+	case errors.Is(err, errHelpShown):
+		return exitOK
+	}
+	fmt.Fprintf(stderr, "error: %v\n", err)
+	var ee *exitError
+	if errors.As(err, &ee) {
+		return ee.code
+	}
+	return exitFailed
+}
+
+// usage prints the list of commands.
+func usage(w io.Writer) {
+	fmt.Fprintln(w, "sitepush watches sitemaps and tells search engines and readers what changed.")
+	fmt.Fprintln(w, "\nUsage:")
+	for _, c := range commands() {
+		fmt.Fprintf(w, "  sitepush %s %s\n", c.name, c.args)
+		fmt.Fprintf(w, "      %s\n", c.summary)
+	}
+	fmt.Fprintln(w, "\nRun \"sitepush COMMAND --help\" for a command's flags.")
+}
+
+func commandNames() string {
+	var names []string
+	for _, c := range commands() {
+		names = append(names, c.name)
+	}
+	return strings.Join(names, ", ")
+}

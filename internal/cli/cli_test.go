@@ -1,0 +1,50 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"testing"
+)
+
+// run runs sitepush with args and returns its exit code, stdout and stderr.
+func run(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	code := Main(context.Background(), args, &out, &errOut)
+	return code, out.String(), errOut.String()
+}
+
+func TestUsage(t *testing.T) {
+	tests := []struct {
+		args     []string
+		code     int
+		out, err string
+	}{
+		{nil, exitUsage, "", "Usage:"},
+		{[]string{"--help"}, exitOK, "sitepush urls SITEMAP", ""},
+		{[]string{"help"}, exitOK, "sitepush version", ""},
+		{[]string{"urlz"}, exitUsage, "", `unknown command "urlz"; the commands are urls, version`},
+		{[]string{"urls"}, exitUsage, "", "usage: sitepush urls SITEMAP"},
+		{[]string{"urls", "a", "b"}, exitUsage, "", "usage: sitepush urls SITEMAP"},
+		{[]string{"urls", "a", "--format", "xml"}, exitUsage, "", `--format must be one of text, tsv, jsonl, not "xml"`},
+		{[]string{"urls", "a", "--frmat", "tsv"}, exitUsage, "", "flag provided but not defined: -frmat"},
+		{[]string{"urls", "--help"}, exitOK, "--format FORMAT", ""},
+		{[]string{"urls", "-h"}, exitOK, "--user-agent UA", ""},
+		{[]string{"version", "extra"}, exitUsage, "", "usage: sitepush version"},
+	}
+	for _, tc := range tests {
+		code, out, errOut := run(t, tc.args...)
+		if code != tc.code || !strings.Contains(out, tc.out) || !strings.Contains(errOut, tc.err) {
+			t.Errorf("sitepush %q: exit %d, stdout %q, stderr %q; want exit %d, stdout ~%q, stderr ~%q",
+				tc.args, code, out, errOut, tc.code, tc.out, tc.err)
+		}
+	}
+}
+
+func TestVersion(t *testing.T) {
+	code, out, _ := run(t, "version")
+	if code != exitOK || !strings.HasPrefix(out, "sitepush dev (commit unknown, go1.") {
+		t.Errorf("exit %d, %q", code, out)
+	}
+}
