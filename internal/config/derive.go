@@ -1,0 +1,88 @@
+package config
+
+import (
+	"net/url"
+	"path/filepath"
+	"regexp"
+	"strings"
+)
+
+// schemePrefix tells a URL ("https://…", "ftp:…") from a file path ("sitemap.xml", "./out/s.xml").
+var schemePrefix = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9+.-]*:`)
+
+// isFilePath reports whether a sitemap reference is a local file rather than a URL: any value
+// without a scheme. A file: URL has one, and is refused with the other schemes that are not http(s).
+func isFilePath(s string) bool {
+	return s != "" && (filepath.IsAbs(s) || !schemePrefix.MatchString(s))
+}
+
+// looksLikeHost reports whether a file path starts with what looks like a host name, as in
+// example.com/sitemap.xml: its first segment, before a "/", has a dot. That is far more often a URL
+// without its https:// than a directory, and a directory meant that way is written
+// ./example.com/sitemap.xml. A path starting with "/" has an empty first segment, and one starting
+// with "." or "~" is no host ("~" is no home directory here either: it is a relative path).
+func looksLikeHost(s string) bool {
+	if strings.HasPrefix(s, ".") || strings.HasPrefix(s, "~") {
+		return false
+	}
+	first, _, found := strings.Cut(s, "/")
+	return found && strings.Contains(first, ".")
+}
+
+// resolvePath makes p absolute against dir: a configuration file is read by cron jobs started from
+// any directory, so a relative path means "next to the configuration file", never the working directory.
+func resolvePath(dir, p string) string {
+	if p == "" || dir == "" || filepath.IsAbs(p) {
+		return p
+	}
+	return filepath.Join(dir, p)
+}
+
+// resolvePaths resolves the file paths of the configuration against c.Dir: sitemaps given as
+// paths, feed.out, and the path of a sqlite: state. A sitemap that looks like a host stays as
+// written, for its error message.
+func (c *Config) resolvePaths() {
+	if p, ok := strings.CutPrefix(c.State, "sqlite:"); ok && p != ":memory:" && !strings.HasPrefix(p, "file:") {
+		c.State = "sqlite:" + resolvePath(c.Dir, p)
+	}
+	for i := range c.Sites {
+		s := &c.Sites[i]
+		for j, sm := range s.Sitemaps {
+			if isFilePath(sm) && !looksLikeHost(sm) {
+				s.Sitemaps[j] = resolvePath(c.Dir, sm)
+			}
+		}
+		s.Feed.Out = resolvePath(c.Dir, s.Feed.Out)
+	}
+}
+
+// httpURL parses s as an absolute http or https URL with a host, or returns nil.
+func httpURL(s string) *url.URL {
+	u, err := url.Parse(s)
+	if err != nil || u.Scheme != "http" && u.Scheme != "https" || u.Hostname() == "" {
+		return nil
+	}
+	return u
+}
+
+// derive fills the values that default to others: baseUrl from the first sitemap (stored without a
+// trailing slash), indexnow.keyLocation from baseUrl and a well-formed key, and the feed's title and
+// description from the id and baseUrl's host.
+func (s *Site) derive() {
+	if s.BaseURL == "" && len(s.Sitemaps) > 0 {
+		if u := httpURL(s.Sitemaps[0]); u != nil {
+			s.BaseURL = u.Scheme + "://" + u.Host
+		}
+	}
+	s.BaseURL = strings.TrimSuffix(s.BaseURL, "/")
+	base := httpURL(s.BaseURL)
+	if s.IndexNow.KeyLocation == "" && base != nil && keyProblem(s.IndexNow.Key) == "" {
+		s.IndexNow.KeyLocation = s.BaseURL + "/" + s.IndexNow.Key + ".txt"
+	}
+	if s.Feed.Title == "" && s.ID != "" {
+		s.Feed.Title = s.ID + " — new pages"
+	}
+	if s.Feed.Description == "" && base != nil {
+		s.Feed.Description = "New pages on " + base.Host
+	}
+}

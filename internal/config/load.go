@@ -1,0 +1,128 @@
+package config
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// Load reads and parses the configuration file at path. Config.Dir is the file's absolute
+// directory, so relative paths in the file mean the same whichever directory cron starts sitepush
+// from. Every error starts with the file's name as given.
+func Load(path string, lookupEnv func(string) (string, bool)) (*Config, error) {
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("%s: no such file; create it, or point at another with --config FILE or $SITEPUSH_CONFIG: %w",
+			path, fs.ErrNotExist)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	dir, err := filepath.Abs(filepath.Dir(path))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	c, err := Parse(data, dir, lookupEnv)
+	if err != nil {
+		return nil, prefixEach(path, err)
+	}
+	return c, nil
+}
+
+// Parse parses a configuration: ${VAR} expansion from lookupEnv, strict keys, defaults inherited by
+// every site, derived values, relative paths resolved against dir, and validation. It reports every
+// problem it finds at a stage, in file order, before giving up; the returned errors are joined.
+// A nil lookupEnv means no variable is set. Empty values are dropped after the key check, so that
+// a mistyped or misplaced key is reported even when its value is empty.
+func Parse(data []byte, dir string, lookupEnv func(string) (string, bool)) (*Config, error) {
+	if lookupEnv == nil {
+		lookupEnv = func(string) (string, bool) { return "", false }
+	}
+	root, err := parseTree(data)
+	if err != nil {
+		return nil, err
+	}
+	if err := expandTree(root, lookupEnv); err != nil {
+		return nil, err
+	}
+	if root, err = flatten(root); err != nil {
+		return nil, err
+	}
+	if err := checkTree(root); err != nil {
+		return nil, err
+	}
+	dropNulls(root)
+	c, err := decode(root)
+	if err != nil {
+		return nil, err
+	}
+	c.Dir = dir
+	c.resolvePaths()
+	if err := c.validate(root); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// Site returns the site of the file with the given id, for commands that take --site.
+func (c *Config) Site(id string) (*Site, bool) {
+	for i := range c.Sites {
+		if c.Sites[i].ID == id {
+			return &c.Sites[i], true
+		}
+	}
+	return nil, false
+}
+
+// parseTree parses exactly one YAML document and returns its root value; an empty file is an empty
+// mapping. Syntax errors keep yaml's line numbers, without its "yaml: " prefix.
+func parseTree(data []byte) (*yaml.Node, error) {
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	var doc, next yaml.Node
+	if err := dec.Decode(&doc); err != nil && err != io.EOF {
+		return nil, syntaxError(err)
+	}
+	switch err := dec.Decode(&next); {
+	case err == io.EOF:
+	case err != nil:
+		return nil, syntaxError(err)
+	case len(next.Content) > 0 && !isNull(next.Content[0]):
+		return nil, atLine(next.Content[0], "a second YAML document starts here; the configuration is one document")
+	}
+	if len(doc.Content) == 0 || isNull(doc.Content[0]) {
+		return &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", Line: 1, Column: 1}, nil
+	}
+	return doc.Content[0], nil
+}
+
+// syntaxError drops yaml's "yaml: " prefix. yaml.v3 leaves the line out of parse errors on the
+// first line only (it omits line 0 of its own count); those get "line 1: " back. Its one other
+// error without a line, an unknown anchor, names the anchor instead.
+func syntaxError(err error) error {
+	msg := strings.TrimPrefix(err.Error(), "yaml: ")
+	if !strings.HasPrefix(msg, "line ") && !strings.HasPrefix(msg, "unknown anchor") {
+		msg = "line 1: " + msg
+	}
+	return errors.New(msg)
+}
+
+// prefixEach puts the file name before each of the joined errors, so that every line of the
+// output says which file it is about.
+func prefixEach(name string, err error) error {
+	joined, ok := err.(interface{ Unwrap() []error })
+	if !ok {
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	var out []error
+	for _, e := range joined.Unwrap() {
+		out = append(out, prefixEach(name, e))
+	}
+	return errors.Join(out...)
+}

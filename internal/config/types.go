@@ -1,0 +1,148 @@
+// Package config loads sitepush's YAML configuration: ${VAR} expansion, strict keys, defaults
+// inherited by every site, and validation whose messages name the site, the field and the rule.
+package config
+
+// Config is a loaded and validated configuration file.
+type Config struct {
+	// State selects the store: "sqlite:PATH" or "postgres://…".
+	State string `yaml:"state"`
+	// Listen is the address `sitepush serve` binds.
+	Listen string `yaml:"listen"`
+	// AdminToken guards the admin API of `sitepush serve`.
+	AdminToken string `yaml:"adminToken"`
+	// UserAgent is sent with every request sitepush makes to a website.
+	UserAgent string `yaml:"userAgent"`
+	// Webhook, when set, receives alerts about failing runs.
+	Webhook *Webhook `yaml:"webhook"`
+	// Defaults are the settings every site inherits; a site may override any of them.
+	Defaults Settings `yaml:"defaults"`
+	// Sites are the sites declared in the file, with the defaults already applied.
+	Sites []Site `yaml:"sites"`
+
+	// Dir is the directory of the configuration file: relative paths in it are resolved against Dir.
+	Dir string `yaml:"-"`
+}
+
+// Webhook is where alerts go.
+type Webhook struct {
+	// URL receives the alerts; it often carries a token, so it is never shown in messages.
+	URL string `yaml:"url" json:"url"`
+	// FailureRate is the share of failed submissions in a channel's run above which an alert is sent.
+	FailureRate float64 `yaml:"failureRate" json:"failureRate"`
+}
+
+// Site is one website sitepush watches.
+type Site struct {
+	// ID names the site in commands, URLs (/feeds/{id}.xml) and file names, so it is unique in a
+	// file regardless of case.
+	ID string `yaml:"id" json:"id"`
+	// Sitemaps are the sitemaps read on each run: http(s) URLs, or local file paths (any value
+	// without a scheme), resolved against the configuration file's directory.
+	Sitemaps []string `yaml:"sitemaps" json:"sitemaps"`
+	// BaseURL is the site's origin; URLs on other hosts are never submitted.
+	BaseURL string `yaml:"baseUrl" json:"baseUrl"`
+	// Settings are the site's inheritable settings, written at the site's own level in YAML.
+	Settings `yaml:",inline"`
+
+	// compiled is what Validate parsed: the cron schedule and the include/exclude globs.
+	compiled compiled
+}
+
+// Settings are the parts of a site that may also be given once under `defaults`.
+type Settings struct {
+	// Schedule is a five-field cron expression, evaluated in UTC.
+	Schedule string `yaml:"schedule" json:"schedule"`
+	// RunBudget stops a run gracefully after this long; the rest continues next run.
+	RunBudget Duration `yaml:"runBudget" json:"runBudget"`
+	// ResubmitAfter makes an unchanged URL due again after this long; 0 means never.
+	ResubmitAfter Duration `yaml:"resubmitAfter" json:"resubmitAfter"`
+	// Include lists URL path globs ("/blog/**") a URL must match to be submitted; empty means every path.
+	Include []string `yaml:"include" json:"include,omitempty"`
+	// Exclude lists URL path globs that are never submitted; it wins over Include.
+	Exclude []string `yaml:"exclude" json:"exclude,omitempty"`
+	// Sitemap bounds the reading of the site's sitemaps.
+	Sitemap Sitemap `yaml:"sitemap" json:"sitemap"`
+	// IndexNow is the IndexNow channel.
+	IndexNow IndexNow `yaml:"indexnow" json:"indexnow"`
+	// Bing is the Bing Webmaster API channel.
+	Bing Bing `yaml:"bing" json:"bing"`
+	// Feed is the RSS feed channel.
+	Feed Feed `yaml:"feed" json:"feed"`
+}
+
+// Sitemap holds the limits of sitemap reading.
+type Sitemap struct {
+	// Timeout bounds the fetch of one sitemap file, so that a stalled server cannot hold a run.
+	Timeout Duration `yaml:"timeout" json:"timeout"`
+	// Retries is how many times a failed fetch is tried again.
+	Retries int `yaml:"retries" json:"retries"`
+	// RetryInterval is the wait between two tries of one fetch.
+	RetryInterval Duration `yaml:"retryInterval" json:"retryInterval"`
+	// MaxBytes caps one sitemap file after decompression.
+	MaxBytes int64 `yaml:"maxBytes" json:"maxBytes"`
+	// MaxDepth caps the nesting of sitemap indexes.
+	MaxDepth int `yaml:"maxDepth" json:"maxDepth"`
+}
+
+// IndexNow configures the IndexNow channel.
+type IndexNow struct {
+	// Enabled turns the channel on; every channel is off unless its block says so.
+	Enabled bool `yaml:"enabled" json:"enabled"`
+	// Key is 8–128 characters of [A-Za-z0-9-], served by the site at KeyLocation.
+	Key string `yaml:"key" json:"key"`
+	// KeyLocation is the URL of the key file, on BaseURL's host; it defaults to {baseUrl}/{key}.txt.
+	KeyLocation string `yaml:"keyLocation" json:"keyLocation"`
+	// Endpoints are the IndexNow APIs submitted to, each independently.
+	Endpoints []string `yaml:"endpoints" json:"endpoints"`
+	// Method is "post" (JSON batches of up to BatchSize URLs) or "get" (one URL per request).
+	Method string `yaml:"method" json:"method"`
+	// BatchSize is the number of URLs per POST request (IndexNow accepts up to 10,000).
+	BatchSize int `yaml:"batchSize" json:"batchSize"`
+	// MaxConcurrent bounds the requests in flight per endpoint.
+	MaxConcurrent int `yaml:"maxConcurrent" json:"maxConcurrent"`
+	// Interval is the least time between the starts of two requests to one endpoint.
+	Interval Duration `yaml:"interval" json:"interval"`
+	// MaxRetries is how many times a throttled or failed request is tried again.
+	MaxRetries int `yaml:"maxRetries" json:"maxRetries"`
+	// Backoff lists the waits before each retry after a server or network error; the last one is reused.
+	Backoff []Duration `yaml:"backoff" json:"backoff"`
+	// ThrottleWait is the wait after HTTP 429 when the response gives no Retry-After.
+	ThrottleWait Duration `yaml:"throttleWait" json:"throttleWait"`
+}
+
+// Bing configures the Bing Webmaster API channel.
+type Bing struct {
+	// Enabled turns the channel on; every channel is off unless its block says so.
+	Enabled bool `yaml:"enabled" json:"enabled"`
+	// APIKey is a secret: it is never printed or returned, only its first four characters.
+	APIKey string `yaml:"apiKey" json:"apiKey"`
+	// DailyQuota is the number of URLs Bing accepts for the site per UTC day.
+	DailyQuota int `yaml:"dailyQuota" json:"dailyQuota"`
+	// Priority chooses what goes first when more is due than the quota allows: newest or random.
+	Priority string `yaml:"priority" json:"priority"`
+	// Endpoint is the base URL of the Bing Webmaster JSON API, overridable for tests and proxies.
+	Endpoint string `yaml:"endpoint" json:"endpoint"`
+	// BatchSize is the number of URLs per SubmitUrlbatch request (Bing accepts up to 500).
+	BatchSize int `yaml:"batchSize" json:"batchSize"`
+}
+
+// Feed configures the RSS feed of the site's new pages.
+type Feed struct {
+	// Enabled turns the channel on; every channel is off unless its block says so.
+	Enabled bool `yaml:"enabled" json:"enabled"`
+	// Title is the channel title; it defaults to "{id} — new pages".
+	Title string `yaml:"title" json:"title"`
+	// Description is the channel description; it defaults to "New pages on {host of baseUrl}".
+	Description string `yaml:"description" json:"description"`
+	// MaxItems is how many of the newest items the feed shows.
+	MaxItems int `yaml:"maxItems" json:"maxItems"`
+	// FetchTitles fetches each new page once for its title and description.
+	FetchTitles bool `yaml:"fetchTitles" json:"fetchTitles"`
+	// BaselineItems is how many of the newest pages become items on the first run.
+	BaselineItems int `yaml:"baselineItems" json:"baselineItems"`
+	// KeepDays keeps item records beyond the newest MaxItems for this many days after they were first seen.
+	KeepDays int `yaml:"keepDays" json:"keepDays"`
+	// Out, when set, is a file the feed is written to after each run that changed it; two sites
+	// with enabled feeds cannot share one.
+	Out string `yaml:"out" json:"out,omitempty"`
+}
