@@ -14,7 +14,7 @@ import (
 // tag writes no pointers (and so costs the garbage collector nothing).
 
 const (
-	lexBufSize = 256 << 10
+	lexBufSize = 64 << 10
 	// lexMaxToken bounds one tag or one wanted text value; beyond it the document is not a sitemap.
 	lexMaxToken = 1 << 20
 )
