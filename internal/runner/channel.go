@@ -1,0 +1,24 @@
+package runner
+
+import "context"
+
+// Channel is one destination of new and changed URLs: IndexNow, Bing, the feed. A channel reads
+// its due URLs from the queue a batch at a time, and reports every request and every final
+// outcome as it happens; the runner records them at once, so a run that is killed loses nothing
+// that was answered. Adding a channel never touches the runner.
+type Channel interface {
+	// Name is the channel's name in configuration, records and statistics.
+	Name() string
+	// Deliver sends the URLs of q. When ctx ends (the run's budget, a signal), it starts no new
+	// request and abandons waits; requests already sent are let finish and reported. URLs it never
+	// reports stay due for the next run.
+	Deliver(ctx context.Context, q *Queue, r Reporter) error
+}
+
+// Reporter receives what a channel does, as it does it. Its methods are safe for concurrent use.
+type Reporter interface {
+	// Requested tells of one request to one endpoint.
+	Requested(Request)
+	// Finished tells the final outcome of some URLs; it returns once that is recorded.
+	Finished(Outcome) error
+}

@@ -1,0 +1,118 @@
+package runner
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"time"
+
+	"github.com/sitepush/sitepush/internal/config"
+	"github.com/sitepush/sitepush/internal/sitemap"
+)
+
+const (
+	// syncBatch is how many pages are synced with the store at once: one query, one transaction.
+	syncBatch = 1000
+	// sampleSize is how many due URLs per channel a dry run shows.
+	sampleSize = 20
+)
+
+// collector takes the pages a run reads, keeps those in scope, syncs them with the store a batch
+// at a time and sorts out what is due on each channel.
+type collector struct {
+	state    State
+	site     *config.Site
+	rec      *Record
+	channels []string
+	now      time.Time
+	dryRun   bool
+	host     string // baseUrl's host, lower case
+	progress func()
+
+	batch []Page
+	due   [][]item // per channel
+}
+
+func newCollector(state State, site *config.Site, rec *Record, channels []string, now time.Time, dryRun bool) *collector {
+	host := site.BaseURL
+	if i := strings.Index(host, "://"); i >= 0 {
+		host = host[i+3:]
+	}
+	c := &collector{state: state, site: site, rec: rec, channels: channels, now: now, dryRun: dryRun,
+		host: strings.ToLower(strings.TrimSuffix(host, "/")), due: make([][]item, len(channels))}
+	for _, name := range channels {
+		rec.Channels[name] = &ChannelStats{Endpoints: map[string]*EndpointStats{}}
+	}
+	return c
+}
+
+// add takes one page as the reader delivers it.
+func (c *collector) add(ctx context.Context, e sitemap.Entry) error {
+	if !c.inScope(e.URL) {
+		c.rec.Filtered++
+		return nil
+	}
+	c.rec.TotalURLs++
+	// Lastmods are stored to the millisecond: finer ones would never compare equal again.
+	c.batch = append(c.batch, Page{Hash: URLHash(e.URL), URL: string(e.URL), Lastmod: e.Lastmod.Truncate(time.Millisecond)})
+	if len(c.batch) >= syncBatch {
+		return c.flush(ctx)
+	}
+	return nil
+}
+
+// inScope reports whether a URL is on baseUrl's host and passes the include/exclude globs.
+func (c *collector) inScope(u []byte) bool {
+	rest := u[bytes.Index(u, []byte("://"))+3:]
+	end := bytes.IndexAny(rest, "/?#")
+	if end < 0 {
+		end = len(rest)
+	}
+	if !strings.EqualFold(string(rest[:end]), c.host) {
+		return false
+	}
+	if len(c.site.Include) == 0 && len(c.site.Exclude) == 0 {
+		return true
+	}
+	path := rest[end:]
+	if q := bytes.IndexAny(path, "?#"); q >= 0 {
+		path = path[:q]
+	}
+	return c.site.PathAllowed(string(path))
+}
+
+// flush syncs the pending pages with the store and queues those due on each channel.
+func (c *collector) flush(ctx context.Context) error {
+	if len(c.batch) == 0 {
+		return nil
+	}
+	states, err := c.state.SyncCatalog(ctx, c.site.ID, c.now, c.batch, c.channels, c.dryRun)
+	if err != nil {
+		return err
+	}
+	n := len(c.channels)
+	for i, p := range c.batch {
+		for ch, name := range c.channels {
+			stats := c.rec.Channels[name]
+			due, retry := isDue(states[i*n+ch], p.Lastmod, c.site.ResubmitAfter.D(), c.now)
+			if !due {
+				stats.Skipped++
+				continue
+			}
+			stats.Due++
+			var lm int64
+			if !p.Lastmod.IsZero() {
+				lm = p.Lastmod.UnixMilli()
+			}
+			c.due[ch] = append(c.due[ch], item{hash: p.Hash, lastmod: lm, retry: retry})
+			if c.dryRun && len(stats.Sample) < sampleSize {
+				stats.Sample = append(stats.Sample, p.URL)
+			}
+		}
+	}
+	c.batch = c.batch[:0]
+	if c.progress != nil {
+		c.progress()
+	}
+	return nil
+}

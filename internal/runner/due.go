@@ -1,0 +1,12 @@
+package runner
+
+import "time"
+
+// Due is a URL due on a channel.
+type Due struct {
+	Hash    int64
+	URL     string
+	Lastmod time.Time
+	// Retry is set when the URL's last attempt on the channel failed.
+	Retry bool
+}

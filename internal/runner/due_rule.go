@@ -1,0 +1,22 @@
+package runner
+
+import "time"
+
+// isDue decides whether a URL present in the sitemaps is due on a channel (SPEC §4): never
+// delivered there; its last attempt failed (retry); its lastmod newer than the one delivered —
+// or, when none was delivered, newer than the delivery itself; or resubmitAfter has passed.
+func isDue(st DeliveryState, lastmod time.Time, resubmitAfter time.Duration, now time.Time) (due, retry bool) {
+	switch {
+	case !st.Known:
+		return true, false
+	case st.Failed:
+		return true, true
+	case !lastmod.IsZero() && !st.Lastmod.IsZero() && lastmod.After(st.Lastmod):
+		return true, false
+	case !lastmod.IsZero() && st.Lastmod.IsZero() && lastmod.After(st.DeliveredAt):
+		return true, false
+	case resubmitAfter > 0 && !now.Before(st.DeliveredAt.Add(resubmitAfter)):
+		return true, false
+	}
+	return false, false
+}

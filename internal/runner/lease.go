@@ -1,0 +1,81 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strconv"
+	"time"
+)
+
+const (
+	// leaseTTL is how long a lease outlives its last renewal: a killed run's site is free again
+	// this long after.
+	leaseTTL = 15 * time.Second
+	// leaseRenew is how often a live run renews its lease.
+	leaseRenew = 5 * time.Second
+)
+
+// ErrBusy is returned when a site is being run elsewhere and the run was told not to wait.
+var ErrBusy = errors.New("site is busy")
+
+// ErrLeaseLost is returned by State.RenewLease when another run holds the lease now.
+var ErrLeaseLost = errors.New("the site's lease was lost to another run")
+
+// holderID names this process in leases: host, pid and a random part, since pids repeat.
+func holderID() string {
+	host, _ := os.Hostname()
+	return fmt.Sprintf("%s:%d:%s", host, os.Getpid(), strconv.FormatInt(time.Now().UnixNano()%1e9, 36))
+}
+
+// lease takes the site's lease, waiting for it unless noWait, and keeps it renewed until the
+// returned release is called. lost is closed if the lease is lost on the way.
+func (r *Runner) lease(ctx context.Context, site string, noWait bool) (release func(), lost <-chan struct{}, err error) {
+	said := false
+	for {
+		ok, other, until, err := r.State.AcquireLease(ctx, site, r.holder, r.now(), leaseTTL)
+		if err != nil {
+			return nil, nil, err
+		}
+		if ok {
+			break
+		}
+		if noWait {
+			return nil, nil, fmt.Errorf("%w: site %q is being run by %s (lease until %s); skipped", ErrBusy, site, other, until.Format(time.TimeOnly))
+		}
+		if !said && r.Notify != nil {
+			r.Notify(fmt.Sprintf("site %q is being run by %s; waiting for it to finish (a killed run frees it by %s UTC)", site, other, until.Format(time.TimeOnly)))
+			said = true
+		}
+		select {
+		case <-ctx.Done():
+			return nil, nil, ctx.Err()
+		case <-time.After(r.LeasePoll):
+		}
+	}
+	done, lostCh := make(chan struct{}), make(chan struct{})
+	go r.renew(site, done, lostCh)
+	return func() {
+		close(done)
+		_ = r.State.ReleaseLease(context.WithoutCancel(ctx), site, r.holder)
+	}, lostCh, nil
+}
+
+// renew extends the lease every leaseRenew until done; it closes lost if the lease was lost.
+func (r *Runner) renew(site string, done <-chan struct{}, lost chan<- struct{}) {
+	t := time.NewTicker(leaseRenew)
+	defer t.Stop()
+	for {
+		select {
+		case <-done:
+			return
+		case <-t.C:
+			// Another error (the database busy for long) is tried again at the next tick.
+			if err := r.State.RenewLease(context.Background(), site, r.holder, r.now(), leaseTTL); errors.Is(err, ErrLeaseLost) {
+				close(lost)
+				return
+			}
+		}
+	}
+}

@@ -1,0 +1,66 @@
+package runner
+
+import (
+	"context"
+	"fmt"
+	"time"
+)
+
+// item is a due URL as the runner holds it while a run lasts: 24 bytes, so that a million due
+// URLs take 24 MB; the URL itself is read back from the store a batch at a time.
+type item struct {
+	hash    int64
+	lastmod int64 // Unix milliseconds, 0 for none
+	retry   bool
+}
+
+// Queue holds a channel's due URLs in order — those whose last attempt failed first, then the
+// order of the sitemaps — and reads them back from the store a batch at a time. It is safe for
+// concurrent use.
+type Queue struct {
+	site  string
+	state State
+	items []item
+}
+
+func newQueue(site string, state State, items []item) *Queue {
+	ordered := make([]item, 0, len(items))
+	for _, it := range items {
+		if it.retry {
+			ordered = append(ordered, it)
+		}
+	}
+	for _, it := range items {
+		if !it.retry {
+			ordered = append(ordered, it)
+		}
+	}
+	return &Queue{site: site, state: state, items: ordered}
+}
+
+// Len is how many URLs are due.
+func (q *Queue) Len() int { return len(q.items) }
+
+// Slice returns the due URLs from index from up to (not including) to.
+func (q *Queue) Slice(ctx context.Context, from, to int) ([]Due, error) {
+	batch := q.items[from:min(to, len(q.items))]
+	hashes := make([]int64, len(batch))
+	for i, it := range batch {
+		hashes[i] = it.hash
+	}
+	urls, err := q.state.URLs(ctx, q.site, hashes)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Due, len(batch))
+	for i, it := range batch {
+		if urls[i] == "" {
+			return nil, fmt.Errorf("site %q: the store lost the URL of a due entry (hash %d)", q.site, it.hash)
+		}
+		out[i] = Due{Hash: it.hash, URL: urls[i], Retry: it.retry}
+		if it.lastmod != 0 {
+			out[i].Lastmod = time.UnixMilli(it.lastmod).UTC()
+		}
+	}
+	return out, nil
+}

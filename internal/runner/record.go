@@ -1,0 +1,74 @@
+package runner
+
+import (
+	"time"
+)
+
+// Run statuses.
+const (
+	StatusRunning         = "running"
+	StatusOK              = "ok"
+	StatusPartial         = "partial"
+	StatusFailed          = "failed"
+	StatusBudgetExhausted = "budget_exhausted"
+)
+
+// maxErrors is how many errors an execution record keeps.
+const maxErrors = 20
+
+// Record is the execution record of one site run (SPEC §6): what was read, what was due, what each
+// channel and each endpoint did. It is printed by `run --json`, stored, and served by the API.
+type Record struct {
+	ID         int64     `json:"id"`
+	Site       string    `json:"site"`
+	Trigger    string    `json:"trigger"` // schedule, manual or cli
+	DryRun     bool      `json:"dryRun,omitempty"`
+	StartedAt  time.Time `json:"startedAt"`
+	FinishedAt time.Time `json:"finishedAt"`
+	Status     string    `json:"status"`
+	Sitemaps   struct {
+		Read   int `json:"read"`
+		Failed int `json:"failed"`
+	} `json:"sitemaps"`
+	// TotalURLs counts the distinct page URLs read; Filtered those outside baseUrl's host or
+	// the include/exclude globs, which are never submitted.
+	TotalURLs int                      `json:"totalUrls"`
+	Filtered  int                      `json:"filtered"`
+	Channels  map[string]*ChannelStats `json:"channels"`
+	Errors    []string                 `json:"errors"`
+}
+
+// ChannelStats is what one channel did in a run.
+type ChannelStats struct {
+	Due       int `json:"due"`
+	Submitted int `json:"submitted"`
+	Failed    int `json:"failed"`
+	// Skipped counts URLs already delivered and unchanged.
+	Skipped int `json:"skipped"`
+	// Left counts due URLs the run did not get to (stopped by its budget or a signal).
+	Left      int                       `json:"left"`
+	Endpoints map[string]*EndpointStats `json:"endpoints"`
+	// Sample holds some of the due URLs of a dry run, to show what would be submitted.
+	Sample []string `json:"sample,omitempty"`
+}
+
+// EndpointStats is what one endpoint of a channel answered in a run.
+type EndpointStats struct {
+	Requests      int     `json:"requests"`
+	Accepted      int     `json:"accepted"`
+	Failed        int     `json:"failed"`
+	AvgResponseMS float64 `json:"avgResponseMs"`
+}
+
+// addError keeps the first maxErrors errors of a run, each once.
+func (r *Record) addError(msg string) {
+	if len(r.Errors) >= maxErrors {
+		return
+	}
+	for _, e := range r.Errors {
+		if e == msg {
+			return
+		}
+	}
+	r.Errors = append(r.Errors, msg)
+}

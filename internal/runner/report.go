@@ -1,0 +1,63 @@
+package runner
+
+import (
+	"context"
+	"sync"
+	"time"
+)
+
+// recorder is the Reporter of a run: it writes every outcome to the store as it arrives and keeps
+// the run's counters.
+type recorder struct {
+	ctx   context.Context // not the run's budget: what was answered is recorded even past it
+	state State
+	site  string
+	now   func() time.Time
+	rec   *Record
+	// onChange is called after every outcome, for progress reports.
+	onChange func()
+
+	mu      sync.Mutex
+	latency map[*EndpointStats]time.Duration
+}
+
+func (r *recorder) Requested(req Request) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	ch := r.rec.Channels[req.Channel]
+	ep := ch.Endpoints[req.Endpoint]
+	if ep == nil {
+		ep = &EndpointStats{}
+		ch.Endpoints[req.Endpoint] = ep
+	}
+	ep.Requests++
+	if req.Accepted {
+		ep.Accepted++
+	} else {
+		ep.Failed++
+	}
+	r.latency[ep] += req.Latency
+	ep.AvgResponseMS = float64(r.latency[ep].Microseconds()) / 1000 / float64(ep.Requests)
+	// Statistics are best effort: a failure to count one request must not stop delivery.
+	_ = r.state.RecordRequests(r.ctx, r.site, r.now(), []Request{req})
+}
+
+func (r *recorder) Finished(o Outcome) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if err := r.state.RecordOutcome(r.ctx, r.site, r.now(), o); err != nil {
+		r.rec.addError(err.Error())
+		return err
+	}
+	ch := r.rec.Channels[o.Channel]
+	if o.Delivered {
+		ch.Submitted += len(o.URLs)
+	} else {
+		ch.Failed += len(o.URLs)
+		r.rec.addError(o.Channel + ": " + o.Err)
+	}
+	if r.onChange != nil {
+		r.onChange()
+	}
+	return nil
+}

@@ -1,0 +1,185 @@
+// Package runner is one site run: the lease, the sitemaps read and diffed against the store, and
+// each channel's delivery of what is due, recorded as it happens; the one place where the rules of
+// a run live (budget, order, isolation of channels). It sees state only through State, so that it
+// builds for any target.
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/sitepush/sitepush/internal/config"
+	"github.com/sitepush/sitepush/internal/sitemap"
+)
+
+// Runner runs sites. Set State; everything else has a default.
+type Runner struct {
+	State State
+	// Client fetches sitemaps; nil means the sitemap reader's own.
+	Client *http.Client
+	// UserAgent is sent with every sitemap request.
+	UserAgent string
+	// Now is the clock.
+	Now func() time.Time
+	// Warn receives what the sitemap reader skipped or worked around.
+	Warn func(site, msg string)
+	// Notify receives what the user should know while waiting (a site busy elsewhere).
+	Notify func(msg string)
+	// Progress is called as a run advances, with the record so far; it must not keep it.
+	Progress func(rec *Record)
+	// LeasePoll is how often a run waiting for a busy site tries again.
+	LeasePoll time.Duration
+
+	holder string
+}
+
+// Options say how to run a site.
+type Options struct {
+	Trigger  string    // schedule, manual or cli
+	Channels []Channel // in order; each gets what is due on it
+	// DryRun reads and diffs but submits nothing and writes no state.
+	DryRun bool
+	// NoWait makes a run of a site that is being run elsewhere return ErrBusy instead of waiting.
+	NoWait bool
+}
+
+// New returns a Runner over state, with the default clock and lease polling.
+func New(state State) *Runner {
+	return &Runner{State: state, Now: time.Now, LeasePoll: time.Second, holder: holderID()}
+}
+
+func (r *Runner) now() time.Time { return r.Now().UTC() }
+
+// Run runs one site: reads its sitemaps, records what it finds and delivers what is due on each
+// channel in turn, within the site's runBudget. The record says what happened; the error is set
+// only when the run could not be carried out at all (the site busy with NoWait, the store failing).
+func (r *Runner) Run(ctx context.Context, site *config.Site, opt Options) (*Record, error) {
+	rec := &Record{Site: site.ID, Trigger: opt.Trigger, DryRun: opt.DryRun, StartedAt: r.now(),
+		Status: StatusRunning, Channels: map[string]*ChannelStats{}, Errors: []string{}}
+	if !opt.DryRun {
+		release, lost, err := r.lease(ctx, site.ID, opt.NoWait)
+		if err != nil {
+			return nil, err
+		}
+		defer release()
+		var cancel context.CancelCauseFunc
+		ctx, cancel = context.WithCancelCause(ctx)
+		defer cancel(nil)
+		go func() {
+			select {
+			case <-lost:
+				cancel(ErrLeaseLost)
+			case <-ctx.Done():
+			}
+		}()
+		rec.StartedAt = r.now()
+		if rec.ID, err = r.State.StartRun(ctx, site.ID, opt.Trigger, rec.StartedAt); err != nil {
+			return nil, err
+		}
+	}
+	err := r.run(ctx, site, opt, rec)
+	rec.FinishedAt = r.now()
+	if !opt.DryRun {
+		if ferr := r.State.FinishRun(context.WithoutCancel(ctx), rec); ferr != nil && err == nil {
+			err = ferr
+		}
+	}
+	return rec, err
+}
+
+// run does the work of Run between the lease and the record.
+func (r *Runner) run(ctx context.Context, site *config.Site, opt Options, rec *Record) error {
+	budget, stop := context.WithTimeout(ctx, site.RunBudget.D())
+	defer stop()
+	names := make([]string, len(opt.Channels))
+	for i, ch := range opt.Channels {
+		names[i] = ch.Name()
+	}
+	col := newCollector(r.State, site, rec, names, rec.StartedAt, opt.DryRun)
+	col.progress = r.progress(rec)
+	res, err := r.reader(site).Read(budget, site.Sitemaps, func(e sitemap.Entry) error { return col.add(ctx, e) })
+	if err == nil {
+		err = col.flush(ctx)
+	}
+	if err != nil && budget.Err() == nil {
+		rec.Status = StatusFailed
+		rec.addError(err.Error())
+		return err
+	}
+	for _, sm := range res.Sitemaps {
+		if sm.Err != nil {
+			rec.Sitemaps.Failed++
+			rec.addError(fmt.Sprintf("sitemap %s: %v", sm.URL, sm.Err))
+		} else {
+			rec.Sitemaps.Read++
+		}
+	}
+	if !res.Unreadable() && !opt.DryRun {
+		rep := &recorder{ctx: context.WithoutCancel(ctx), state: r.State, site: site.ID, now: r.now, rec: rec,
+			onChange: r.progress(rec), latency: map[*EndpointStats]time.Duration{}}
+		for i, ch := range opt.Channels {
+			r.deliver(budget, ch, newQueue(site.ID, r.State, col.due[i]), rep)
+		}
+	}
+	rec.Status = r.status(ctx, budget, rec, res)
+	return nil
+}
+
+// deliver runs one channel, isolated: its failure is recorded and the next channel goes on.
+func (r *Runner) deliver(ctx context.Context, ch Channel, q *Queue, rep *recorder) {
+	if q.Len() > 0 {
+		if err := ch.Deliver(ctx, q, rep); err != nil {
+			rep.mu.Lock()
+			rep.rec.addError(ch.Name() + ": " + err.Error())
+			rep.mu.Unlock()
+		}
+	}
+	rep.mu.Lock()
+	defer rep.mu.Unlock()
+	st := rep.rec.Channels[ch.Name()]
+	st.Left = st.Due - st.Submitted - st.Failed
+}
+
+// status sums a run up (SPEC §6).
+func (r *Runner) status(ctx, budget context.Context, rec *Record, res *sitemap.Result) string {
+	due, done, failed, left := 0, 0, 0, 0
+	for _, st := range rec.Channels {
+		due, done, failed, left = due+st.Due, done+st.Submitted, failed+st.Failed, left+st.Left
+	}
+	switch {
+	case res.Unreadable() || due > 0 && done == 0 && failed > 0:
+		return StatusFailed
+	case left > 0 && ctx.Err() == nil && errors.Is(budget.Err(), context.DeadlineExceeded):
+		rec.addError(fmt.Sprintf("stopped by runBudget with %d deliveries left for the next run", left))
+		return StatusBudgetExhausted
+	case left > 0 && ctx.Err() != nil:
+		rec.addError(fmt.Sprintf("interrupted (%v) with %d deliveries left for the next run", context.Cause(ctx), left))
+		return StatusPartial
+	case failed > 0 || rec.Sitemaps.Failed > 0 || len(rec.Errors) > 0 && !rec.DryRun:
+		return StatusPartial
+	}
+	return StatusOK
+}
+
+// reader builds the sitemap reader of a site.
+func (r *Runner) reader(site *config.Site) *sitemap.Reader {
+	s := site.Sitemap
+	return sitemap.NewReader(sitemap.Options{Client: r.Client, UserAgent: r.UserAgent, Timeout: s.Timeout.D(),
+		Retries: s.Retries, RetryInterval: s.RetryInterval.D(), MaxBytes: s.MaxBytes, MaxDepth: s.MaxDepth,
+		Warn: func(w sitemap.Warning) {
+			if r.Warn != nil {
+				r.Warn(site.ID, w.String())
+			}
+		}})
+}
+
+// progress returns the function that reports progress on rec, or nil.
+func (r *Runner) progress(rec *Record) func() {
+	if r.Progress == nil {
+		return nil
+	}
+	return func() { r.Progress(rec) }
+}
