@@ -1,0 +1,275 @@
+package runner_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/sitepush/sitepush/internal/config"
+	"github.com/sitepush/sitepush/internal/runner"
+	"github.com/sitepush/sitepush/internal/store"
+	"github.com/sitepush/sitepush/internal/store/storetest"
+)
+
+// fakeChannel delivers by accepting every URL, unless failing says otherwise, and remembers what
+// it got.
+type fakeChannel struct {
+	name    string
+	batch   int
+	failing func(runner.Due) string
+	block   bool // after the first batch, wait for the run to end
+	mu      sync.Mutex
+	got     []string
+}
+
+func (c *fakeChannel) Name() string { return c.name }
+
+func (c *fakeChannel) Deliver(ctx context.Context, q *runner.Queue, rep runner.Reporter) error {
+	for from := 0; from < q.Len(); from += c.batch {
+		if c.block && from > 0 {
+			<-ctx.Done()
+			return nil
+		}
+		due, err := q.Slice(ctx, from, from+c.batch)
+		if err != nil {
+			return err
+		}
+		var ok, bad []runner.Due
+		for _, d := range due {
+			c.mu.Lock()
+			c.got = append(c.got, d.URL)
+			c.mu.Unlock()
+			if c.failing != nil && c.failing(d) != "" {
+				bad = append(bad, d)
+			} else {
+				ok = append(ok, d)
+			}
+		}
+		rep.Requested(runner.Request{Channel: c.name, Endpoint: "fake", URLs: len(due), Accepted: len(bad) == 0, Status: 200, Latency: time.Millisecond})
+		if err := rep.Finished(runner.Outcome{Channel: c.name, URLs: ok, Delivered: true}); err != nil {
+			return err
+		}
+		if len(bad) > 0 {
+			if err := rep.Finished(runner.Outcome{Channel: c.name, URLs: bad, Err: c.failing(bad[0])}); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func (c *fakeChannel) take() []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	got := c.got
+	c.got = nil
+	return got
+}
+
+// site writes a sitemap and a configuration into a fresh directory and loads the site.
+type site struct {
+	dir  string
+	site *config.Site
+}
+
+func newSite(t *testing.T, extra string) *site {
+	s := &site{dir: t.TempDir()}
+	cfg := "sites:\n  - id: s\n    sitemaps: [sitemap.xml]\n    baseUrl: https://a.example\n" + extra
+	os.WriteFile(filepath.Join(s.dir, "c.yaml"), []byte(cfg), 0o644)
+	c, err := loadConfig(filepath.Join(s.dir, "c.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.site = &c.Sites[0]
+	return s
+}
+
+func loadConfig(path string) (*config.Config, error) {
+	return config.Load(path, func(string) (string, bool) { return "", false })
+}
+
+// publish writes the sitemap; each entry is "path" or "path lastmod".
+func (s *site) publish(entries ...string) {
+	var b strings.Builder
+	b.WriteString("<urlset>")
+	for _, e := range entries {
+		path, lm, _ := strings.Cut(e, " ")
+		fmt.Fprintf(&b, "<url><loc>https://a.example%s</loc>", path)
+		if lm != "" {
+			fmt.Fprintf(&b, "<lastmod>%s</lastmod>", lm)
+		}
+		b.WriteString("</url>")
+	}
+	b.WriteString("</urlset>")
+	os.WriteFile(filepath.Join(s.dir, "sitemap.xml"), []byte(b.String()), 0o644)
+}
+
+func run(t *testing.T, r *runner.Runner, s *site, opt runner.Options) *runner.Record {
+	t.Helper()
+	opt.Trigger = "cli"
+	rec, err := r.Run(context.Background(), s.site, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rec
+}
+
+func urls(paths ...string) []string {
+	out := make([]string, len(paths))
+	for i, p := range paths {
+		out[i] = "https://a.example" + p
+	}
+	return out
+}
+
+func TestRunFindsWhatChanged(t *testing.T) {
+	st := storetest.Open(t)
+	r := runner.New(st)
+	now := time.Date(2026, 5, 1, 0, 0, 0, 0, time.UTC)
+	r.Now = func() time.Time { return now }
+	s := newSite(t, "    resubmitAfter: 720h\n")
+	ch := &fakeChannel{name: "indexnow", batch: 2}
+	s.publish("/a 2026-01-01", "/b 2026-01-01", "/c", "/d 2026-01-01T10:00:00.123456Z")
+	rec := run(t, r, s, runner.Options{Channels: []runner.Channel{ch}})
+	if got := ch.take(); !slices.Equal(got, urls("/a", "/b", "/c", "/d")) || rec.Status != runner.StatusOK || rec.TotalURLs != 4 {
+		t.Fatalf("first run: %v, %+v", got, rec)
+	}
+	if got := ch.take(); run(t, r, s, runner.Options{Channels: []runner.Channel{ch}}).Channels["indexnow"].Skipped != 4 || len(got) != 0 {
+		t.Fatalf("a rerun delivered %v", got)
+	}
+	// /a changes, /e appears, /b vanishes, /c (no lastmod) stays, /d keeps a lastmod finer than a millisecond.
+	s.publish("/a 2026-02-01", "/c", "/d 2026-01-01T10:00:00.123456Z", "/e")
+	rec = run(t, r, s, runner.Options{Channels: []runner.Channel{ch}})
+	if got := ch.take(); !slices.Equal(got, urls("/a", "/e")) || rec.Channels["indexnow"].Skipped != 2 {
+		t.Errorf("after a change: %v, %+v", got, rec.Channels["indexnow"])
+	}
+	// resubmitAfter: thirty days later everything present is due again.
+	now = now.Add(721 * time.Hour)
+	run(t, r, s, runner.Options{Channels: []runner.Channel{ch}})
+	if got := ch.take(); len(got) != 4 {
+		t.Errorf("after resubmitAfter: %v", got)
+	}
+	runs, _ := st.Runs(context.Background(), "s", 10)
+	if len(runs) != 4 || runs[0].Status != runner.StatusOK || runs[0].ID == 0 {
+		t.Errorf("records: %+v", runs)
+	}
+}
+
+func TestRunFailuresGoFirstNextTime(t *testing.T) {
+	r := runner.New(storetest.Open(t))
+	s := newSite(t, "")
+	ch := &fakeChannel{name: "indexnow", batch: 10, failing: func(d runner.Due) string {
+		if strings.HasSuffix(d.URL, "/b") {
+			return "HTTP 503 from the engine"
+		}
+		return ""
+	}}
+	s.publish("/a", "/b", "/c")
+	rec := run(t, r, s, runner.Options{Channels: []runner.Channel{ch}})
+	if st := rec.Channels["indexnow"]; rec.Status != runner.StatusPartial || st.Submitted != 2 || st.Failed != 1 || rec.Errors[0] != "indexnow: HTTP 503 from the engine" {
+		t.Fatalf("%s %+v %q", rec.Status, st, rec.Errors)
+	}
+	ch.take()
+	ch.failing = nil
+	s.publish("/a", "/b", "/c", "/d")
+	run(t, r, s, runner.Options{Channels: []runner.Channel{ch}})
+	if got := ch.take(); !slices.Equal(got, urls("/b", "/d")) {
+		t.Errorf("next run delivered %v, want the failed one first", got)
+	}
+}
+
+func TestRunScope(t *testing.T) {
+	r := runner.New(storetest.Open(t))
+	s := newSite(t, "    include: [\"/blog/**\"]\n    exclude: [\"/blog/drafts/**\"]\n")
+	os.WriteFile(filepath.Join(s.dir, "sitemap.xml"), []byte(`<urlset><url><loc>https://a.example/blog/a</loc></url>`+
+		`<url><loc>https://a.example/blog/drafts/x</loc></url><url><loc>https://a.example/about</loc></url>`+
+		`<url><loc>https://other.example/blog/b</loc></url><url><loc>https://A.EXAMPLE/blog/c?q=1</loc></url></urlset>`), 0o644)
+	ch := &fakeChannel{name: "indexnow", batch: 10}
+	rec := run(t, r, s, runner.Options{Channels: []runner.Channel{ch}})
+	if got := ch.take(); !slices.Equal(got, []string{"https://a.example/blog/a", "https://A.EXAMPLE/blog/c?q=1"}) || rec.Filtered != 3 || rec.TotalURLs != 2 {
+		t.Errorf("delivered %v, filtered %d", got, rec.Filtered)
+	}
+}
+
+func TestDryRunWritesNothing(t *testing.T) {
+	state := storetest.State(t)
+	ro, err := store.OpenReadOnly(context.Background(), state)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ro.Close()
+	r := runner.New(ro)
+	s := newSite(t, "")
+	s.publish("/a", "/b")
+	ch := &fakeChannel{name: "indexnow", batch: 10}
+	rec := run(t, r, s, runner.Options{Channels: []runner.Channel{ch}, DryRun: true})
+	if got := ch.take(); len(got) != 0 || rec.Channels["indexnow"].Due != 2 || !slices.Equal(rec.Channels["indexnow"].Sample, urls("/a", "/b")) || rec.ID != 0 {
+		t.Fatalf("dry run delivered %v, record %+v", got, rec.Channels["indexnow"])
+	}
+	if _, err := os.Stat(strings.TrimPrefix(state, "sqlite:")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("a dry run created the state file: %v", err)
+	}
+}
+
+func TestRunUnreadableSitemap(t *testing.T) {
+	r := runner.New(storetest.Open(t))
+	s := newSite(t, "")
+	rec := run(t, r, s, runner.Options{Channels: []runner.Channel{&fakeChannel{name: "indexnow", batch: 1}}})
+	if rec.Status != runner.StatusFailed || rec.Sitemaps.Failed != 1 || !strings.Contains(rec.Errors[0], "no such file") {
+		t.Errorf("%s %+v %q", rec.Status, rec.Sitemaps, rec.Errors)
+	}
+}
+
+func TestRunBudget(t *testing.T) {
+	r := runner.New(storetest.Open(t))
+	s := newSite(t, "    runBudget: 100ms\n")
+	s.publish("/a", "/b", "/c")
+	ch := &fakeChannel{name: "indexnow", batch: 1, block: true}
+	rec := run(t, r, s, runner.Options{Channels: []runner.Channel{ch}})
+	if st := rec.Channels["indexnow"]; rec.Status != runner.StatusBudgetExhausted || st.Submitted != 1 || st.Left != 2 ||
+		!strings.Contains(strings.Join(rec.Errors, ""), "stopped by runBudget with 2 deliveries left") {
+		t.Fatalf("%s %+v %q", rec.Status, st, rec.Errors)
+	}
+	ch.take()
+	ch.block = false
+	run(t, r, s, runner.Options{Channels: []runner.Channel{ch}})
+	if got := ch.take(); !slices.Equal(got, urls("/b", "/c")) {
+		t.Errorf("the next run delivered %v", got)
+	}
+}
+
+func TestRunWaitsForTheLease(t *testing.T) {
+	st := storetest.Open(t)
+	ctx := context.Background()
+	if ok, _, _, _ := st.AcquireLease(ctx, "s", "someone-else", time.Now(), time.Minute); !ok {
+		t.Fatal("no lease")
+	}
+	r := runner.New(st)
+	r.LeasePoll = 10 * time.Millisecond
+	var said []string
+	r.Notify = func(m string) { said = append(said, m) }
+	s := newSite(t, "")
+	s.publish("/a")
+	_, err := r.Run(ctx, s.site, runner.Options{NoWait: true})
+	if !errors.Is(err, runner.ErrBusy) || !strings.Contains(err.Error(), "someone-else") {
+		t.Errorf("no-wait: %v", err)
+	}
+	go func() {
+		time.Sleep(50 * time.Millisecond)
+		st.ReleaseLease(ctx, "s", "someone-else")
+	}()
+	rec, err := r.Run(ctx, s.site, runner.Options{})
+	if err != nil || rec.Status != runner.StatusOK || len(said) != 1 || !strings.Contains(said[0], "waiting for it to finish") {
+		t.Errorf("waiting run: %v %v, said %q", rec, err, said)
+	}
+	if ok, _, _, _ := st.AcquireLease(ctx, "s", "third", time.Now(), time.Minute); !ok {
+		t.Error("a finished run must release its lease")
+	}
+}

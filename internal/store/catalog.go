@@ -1,0 +1,159 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"time"
+
+	"github.com/sitepush/sitepush/internal/runner"
+)
+
+// lastSeenEvery is how stale a URL's last_seen may grow before a run that sees it again writes
+// it: refreshing it on every run would rewrite the whole catalogue each time.
+const lastSeenEvery = 24 * time.Hour
+
+// known is what the catalogue holds of one URL.
+type known struct {
+	url      string
+	lastmod  sql.NullInt64
+	lastSeen int64
+}
+
+// SyncCatalog records pages present in site's sitemaps — new URLs, changed lastmods — and returns
+// each page's delivery state on each channel (that of pages[i] on channels[c] is at
+// i*len(channels)+c). With dryRun it only reads. The whole batch costs one query and, when
+// something changed, one transaction.
+func (s *Store) SyncCatalog(ctx context.Context, site string, now time.Time, pages []runner.Page, channels []string, dryRun bool) ([]runner.DeliveryState, error) {
+	states := make([]runner.DeliveryState, len(pages)*len(channels))
+	if len(pages) == 0 {
+		return states, nil
+	}
+	index := make(map[int64]int, len(pages))
+	hashes := make([]int64, 0, len(pages))
+	for i, p := range pages {
+		if _, dup := index[p.Hash]; !dup {
+			index[p.Hash] = i
+			hashes = append(hashes, p.Hash)
+		}
+	}
+	have, err := s.readCatalog(ctx, site, hashes, index, channels, states)
+	if err != nil {
+		return nil, fmt.Errorf("reading the catalogue of site %q: %w", site, err)
+	}
+	for i, p := range pages {
+		// Two URLs of a batch with one hash (odds of 1e-16 a pair) share the first one's row.
+		if first := index[p.Hash]; first != i {
+			copy(states[i*len(channels):(i+1)*len(channels)], states[first*len(channels):])
+		}
+	}
+	if dryRun {
+		return states, nil
+	}
+	if err := s.writeCatalog(ctx, site, now, pages, index, have); err != nil {
+		return nil, fmt.Errorf("writing the catalogue of site %q: %w", site, err)
+	}
+	return states, nil
+}
+
+// readCatalog fills states from the deliveries of the given hashes and returns the catalogue rows.
+func (s *Store) readCatalog(ctx context.Context, site string, hashes []int64, index map[int64]int, channels []string, states []runner.DeliveryState) (map[int64]known, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT u.url_hash, u.url, u.lastmod, u.last_seen,
+			d.channel, d.lastmod, d.delivered_at, d.outcome
+		FROM urls u LEFT JOIN deliveries d ON d.site_id = u.site_id AND d.url_hash = u.url_hash
+		WHERE u.site_id = $1 AND `+s.inHashes("u.url_hash", 2), site, s.hashParam(hashes))
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	have := make(map[int64]known, len(hashes))
+	for rows.Next() {
+		var h int64
+		var k known
+		var channel, outcome sql.NullString
+		var dLastmod, dAt sql.NullInt64
+		if err := rows.Scan(&h, &k.url, &k.lastmod, &k.lastSeen, &channel, &dLastmod, &dAt, &outcome); err != nil {
+			return nil, err
+		}
+		have[h] = k
+		for c, name := range channels {
+			if channel.Valid && channel.String == name {
+				states[index[h]*len(channels)+c] = runner.DeliveryState{Known: true, Lastmod: fromMS(dLastmod),
+					DeliveredAt: fromMS(dAt), Failed: outcome.String == "failed"}
+			}
+		}
+	}
+	return have, rows.Err()
+}
+
+// writeCatalog inserts new URLs, updates changed ones and refreshes stale last_seen times.
+func (s *Store) writeCatalog(ctx context.Context, site string, now time.Time, pages []runner.Page, index map[int64]int, have map[int64]known) error {
+	type change struct {
+		page  runner.Page
+		isNew bool
+	}
+	var changes []change
+	for i, p := range pages {
+		if index[p.Hash] != i {
+			continue
+		}
+		k, ok := have[p.Hash]
+		switch {
+		case !ok:
+			changes = append(changes, change{p, true})
+		case k.url != p.URL || k.lastmod != ms(p.Lastmod) || now.UnixMilli()-k.lastSeen >= lastSeenEvery.Milliseconds():
+			changes = append(changes, change{p, false})
+		}
+	}
+	if len(changes) == 0 {
+		return nil
+	}
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	ins, err := tx.PrepareContext(ctx, `INSERT INTO urls (site_id, url_hash, url, lastmod, first_seen, last_seen)
+		VALUES ($1, $2, $3, $4, $5, $5) ON CONFLICT (site_id, url_hash) DO NOTHING`)
+	if err != nil {
+		return err
+	}
+	upd, err := tx.PrepareContext(ctx, `UPDATE urls SET url = $3, lastmod = $4, last_seen = $5 WHERE site_id = $1 AND url_hash = $2`)
+	if err != nil {
+		return err
+	}
+	for _, c := range changes {
+		stmt := upd
+		if c.isNew {
+			stmt = ins
+		}
+		if _, err := stmt.ExecContext(ctx, site, c.page.Hash, c.page.URL, ms(c.page.Lastmod), now.UnixMilli()); err != nil {
+			return err
+		}
+	}
+	return tx.Commit()
+}
+
+// URLs returns the URL of each hash of site, aligned with hashes; "" for unknown hashes.
+func (s *Store) URLs(ctx context.Context, site string, hashes []int64) ([]string, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT url_hash, url FROM urls WHERE site_id = $1 AND `+s.inHashes("url_hash", 2),
+		site, s.hashParam(hashes))
+	if err != nil {
+		return nil, fmt.Errorf("reading URLs of site %q: %w", site, err)
+	}
+	defer rows.Close()
+	byHash := make(map[int64]string, len(hashes))
+	for rows.Next() {
+		var h int64
+		var u string
+		if err := rows.Scan(&h, &u); err != nil {
+			return nil, err
+		}
+		byHash[h] = u
+	}
+	out := make([]string, len(hashes))
+	for i, h := range hashes {
+		out[i] = byHash[h]
+	}
+	return out, rows.Err()
+}

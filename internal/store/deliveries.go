@@ -1,0 +1,128 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"time"
+
+	"github.com/sitepush/sitepush/internal/runner"
+)
+
+// attemptsSQL counts attempts since the last success, that one included.
+const attemptsSQL = `CASE WHEN deliveries.outcome = 'ok' THEN 1 ELSE deliveries.attempts + 1 END`
+
+// RecordOutcome stores what a channel did with some URLs, and counts it in the day's statistics,
+// in one transaction: called as each answer arrives, so that a crash loses nothing that was
+// answered. A failure keeps the lastmod and time of the last success.
+func (s *Store) RecordOutcome(ctx context.Context, site string, now time.Time, o runner.Outcome) error {
+	if len(o.URLs) == 0 {
+		return nil
+	}
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("recording deliveries of site %q: %w", site, err)
+	}
+	defer tx.Rollback()
+	query := `INSERT INTO deliveries (site_id, url_hash, channel, lastmod, delivered_at, outcome, attempts, last_error, last_attempt)
+		VALUES ($1, $2, $3, $4, $5, 'ok', 1, NULL, $5)
+		ON CONFLICT (site_id, url_hash, channel) DO UPDATE SET lastmod = excluded.lastmod,
+			delivered_at = excluded.delivered_at, outcome = 'ok', attempts = ` + attemptsSQL + `,
+			last_error = NULL, last_attempt = excluded.last_attempt`
+	if !o.Delivered {
+		query = `INSERT INTO deliveries (site_id, url_hash, channel, lastmod, delivered_at, outcome, attempts, last_error, last_attempt)
+		VALUES ($1, $2, $3, NULL, NULL, 'failed', 1, $4, $5)
+		ON CONFLICT (site_id, url_hash, channel) DO UPDATE SET outcome = 'failed', attempts = ` + attemptsSQL + `,
+			last_error = excluded.last_error, last_attempt = excluded.last_attempt`
+	}
+	stmt, err := tx.PrepareContext(ctx, query)
+	if err != nil {
+		return err
+	}
+	for _, d := range o.URLs {
+		var arg any = ms(d.Lastmod)
+		if !o.Delivered {
+			arg = o.Err
+		}
+		if _, err := stmt.ExecContext(ctx, site, d.Hash, o.Channel, arg, now.UnixMilli()); err != nil {
+			return fmt.Errorf("recording deliveries of site %q: %w", site, err)
+		}
+	}
+	ok, failed := len(o.URLs), 0
+	if !o.Delivered {
+		ok, failed = 0, len(o.URLs)
+	}
+	if err := addStats(ctx, tx, statsRow{day(now), site, o.Channel, "", 0, len(o.URLs), ok, failed}); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
+// RecordRequests counts requests in the day's per-endpoint statistics.
+func (s *Store) RecordRequests(ctx context.Context, site string, now time.Time, reqs []runner.Request) error {
+	if len(reqs) == 0 {
+		return nil
+	}
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	for _, r := range reqs {
+		ok, failed := r.URLs, 0
+		if !r.Accepted {
+			ok, failed = 0, r.URLs
+		}
+		if err := addStats(ctx, tx, statsRow{day(now), site, r.Channel, r.Endpoint, 1, r.URLs, ok, failed}); err != nil {
+			return fmt.Errorf("recording requests of site %q: %w", site, err)
+		}
+	}
+	return tx.Commit()
+}
+
+type statsRow struct {
+	day, site, channel, endpoint        string
+	requests, total, successful, failed int
+}
+
+func addStats(ctx context.Context, tx *sql.Tx, r statsRow) error {
+	_, err := tx.ExecContext(ctx, `INSERT INTO daily_stats (day, site_id, channel, endpoint, requests, total, successful, failed)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+		ON CONFLICT (day, site_id, channel, endpoint) DO UPDATE SET requests = daily_stats.requests + excluded.requests,
+			total = daily_stats.total + excluded.total, successful = daily_stats.successful + excluded.successful,
+			failed = daily_stats.failed + excluded.failed`,
+		r.day, r.site, r.channel, r.endpoint, r.requests, r.total, r.successful, r.failed)
+	return err
+}
+
+// DayStats is one row of daily statistics.
+type DayStats struct {
+	Day        string // YYYY-MM-DD, UTC
+	Site       string
+	Channel    string
+	Endpoint   string // "" for the channel's URL-level outcomes
+	Requests   int
+	Total      int
+	Successful int
+	Failed     int
+}
+
+// DailyStats returns the statistics of the days from since (inclusive), oldest first, of one
+// site or, when site is "", of every site.
+func (s *Store) DailyStats(ctx context.Context, since time.Time, site string) ([]DayStats, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT day, site_id, channel, endpoint, requests, total, successful, failed
+		FROM daily_stats WHERE day >= $1 AND ($2 = '' OR site_id = $2) ORDER BY day, site_id, channel, endpoint`, day(since), site)
+	if err != nil {
+		return nil, fmt.Errorf("reading daily statistics: %w", err)
+	}
+	defer rows.Close()
+	var out []DayStats
+	for rows.Next() {
+		var d DayStats
+		if err := rows.Scan(&d.Day, &d.Site, &d.Channel, &d.Endpoint, &d.Requests, &d.Total, &d.Successful, &d.Failed); err != nil {
+			return nil, err
+		}
+		out = append(out, d)
+	}
+	return out, rows.Err()
+}

@@ -1,0 +1,129 @@
+package store_test
+
+import (
+	"context"
+	"database/sql"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/sitepush/sitepush/internal/runner"
+	"github.com/sitepush/sitepush/internal/store"
+	"github.com/sitepush/sitepush/internal/store/storetest"
+)
+
+// openRaw opens a test state and a plain connection to its file, to look at what was written.
+func openRaw(t *testing.T) (*store.Store, *sql.DB) {
+	state := storetest.State(t)
+	s, err := store.Open(context.Background(), state)
+	if err != nil {
+		t.Fatal(err)
+	}
+	db, err := sql.Open("sqlite", "file:"+strings.TrimPrefix(state, "sqlite:"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close(); s.Close() })
+	return s, db
+}
+
+type deliveryRow struct {
+	lastmod, deliveredAt sql.NullInt64
+	outcome              string
+	attempts             int
+	lastError            sql.NullString
+	lastAttempt          int64
+}
+
+func delivery(t *testing.T, db *sql.DB, hash int64, channel string) deliveryRow {
+	t.Helper()
+	var r deliveryRow
+	err := db.QueryRow(`SELECT lastmod, delivered_at, outcome, attempts, last_error, last_attempt FROM deliveries
+		WHERE site_id = 'a' AND url_hash = $1 AND channel = $2`, hash, channel).
+		Scan(&r.lastmod, &r.deliveredAt, &r.outcome, &r.attempts, &r.lastError, &r.lastAttempt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+func TestRecordOutcome(t *testing.T) {
+	s, db := openRaw(t)
+	lm := t0.Add(-time.Hour)
+	due := []runner.Due{{Hash: 1, Lastmod: lm}, {Hash: 2}}
+	fail := func(at time.Time, msg string) {
+		if err := s.RecordOutcome(ctx, "a", at, runner.Outcome{Channel: "indexnow", URLs: due, Err: msg}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	fail(t0, "HTTP 503")
+	fail(t0.Add(time.Minute), "HTTP 429")
+	if r := delivery(t, db, 1, "indexnow"); r.outcome != "failed" || r.attempts != 2 || r.lastError.String != "HTTP 429" ||
+		r.lastmod.Valid || r.deliveredAt.Valid || r.lastAttempt != t0.Add(time.Minute).UnixMilli() {
+		t.Errorf("after two failures: %+v", r)
+	}
+	s.RecordOutcome(ctx, "a", t0.Add(2*time.Minute), runner.Outcome{Channel: "indexnow", URLs: due, Delivered: true})
+	if r := delivery(t, db, 1, "indexnow"); r.outcome != "ok" || r.attempts != 3 || r.lastError.Valid ||
+		r.lastmod.Int64 != lm.UnixMilli() || r.deliveredAt.Int64 != t0.Add(2*time.Minute).UnixMilli() {
+		t.Errorf("after a success: %+v", r)
+	}
+	if r := delivery(t, db, 2, "indexnow"); r.lastmod.Valid {
+		t.Errorf("a URL without lastmod: %+v", r)
+	}
+	// A failure after a success starts counting again and keeps what was delivered.
+	fail(t0.Add(time.Hour), "HTTP 403: key not valid")
+	if r := delivery(t, db, 1, "indexnow"); r.outcome != "failed" || r.attempts != 1 || r.lastmod.Int64 != lm.UnixMilli() ||
+		r.deliveredAt.Int64 != t0.Add(2*time.Minute).UnixMilli() {
+		t.Errorf("failure after a success: %+v", r)
+	}
+	stats, err := s.DailyStats(ctx, t0, "a")
+	want := []store.DayStats{{Day: "2026-03-01", Site: "a", Channel: "indexnow", Total: 8, Successful: 2, Failed: 6}}
+	if err != nil || !slices.Equal(stats, want) {
+		t.Errorf("stats = %+v, %v", stats, err)
+	}
+	if err := s.RecordOutcome(ctx, "a", t0, runner.Outcome{Channel: "indexnow"}); err != nil {
+		t.Errorf("an empty outcome: %v", err)
+	}
+}
+
+func TestRecordRequestsAndDailyStats(t *testing.T) {
+	s := storetest.Open(t)
+	reqs := []runner.Request{
+		{Channel: "indexnow", Endpoint: "https://e1/indexnow", URLs: 100, Accepted: true, Status: 200},
+		{Channel: "indexnow", Endpoint: "https://e1/indexnow", URLs: 50, Status: 503},
+		{Channel: "indexnow", Endpoint: "https://e2/indexnow", URLs: 150, Accepted: true, Status: 202},
+	}
+	s.RecordRequests(ctx, "a", t0, reqs)
+	s.RecordRequests(ctx, "b", t0.Add(-48*time.Hour), reqs[:1])
+	s.RecordRequests(ctx, "b", t0, nil)
+	got, err := s.DailyStats(ctx, t0.Add(-24*time.Hour), "")
+	want := []store.DayStats{
+		{Day: "2026-03-01", Site: "a", Channel: "indexnow", Endpoint: "https://e1/indexnow", Requests: 2, Total: 150, Successful: 100, Failed: 50},
+		{Day: "2026-03-01", Site: "a", Channel: "indexnow", Endpoint: "https://e2/indexnow", Requests: 1, Total: 150, Successful: 150},
+	}
+	if err != nil || !slices.Equal(got, want) {
+		t.Errorf("stats = %+v, %v", got, err)
+	}
+	if got, _ := s.DailyStats(ctx, t0.Add(-72*time.Hour), "b"); len(got) != 1 || got[0].Day != "2026-02-27" {
+		t.Errorf("one site's stats since three days: %+v", got)
+	}
+}
+
+func TestLastSeenIsRefreshedAtMostDaily(t *testing.T) {
+	s, db := openRaw(t)
+	p := page(9, t0)
+	lastSeen := func() (first, last int64) {
+		db.QueryRow(`SELECT first_seen, last_seen FROM urls WHERE url_hash = 9`).Scan(&first, &last)
+		return
+	}
+	s.SyncCatalog(ctx, "a", t0, []runner.Page{p}, nil, false)
+	s.SyncCatalog(ctx, "a", t0.Add(23*time.Hour), []runner.Page{p}, nil, false)
+	if first, last := lastSeen(); first != t0.UnixMilli() || last != t0.UnixMilli() {
+		t.Errorf("within a day: first %d last %d", first, last)
+	}
+	s.SyncCatalog(ctx, "a", t0.Add(25*time.Hour), []runner.Page{p}, nil, false)
+	if first, last := lastSeen(); first != t0.UnixMilli() || last != t0.Add(25*time.Hour).UnixMilli() {
+		t.Errorf("after a day: first %d last %d", first, last)
+	}
+}

@@ -1,0 +1,58 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/sitepush/sitepush/internal/runner"
+)
+
+// AcquireLease takes site's lease for holder until now+ttl, unless another holder's lease is
+// still valid; then it reports who holds it and until when. Taking an expired lease is how a
+// killed run's lease frees itself.
+func (s *Store) AcquireLease(ctx context.Context, site, holder string, now time.Time, ttl time.Duration) (bool, string, time.Time, error) {
+	res, err := s.db.ExecContext(ctx, `INSERT INTO leases (site_id, holder, expires_at) VALUES ($1, $2, $3)
+		ON CONFLICT (site_id) DO UPDATE SET holder = excluded.holder, expires_at = excluded.expires_at
+		WHERE leases.expires_at <= $4 OR leases.holder = excluded.holder`,
+		site, holder, now.Add(ttl).UnixMilli(), now.UnixMilli())
+	if err != nil {
+		return false, "", time.Time{}, fmt.Errorf("taking the lease of site %q: %w", site, err)
+	}
+	if n, _ := res.RowsAffected(); n == 1 {
+		return true, "", time.Time{}, nil
+	}
+	var other string
+	var until sql.NullInt64
+	err = s.db.QueryRowContext(ctx, `SELECT holder, expires_at FROM leases WHERE site_id = $1`, site).Scan(&other, &until)
+	if errors.Is(err, sql.ErrNoRows) {
+		// Released between the two statements: try again.
+		return s.AcquireLease(ctx, site, holder, now, ttl)
+	}
+	if err != nil {
+		return false, "", time.Time{}, err
+	}
+	return false, other, fromMS(until), nil
+}
+
+// RenewLease extends holder's lease of site to now+ttl; runner.ErrLeaseLost when it no longer
+// holds it.
+func (s *Store) RenewLease(ctx context.Context, site, holder string, now time.Time, ttl time.Duration) error {
+	res, err := s.db.ExecContext(ctx, `UPDATE leases SET expires_at = $3 WHERE site_id = $1 AND holder = $2`,
+		site, holder, now.Add(ttl).UnixMilli())
+	if err != nil {
+		return fmt.Errorf("renewing the lease of site %q: %w", site, err)
+	}
+	if n, _ := res.RowsAffected(); n != 1 {
+		return runner.ErrLeaseLost
+	}
+	return nil
+}
+
+// ReleaseLease gives up holder's lease of site, if it still holds it.
+func (s *Store) ReleaseLease(ctx context.Context, site, holder string) error {
+	_, err := s.db.ExecContext(ctx, `DELETE FROM leases WHERE site_id = $1 AND holder = $2`, site, holder)
+	return err
+}

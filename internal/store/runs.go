@@ -1,0 +1,80 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/sitepush/sitepush/internal/runner"
+)
+
+// keepHistory is how long execution records and daily statistics are kept.
+const keepHistory = 90 * 24 * time.Hour
+
+// StartRun creates the execution record of a run, status running, and returns its id.
+func (s *Store) StartRun(ctx context.Context, site, trigger string, now time.Time) (int64, error) {
+	var id int64
+	err := s.db.QueryRowContext(ctx, `INSERT INTO runs (site_id, trigger, started_at, status) VALUES ($1, $2, $3, $4) RETURNING id`,
+		site, trigger, now.UnixMilli(), runner.StatusRunning).Scan(&id)
+	if err != nil {
+		return 0, fmt.Errorf("recording the start of a run of site %q: %w", site, err)
+	}
+	return id, nil
+}
+
+// FinishRun stores a finished execution record, and drops records and statistics of the site
+// older than 90 days.
+func (s *Store) FinishRun(ctx context.Context, rec *runner.Record) error {
+	body, err := json.Marshal(rec)
+	if err != nil {
+		return err
+	}
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	if _, err := tx.ExecContext(ctx, `UPDATE runs SET finished_at = $2, status = $3, record = $4 WHERE id = $1`,
+		rec.ID, rec.FinishedAt.UnixMilli(), rec.Status, string(body)); err != nil {
+		return fmt.Errorf("recording the end of run %d of site %q: %w", rec.ID, rec.Site, err)
+	}
+	cutoff := rec.FinishedAt.Add(-keepHistory)
+	if _, err := tx.ExecContext(ctx, `DELETE FROM runs WHERE site_id = $1 AND started_at < $2`, rec.Site, cutoff.UnixMilli()); err != nil {
+		return err
+	}
+	if _, err := tx.ExecContext(ctx, `DELETE FROM daily_stats WHERE site_id = $1 AND day < $2`, rec.Site, day(cutoff)); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
+// Runs returns the execution records of site, newest first, at most limit. A run still going
+// (or killed before it finished) has only its start.
+func (s *Store) Runs(ctx context.Context, site string, limit int) ([]runner.Record, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT id, trigger, started_at, status, record FROM runs
+		WHERE site_id = $1 ORDER BY started_at DESC, id DESC LIMIT $2`, site, limit)
+	if err != nil {
+		return nil, fmt.Errorf("reading runs of site %q: %w", site, err)
+	}
+	defer rows.Close()
+	var out []runner.Record
+	for rows.Next() {
+		var r runner.Record
+		var started int64
+		var body sql.NullString
+		if err := rows.Scan(&r.ID, &r.Trigger, &started, &r.Status, &body); err != nil {
+			return nil, err
+		}
+		if body.Valid {
+			if err := json.Unmarshal([]byte(body.String), &r); err != nil {
+				return nil, fmt.Errorf("run %d of site %q: %w", r.ID, site, err)
+			}
+		} else {
+			r.Site, r.StartedAt = site, time.UnixMilli(started).UTC()
+		}
+		out = append(out, r)
+	}
+	return out, rows.Err()
+}

@@ -1,0 +1,45 @@
+package store_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/sitepush/sitepush/internal/runner"
+	"github.com/sitepush/sitepush/internal/store/storetest"
+)
+
+func TestRuns(t *testing.T) {
+	s := storetest.Open(t)
+	old, _ := s.StartRun(ctx, "a", "schedule", t0.Add(-100*24*time.Hour))
+	s.RecordRequests(ctx, "a", t0.Add(-100*24*time.Hour), []runner.Request{{Channel: "indexnow", Endpoint: "e", URLs: 1}})
+	id, err := s.StartRun(ctx, "a", "cli", t0)
+	if err != nil || id <= old {
+		t.Fatalf("StartRun = %d, %v", id, err)
+	}
+	running, _ := s.StartRun(ctx, "a", "manual", t0.Add(time.Minute))
+	rec := &runner.Record{ID: id, Site: "a", Trigger: "cli", StartedAt: t0, FinishedAt: t0.Add(3 * time.Second), Status: runner.StatusPartial,
+		TotalURLs: 10, Channels: map[string]*runner.ChannelStats{"indexnow": {Due: 3, Submitted: 2, Failed: 1,
+			Endpoints: map[string]*runner.EndpointStats{"e": {Requests: 2, Accepted: 1, Failed: 1, AvgResponseMS: 12.5}}}},
+		Errors: []string{"HTTP 503"}}
+	if err := s.FinishRun(ctx, rec); err != nil {
+		t.Fatal(err)
+	}
+	runs, err := s.Runs(ctx, "a", 10)
+	if err != nil || len(runs) != 2 {
+		t.Fatalf("runs = %+v, %v; want two: the record older than 90 days is gone", runs, err)
+	}
+	if runs[0].ID != running || runs[0].Status != runner.StatusRunning || !runs[0].StartedAt.Equal(t0.Add(time.Minute)) {
+		t.Errorf("newest, still running: %+v", runs[0])
+	}
+	got := runs[1]
+	if got.ID != id || got.Status != runner.StatusPartial || got.Channels["indexnow"].Endpoints["e"].AvgResponseMS != 12.5 ||
+		!got.FinishedAt.Equal(rec.FinishedAt) || got.Errors[0] != "HTTP 503" {
+		t.Errorf("finished run = %+v", got)
+	}
+	if runs, _ := s.Runs(ctx, "a", 1); len(runs) != 1 {
+		t.Errorf("limit 1 gave %d", len(runs))
+	}
+	if stats, _ := s.DailyStats(ctx, t0.Add(-200*24*time.Hour), "a"); len(stats) != 0 {
+		t.Errorf("statistics older than 90 days were kept: %+v", stats)
+	}
+}

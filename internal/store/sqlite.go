@@ -1,0 +1,43 @@
+package store
+
+import (
+	"database/sql"
+	"fmt"
+	"net/url"
+
+	_ "modernc.org/sqlite" // the database/sql driver "sqlite", pure Go
+)
+
+// openSQLite opens a SQLite database in WAL mode: readers never wait for the writer, and a busy
+// timeout makes processes that share the file wait for each other instead of failing. Write
+// transactions take the lock when they begin, which spares SQLite's deadlock-prone upgrade of a
+// read lock.
+func openSQLite(path string, readOnly bool) (*Store, error) {
+	q := url.Values{}
+	for _, p := range []string{"busy_timeout(30000)", "foreign_keys(1)", "synchronous(NORMAL)", "cache_size(-8192)"} {
+		q.Add("_pragma", p)
+	}
+	switch {
+	case path == ":memory:":
+	case readOnly:
+		q.Set("mode", "ro")
+		q.Add("_pragma", "query_only(1)")
+	default:
+		q.Add("_pragma", "journal_mode(WAL)")
+		q.Set("_txlock", "immediate")
+	}
+	dsn := "file:" + path + "?" + q.Encode()
+	db, err := sql.Open("sqlite", dsn)
+	if err != nil {
+		return nil, fmt.Errorf("state %s: %w", path, err)
+	}
+	if path == ":memory:" {
+		// Every connection to :memory: is a database of its own.
+		db.SetMaxOpenConns(1)
+	}
+	if err := db.Ping(); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("state %s: %w (check that the directory exists and is writable)", path, err)
+	}
+	return &Store{db: db, dialect: sqlite, name: path}, nil
+}

@@ -1,0 +1,105 @@
+// Package store keeps sitepush's state in SQL: the catalogue of each site's URLs, what every
+// channel delivered, execution records, daily statistics, leases and the sites created through
+// the API. One Store serves SQLite (embedded, the default) and, written for it from the start,
+// PostgreSQL; the few differences between them are explicit in the dialect. Times are passed in
+// from Go, never taken from the database's clock.
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+)
+
+type dialect int
+
+const (
+	sqlite dialect = iota
+	postgres
+)
+
+// Store is the state of every site. It is safe for concurrent use, and several processes may
+// share one database.
+type Store struct {
+	db      *sql.DB
+	dialect dialect
+	// name says where the state lives, for messages: a file path, never a password.
+	name string
+}
+
+// Open opens the state a configuration's `state` names — "sqlite:PATH" — creating and migrating
+// it as needed.
+func Open(ctx context.Context, state string) (*Store, error) {
+	path, ok := strings.CutPrefix(state, "sqlite:")
+	if !ok {
+		return nil, fmt.Errorf("state %q: only sqlite:PATH is supported by this build", schemeOf(state))
+	}
+	s, err := openSQLite(path, false)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.migrate(ctx); err != nil {
+		s.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// OpenReadOnly opens the state without ever writing to it, for dry runs: an existing database
+// is opened read-only, and a missing one stands in as an empty state in memory.
+func OpenReadOnly(ctx context.Context, state string) (*Store, error) {
+	path, ok := strings.CutPrefix(state, "sqlite:")
+	if !ok {
+		return nil, fmt.Errorf("state %q: only sqlite:PATH is supported by this build", schemeOf(state))
+	}
+	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
+		s, err := openSQLite(":memory:", false)
+		if err != nil {
+			return nil, err
+		}
+		return s, s.migrate(ctx)
+	}
+	s, err := openSQLite(path, true)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.checkSchema(ctx); err != nil {
+		s.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// Close closes the database.
+func (s *Store) Close() error { return s.db.Close() }
+
+// schemeOf returns what may be shown of a state value: its scheme, never credentials.
+func schemeOf(state string) string {
+	if i := strings.Index(state, ":"); i > 0 {
+		return state[:i] + ":…"
+	}
+	return "…"
+}
+
+// ms converts a time to the stored form, Unix milliseconds; the zero time is NULL.
+func ms(t time.Time) sql.NullInt64 {
+	if t.IsZero() {
+		return sql.NullInt64{}
+	}
+	return sql.NullInt64{Int64: t.UnixMilli(), Valid: true}
+}
+
+// fromMS converts a stored time back; NULL is the zero time.
+func fromMS(v sql.NullInt64) time.Time {
+	if !v.Valid {
+		return time.Time{}
+	}
+	return time.UnixMilli(v.Int64).UTC()
+}
+
+// day is the UTC calendar day of t, as stored in daily statistics.
+func day(t time.Time) string { return t.UTC().Format(time.DateOnly) }

@@ -1,0 +1,139 @@
+package store_test
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/sitepush/sitepush/internal/runner"
+	"github.com/sitepush/sitepush/internal/store"
+	"github.com/sitepush/sitepush/internal/store/storetest"
+	_ "modernc.org/sqlite"
+)
+
+var (
+	ctx = context.Background()
+	t0  = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+)
+
+func TestOpenMigratesOnceAndRefusesNewerSchemas(t *testing.T) {
+	state := storetest.State(t)
+	for range 2 {
+		s, err := store.Open(ctx, state)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.Close()
+	}
+	db, _ := sql.Open("sqlite", "file:"+strings.TrimPrefix(state, "sqlite:"))
+	var n int
+	db.QueryRow(`SELECT COUNT(*) FROM schema_migrations`).Scan(&n)
+	if n != 1 {
+		t.Errorf("%d migrations recorded after two opens, want 1", n)
+	}
+	db.Exec(`INSERT INTO schema_migrations VALUES (999, 0)`)
+	db.Close()
+	_, err := store.Open(ctx, state)
+	if err == nil || !strings.Contains(err.Error(), "schema version 999, written by a newer sitepush") || !strings.Contains(err.Error(), "upgrade sitepush") {
+		t.Errorf("err = %v", err)
+	}
+	if _, err := store.Open(ctx, "postgres://u:secret@h/db"); err == nil || strings.Contains(err.Error(), "secret") {
+		t.Errorf("unsupported state: %v", err)
+	}
+}
+
+func TestOpenReadOnly(t *testing.T) {
+	state := storetest.State(t)
+	// A missing state is an empty one, and stays missing.
+	s, err := store.OpenReadOnly(ctx, state)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := s.SyncCatalog(ctx, "a", t0, []runner.Page{{Hash: 1, URL: "https://a.example/"}}, []string{"indexnow"}, true); err != nil || got[0].Known {
+		t.Errorf("empty read-only state: %v %v", got, err)
+	}
+	s.Close()
+	w, err := store.Open(ctx, state)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.SyncCatalog(ctx, "a", t0, []runner.Page{{Hash: 1, URL: "https://a.example/"}}, []string{"indexnow"}, false)
+	w.Close()
+	r, err := store.OpenReadOnly(ctx, state)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	if urls, err := r.URLs(ctx, "a", []int64{1}); err != nil || urls[0] != "https://a.example/" {
+		t.Errorf("read-only read: %v %v", urls, err)
+	}
+	if _, err := r.StartRun(ctx, "a", "cli", t0); err == nil {
+		t.Error("a read-only state accepted a write")
+	}
+}
+
+func TestLeases(t *testing.T) {
+	s := storetest.Open(t)
+	ttl := 15 * time.Second
+	if ok, _, _, err := s.AcquireLease(ctx, "a", "h1", t0, ttl); !ok || err != nil {
+		t.Fatalf("first acquire: %v %v", ok, err)
+	}
+	ok, other, until, err := s.AcquireLease(ctx, "a", "h2", t0.Add(time.Second), ttl)
+	if ok || err != nil || other != "h1" || !until.Equal(t0.Add(ttl)) {
+		t.Errorf("second holder: ok %v, holder %q until %v, %v", ok, other, until, err)
+	}
+	if ok, _, _, _ := s.AcquireLease(ctx, "b", "h2", t0, ttl); !ok {
+		t.Error("leases of different sites must not interfere")
+	}
+	if ok, _, _, _ := s.AcquireLease(ctx, "a", "h1", t0.Add(2*time.Second), ttl); !ok {
+		t.Error("the holder may take its own lease again")
+	}
+	if err := s.RenewLease(ctx, "a", "h1", t0.Add(10*time.Second), ttl); err != nil {
+		t.Error(err)
+	}
+	if ok, _, _, _ := s.AcquireLease(ctx, "a", "h2", t0.Add(24*time.Second), ttl); ok {
+		t.Error("a renewed lease was taken before it expired")
+	}
+	if ok, _, _, _ := s.AcquireLease(ctx, "a", "h2", t0.Add(25*time.Second), ttl); !ok {
+		t.Error("an expired lease must free itself")
+	}
+	if err := s.RenewLease(ctx, "a", "h1", t0.Add(26*time.Second), ttl); !errors.Is(err, runner.ErrLeaseLost) {
+		t.Errorf("renewing a lost lease: %v", err)
+	}
+	s.ReleaseLease(ctx, "a", "h1") // not the holder: no effect
+	if ok, _, _, _ := s.AcquireLease(ctx, "a", "h3", t0.Add(27*time.Second), ttl); ok {
+		t.Error("a release by a former holder freed the lease")
+	}
+	s.ReleaseLease(ctx, "a", "h2")
+	if ok, _, _, _ := s.AcquireLease(ctx, "a", "h3", t0.Add(27*time.Second), ttl); !ok {
+		t.Error("a released lease was not free")
+	}
+}
+
+func TestLeaseRace(t *testing.T) {
+	s := storetest.Open(t)
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	winners := 0
+	for i := range 8 {
+		wg.Go(func() {
+			ok, _, _, err := s.AcquireLease(ctx, "a", string(rune('a'+i)), t0, time.Minute)
+			if err != nil {
+				t.Error(err)
+			}
+			if ok {
+				mu.Lock()
+				winners++
+				mu.Unlock()
+			}
+		})
+	}
+	wg.Wait()
+	if winners != 1 {
+		t.Errorf("%d holders of one lease", winners)
+	}
+}
