@@ -1,0 +1,79 @@
+package indexnow
+
+import (
+	"context"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"golang.org/x/time/rate"
+)
+
+// endpoint is one engine's IndexNow endpoint during a run: its pace, its pauses and, once it has
+// answered in a way no request can get past (a key it rejects), why it is given up.
+type endpoint struct {
+	url     string
+	limiter *rate.Limiter
+	next    atomic.Int64 // the next batch its workers take
+
+	mu          sync.Mutex
+	pausedUntil time.Time
+	brokenMsg   string
+}
+
+func newEndpoint(url string, interval time.Duration) *endpoint {
+	lim := rate.NewLimiter(rate.Inf, 1)
+	if interval > 0 {
+		lim = rate.NewLimiter(rate.Every(interval), 1)
+	}
+	return &endpoint{url: url, limiter: lim}
+}
+
+// ready waits until a request may start: after the endpoint's pause and its interval.
+func (e *endpoint) ready(ctx context.Context) error {
+	e.mu.Lock()
+	wait := time.Until(e.pausedUntil)
+	e.mu.Unlock()
+	if wait > 0 {
+		if err := sleep(ctx, wait); err != nil {
+			return err
+		}
+	}
+	return e.limiter.Wait(ctx)
+}
+
+// pause holds every request to the endpoint for d, as a 429 asks.
+func (e *endpoint) pause(d time.Duration) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if until := time.Now().Add(d); until.After(e.pausedUntil) {
+		e.pausedUntil = until
+	}
+}
+
+// breakWith gives the endpoint up for the rest of the run; broken says why.
+func (e *endpoint) breakWith(msg string) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.brokenMsg == "" {
+		e.brokenMsg = msg
+	}
+}
+
+func (e *endpoint) broken() string {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.brokenMsg
+}
+
+// sleep waits d unless ctx ends first.
+func sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
