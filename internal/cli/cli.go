@@ -35,6 +35,9 @@ type command struct {
 // commands lists every subcommand, in the order usage shows them.
 func commands() []command {
 	return []command{
+		{name: "run", args: "[--config F] [--site ID]... [--channel all|indexnow|bing|feed] [--dry-run] [--json] [--no-wait]",
+			summary: "Read each site's sitemaps once and submit what is new or changed, then exit.",
+			run:     runRun},
 		{name: "urls", args: "SITEMAP [--format text|tsv|jsonl] [--user-agent UA]",
 			summary: "Print every page URL of a sitemap: a URL, a site root or robots.txt (discovery), or a local file.",
 			run:     runURLs},

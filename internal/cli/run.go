@@ -1,0 +1,137 @@
+package cli
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"time"
+
+	"github.com/sitepush/sitepush/internal/channel/indexnow"
+	"github.com/sitepush/sitepush/internal/config"
+	"github.com/sitepush/sitepush/internal/runner"
+	"github.com/sitepush/sitepush/internal/store"
+)
+
+// runFlags are the flags of `sitepush run`.
+type runFlags struct {
+	config  *string
+	sites   stringList
+	channel *string
+	dryRun  *bool
+	json    *bool
+	noWait  *bool
+}
+
+// runRun does one full pass for the selected sites and channels (SPEC §1): exit 0 when everything
+// due was submitted, 1 when some submission or sitemap failed, 2 on bad usage or configuration.
+func runRun(e *env, cmd command, args []string) error {
+	fs := newFlags(cmd.name)
+	f := runFlags{config: configFlag(fs)}
+	fs.Var(&f.sites, "site", "run only site `ID` (repeatable)")
+	f.channel = fs.String("channel", "all", "run only channel `CHANNEL`: all, indexnow, bing or feed")
+	f.dryRun = fs.Bool("dry-run", false, "read and diff, but submit nothing and write no state")
+	f.json = fs.Bool("json", false, "print each site's execution record as JSON instead of a summary")
+	f.noWait = fs.Bool("no-wait", false, "skip a site another run is running instead of waiting for it")
+	if _, err := parseArgs(e, cmd, fs, args, 0, 0); err != nil {
+		return err
+	}
+	if err := oneOf("channel", *f.channel, "all", "indexnow", "bing", "feed"); err != nil {
+		return err
+	}
+	cfg, err := loadConfig(*f.config)
+	if err != nil {
+		return err
+	}
+	sites, err := selectSites(cfg, f.sites)
+	if err != nil {
+		return err
+	}
+	st, err := openState(e, cfg, *f.dryRun)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	return runSites(e, cfg, st, sites, f)
+}
+
+// openState opens the store; a dry run never writes to it.
+func openState(e *env, cfg *config.Config, dryRun bool) (*store.Store, error) {
+	if dryRun {
+		return store.OpenReadOnly(e.ctx, cfg.State)
+	}
+	return store.Open(e.ctx, cfg.State)
+}
+
+// runSites runs each site in turn and prints what happened.
+func runSites(e *env, cfg *config.Config, st *store.Store, sites []*config.Site, f runFlags) error {
+	client := httpClient()
+	r := runner.New(st)
+	r.Client, r.UserAgent = client, cfg.UserAgent
+	r.Warn = func(site, msg string) { fmt.Fprintf(e.stderr, "warning: site %s: %s\n", site, msg) }
+	r.Notify = func(msg string) { fmt.Fprintf(e.stderr, "%s\n", msg) }
+	prog := newProgress(e.stderr)
+	r.Progress = prog.show
+	failed := 0
+	for _, site := range sites {
+		chans := channels(site, *f.channel, client, cfg.UserAgent)
+		rec, err := r.Run(e.ctx, site, runner.Options{Trigger: "cli", Channels: chans, DryRun: *f.dryRun, NoWait: *f.noWait})
+		prog.clear()
+		switch {
+		case errors.Is(err, runner.ErrBusy):
+			fmt.Fprintf(e.stderr, "%v\n", err)
+			continue
+		case err != nil && rec == nil:
+			fmt.Fprintf(e.stderr, "error: site %s: %v\n", site.ID, err)
+			failed++
+			continue
+		}
+		if *f.json {
+			enc := json.NewEncoder(e.stdout)
+			enc.SetEscapeHTML(false)
+			enc.Encode(rec)
+		} else {
+			printRecord(e.stdout, rec)
+		}
+		if err != nil || rec.Status == runner.StatusFailed || rec.Status == runner.StatusPartial {
+			failed++
+		}
+	}
+	if failed > 0 {
+		return &exitError{code: exitFailed, err: fmt.Errorf("%d of %d sites had failures (see above)", failed, len(sites))}
+	}
+	return nil
+}
+
+// channels returns the site's enabled channels among those selected, in order.
+func channels(site *config.Site, only string, client *http.Client, userAgent string) []runner.Channel {
+	var out []runner.Channel
+	if site.IndexNow.Enabled && (only == "all" || only == "indexnow") {
+		out = append(out, indexnow.New(site, client, userAgent))
+	}
+	return out
+}
+
+// httpClient is the client every request to engines and sites goes through.
+func httpClient() *http.Client {
+	return &http.Client{Transport: &http.Transport{
+		Proxy:               http.ProxyFromEnvironment,
+		DialContext:         (&net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
+		TLSHandshakeTimeout: 10 * time.Second,
+		MaxIdleConnsPerHost: 16,
+		IdleConnTimeout:     90 * time.Second,
+		ForceAttemptHTTP2:   true,
+	}}
+}
+
+// isTerminal reports whether f is a terminal, where progress can be redrawn in place.
+func isTerminal(w any) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}
