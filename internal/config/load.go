@@ -87,12 +87,12 @@ func parseTree(data []byte) (*yaml.Node, error) {
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	var doc, next yaml.Node
 	if err := dec.Decode(&doc); err != nil && err != io.EOF {
-		return nil, syntaxError(err)
+		return nil, syntaxError(err, data)
 	}
 	switch err := dec.Decode(&next); {
 	case err == io.EOF:
 	case err != nil:
-		return nil, syntaxError(err)
+		return nil, syntaxError(err, data)
 	case len(next.Content) > 0 && !isNull(next.Content[0]):
 		return nil, atLine(next.Content[0], "a second YAML document starts here; the configuration is one document")
 	}
@@ -104,11 +104,22 @@ func parseTree(data []byte) (*yaml.Node, error) {
 
 // syntaxError drops yaml's "yaml: " prefix. yaml.v3 leaves the line out of parse errors on the
 // first line only (it omits line 0 of its own count); those get "line 1: " back. Its one other
-// error without a line, an unknown anchor, names the anchor instead.
-func syntaxError(err error) error {
+// error without a line, an unknown anchor, names the anchor instead. An unquoted ${VAR} inside a
+// flow mapping ({…}) is the likeliest cause of a syntax error there, and gets its fix.
+func syntaxError(err error, data []byte) error {
 	msg := strings.TrimPrefix(err.Error(), "yaml: ")
 	if !strings.HasPrefix(msg, "line ") && !strings.HasPrefix(msg, "unknown anchor") {
 		msg = "line 1: " + msg
+	}
+	var n int
+	if _, e := fmt.Sscanf(msg, "line %d:", &n); e == nil && n >= 1 {
+		lines := strings.Split(string(data), "\n")
+		for _, l := range lines[max(0, n-2):min(n+1, len(lines))] {
+			if strings.Contains(l, "${") && strings.Contains(l, "{") {
+				msg += `; inside {…} a ${VAR} must be quoted ("${VAR}"), or the mapping written in block style`
+				break
+			}
+		}
 	}
 	return errors.New(msg)
 }

@@ -77,3 +77,13 @@ func TestCronIsUTC(t *testing.T) {
 		t.Errorf("Next = %v, want %v", next, want)
 	}
 }
+
+func TestFlowMappingVarHint(t *testing.T) {
+	_, err := Parse([]byte("sites:\n  - id: x\n    sitemaps: [https://x.example/s.xml]\n    bing: {enabled: true, apiKey: ${K}}\n"), "/", func(string) (string, bool) { return "k", true })
+	if err == nil || !strings.Contains(err.Error(), `inside {…} a ${VAR} must be quoted ("${VAR}")`) {
+		t.Errorf("err = %v", err)
+	}
+	if _, err := Parse([]byte("sites:\n  - id: x\n    sitemaps: [https://x.example/s.xml]\n    bing: {enabled: true, apiKey: \"${K}\"}\n"), "/", func(string) (string, bool) { return "bing-key-1", true }); err != nil {
+		t.Errorf("a quoted ${VAR} in a flow mapping: %v", err)
+	}
+}
