@@ -21,4 +21,10 @@ type Reporter interface {
 	Requested(Request)
 	// Finished tells the final outcome of some URLs; it returns once that is recorded.
 	Finished(Outcome) error
+	// HeldBack tells of n due URLs the channel did not send because a quota is spent: they stay
+	// due, and are no failure.
+	HeldBack(channel string, n int, why string)
+	// Failed tells of a failure of the channel as a whole (a rejected API key): the URLs it did
+	// not get to stay due, and the run counts as failed in part.
+	Failed(channel, msg string)
 }

@@ -3,6 +3,8 @@ package runner
 import (
 	"context"
 	"fmt"
+	"math/rand/v2"
+	"slices"
 	"time"
 )
 
@@ -36,6 +38,31 @@ func newQueue(site string, state State, items []item) *Queue {
 		}
 	}
 	return &Queue{site: site, state: state, items: ordered}
+}
+
+// Meta is what a channel may order its queue by.
+type Meta struct {
+	Lastmod time.Time // zero when the sitemap gives none
+	Retry   bool      // the last attempt failed
+}
+
+// Shuffle puts the queue in a random order.
+func (q *Queue) Shuffle(rnd *rand.Rand) {
+	rnd.Shuffle(len(q.items), func(i, j int) { q.items[i], q.items[j] = q.items[j], q.items[i] })
+}
+
+// SortStable orders the queue by cmp, keeping the present order of URLs cmp finds equal: after a
+// Shuffle, those come in random order.
+func (q *Queue) SortStable(cmp func(a, b Meta) int) {
+	slices.SortStableFunc(q.items, func(a, b item) int { return cmp(a.meta(), b.meta()) })
+}
+
+func (it item) meta() Meta {
+	m := Meta{Retry: it.retry}
+	if it.lastmod != 0 {
+		m.Lastmod = time.UnixMilli(it.lastmod).UTC()
+	}
+	return m
 }
 
 // Len is how many URLs are due.

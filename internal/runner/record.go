@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"slices"
 	"time"
 )
 
@@ -36,6 +37,8 @@ type Record struct {
 	Filtered  int                      `json:"filtered"`
 	Channels  map[string]*ChannelStats `json:"channels"`
 	Errors    []string                 `json:"errors"`
+	// Notes tell what is worth knowing but went as it should (a quota spent).
+	Notes []string `json:"notes,omitempty"`
 }
 
 // ChannelStats is what one channel did in a run.
@@ -45,6 +48,8 @@ type ChannelStats struct {
 	Failed    int `json:"failed"`
 	// Skipped counts URLs already delivered and unchanged.
 	Skipped int `json:"skipped"`
+	// Held counts due URLs held back by a quota: they go next time, and are no failure.
+	Held int `json:"held"`
 	// Left counts due URLs the run did not get to (stopped by its budget or a signal).
 	Left      int                       `json:"left"`
 	Endpoints map[string]*EndpointStats `json:"endpoints"`
@@ -61,14 +66,14 @@ type EndpointStats struct {
 }
 
 // addError keeps the first maxErrors errors of a run, each once.
-func (r *Record) addError(msg string) {
-	if len(r.Errors) >= maxErrors {
-		return
+func (r *Record) addError(msg string) { r.Errors = addOnce(r.Errors, msg) }
+
+// addNote keeps the first maxErrors notes of a run, each once.
+func (r *Record) addNote(msg string) { r.Notes = addOnce(r.Notes, msg) }
+
+func addOnce(list []string, msg string) []string {
+	if len(list) >= maxErrors || slices.Contains(list, msg) {
+		return list
 	}
-	for _, e := range r.Errors {
-		if e == msg {
-			return
-		}
-	}
-	r.Errors = append(r.Errors, msg)
+	return append(list, msg)
 }

@@ -61,3 +61,16 @@ func (r *recorder) Finished(o Outcome) error {
 	}
 	return nil
 }
+
+func (r *recorder) HeldBack(channel string, n int, why string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.rec.Channels[channel].Held += n
+	r.rec.addNote(channel + ": " + why)
+}
+
+func (r *recorder) Failed(channel, msg string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.rec.addError(channel + ": " + msg)
+}

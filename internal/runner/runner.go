@@ -140,7 +140,7 @@ func (r *Runner) deliver(ctx context.Context, ch Channel, q *Queue, rep *recorde
 	rep.mu.Lock()
 	defer rep.mu.Unlock()
 	st := rep.rec.Channels[ch.Name()]
-	st.Left = st.Due - st.Submitted - st.Failed
+	st.Left = st.Due - st.Submitted - st.Failed - st.Held
 }
 
 // status sums a run up (SPEC §6).

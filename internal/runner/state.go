@@ -33,6 +33,9 @@ type Outcome struct {
 	Delivered bool
 	// Err is why they were not delivered: the cause and the fix.
 	Err string
+	// Rejected marks URLs the channel refused for good (an invalid URL on Bing): they are not
+	// retried until they change, and count as failed.
+	Rejected bool
 }
 
 // Request is one request a channel made to one endpoint.
