@@ -24,12 +24,14 @@ func (s *Store) RecordOutcome(ctx context.Context, site string, now time.Time, o
 		return fmt.Errorf("recording deliveries of site %q: %w", site, err)
 	}
 	defer tx.Rollback()
+	// A rejected URL is recorded like a delivered one, so that it is not due again until it
+	// changes, but with its outcome and error.
 	query := `INSERT INTO deliveries (site_id, url_hash, channel, lastmod, delivered_at, outcome, attempts, last_error, last_attempt)
-		VALUES ($1, $2, $3, $4, $5, 'ok', 1, NULL, $5)
+		VALUES ($1, $2, $3, $4, $5, $6, 1, $7, $5)
 		ON CONFLICT (site_id, url_hash, channel) DO UPDATE SET lastmod = excluded.lastmod,
-			delivered_at = excluded.delivered_at, outcome = 'ok', attempts = ` + attemptsSQL + `,
-			last_error = NULL, last_attempt = excluded.last_attempt`
-	if !o.Delivered {
+			delivered_at = excluded.delivered_at, outcome = excluded.outcome, attempts = ` + attemptsSQL + `,
+			last_error = excluded.last_error, last_attempt = excluded.last_attempt`
+	if !o.Delivered && !o.Rejected {
 		query = `INSERT INTO deliveries (site_id, url_hash, channel, lastmod, delivered_at, outcome, attempts, last_error, last_attempt)
 		VALUES ($1, $2, $3, NULL, NULL, 'failed', 1, $4, $5)
 		ON CONFLICT (site_id, url_hash, channel) DO UPDATE SET outcome = 'failed', attempts = ` + attemptsSQL + `,
@@ -40,11 +42,14 @@ func (s *Store) RecordOutcome(ctx context.Context, site string, now time.Time, o
 		return err
 	}
 	for _, d := range o.URLs {
-		var arg any = ms(d.Lastmod)
-		if !o.Delivered {
-			arg = o.Err
+		args := []any{site, d.Hash, o.Channel, o.Err, now.UnixMilli()}
+		switch {
+		case o.Rejected:
+			args = []any{site, d.Hash, o.Channel, ms(d.Lastmod), now.UnixMilli(), "rejected", o.Err}
+		case o.Delivered:
+			args = []any{site, d.Hash, o.Channel, ms(d.Lastmod), now.UnixMilli(), "ok", nil}
 		}
-		if _, err := stmt.ExecContext(ctx, site, d.Hash, o.Channel, arg, now.UnixMilli()); err != nil {
+		if _, err := stmt.ExecContext(ctx, args...); err != nil {
 			return fmt.Errorf("recording deliveries of site %q: %w", site, err)
 		}
 	}

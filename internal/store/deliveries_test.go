@@ -127,3 +127,22 @@ func TestLastSeenIsRefreshedAtMostDaily(t *testing.T) {
 		t.Errorf("after a day: first %d last %d", first, last)
 	}
 }
+
+func TestRejectedIsNotDueUntilItChanges(t *testing.T) {
+	s, db := openRaw(t)
+	lm := t0.Add(-time.Hour)
+	p := runner.Page{Hash: 3, URL: "https://a.example/bad url", Lastmod: lm}
+	s.SyncCatalog(ctx, "a", t0, []runner.Page{p}, nil, false)
+	s.RecordOutcome(ctx, "a", t0, runner.Outcome{Channel: "bing", URLs: []runner.Due{{Hash: 3, Lastmod: lm}}, Rejected: true, Err: "InvalidUrl"})
+	if r := delivery(t, db, 3, "bing"); r.outcome != "rejected" || r.lastError.String != "InvalidUrl" || r.lastmod.Int64 != lm.UnixMilli() {
+		t.Errorf("row %+v", r)
+	}
+	got, _ := s.SyncCatalog(ctx, "a", t0, []runner.Page{p}, []string{"bing"}, false)
+	if want := (runner.DeliveryState{Known: true, Lastmod: lm, DeliveredAt: t0}); got[0] != want {
+		t.Errorf("state %+v, want %+v: known, not failed", got[0], want)
+	}
+	stats, _ := s.DailyStats(ctx, t0, "a")
+	if len(stats) != 1 || stats[0].Failed != 1 || stats[0].Successful != 0 {
+		t.Errorf("a rejection counts as a failure in the statistics: %+v", stats)
+	}
+}
