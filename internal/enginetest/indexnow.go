@@ -17,10 +17,13 @@ import (
 
 var keyFormat = regexp.MustCompile(`^[A-Za-z0-9-]{8,128}$`)
 
-// Fault is a scripted answer: a status code, with a Retry-After header when RetryAfter is set.
+// Fault is a scripted answer: a status code, with a Retry-After header when RetryAfter is set,
+// and for Bing an error code and message.
 type Fault struct {
 	Status     int
 	RetryAfter string
+	ErrorCode  int
+	Message    string
 }
 
 // Submission is one request the engine answered.

@@ -1,0 +1,148 @@
+// Package bing is the Bing Webmaster channel: due URLs submitted through SubmitUrlbatch within
+// the site's daily quota — reserved atomically in the store before each request, so that runs in
+// several processes never exceed it — newest first or at random.
+package bing
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"net/http"
+	"time"
+
+	"github.com/sitepush/sitepush/internal/config"
+	"github.com/sitepush/sitepush/internal/runner"
+)
+
+const (
+	name = "bing"
+	// maxRetries is how often a batch is tried again after a 5xx, a network error or a 429.
+	maxRetries = 3
+	// throttleWait is the wait after a 429 without Retry-After, as the original design had.
+	throttleWait = 60 * time.Second
+	// requestTimeout bounds one request to Bing.
+	requestTimeout = 30 * time.Second
+)
+
+// backoff are the waits before the retries after a failure.
+var backoff = []time.Duration{time.Second, 2 * time.Second, 4 * time.Second}
+
+// QuotaStore counts each site's daily Bing quota, atomically across processes.
+type QuotaStore interface {
+	ReserveQuota(ctx context.Context, site, day string, n, limit int) (int, error)
+	ReleaseQuota(ctx context.Context, site, day string, n int) error
+	MarkQuotaFull(ctx context.Context, site, day string) error
+	QuotaUsed(ctx context.Context, site, day string) (used int, full bool, err error)
+}
+
+// Channel delivers a site's due URLs to Bing.
+type Channel struct {
+	cfg       config.Bing
+	site      string
+	siteURL   string // the site's origin, as Bing knows the site
+	client    *http.Client
+	userAgent string
+	quota     QuotaStore
+	day       string // the UTC day of the run's start: the quota it counts against
+	limit     int    // the day's quota in all, once Deliver has asked Bing
+	rnd       *rand.Rand
+}
+
+// New returns the Bing channel of a validated site, for a run starting at start.
+func New(site *config.Site, client *http.Client, userAgent string, quota QuotaStore, start time.Time) *Channel {
+	return &Channel{cfg: site.Bing, site: site.ID, siteURL: site.BaseURL, client: client, userAgent: userAgent,
+		quota: quota, day: start.UTC().Format(time.DateOnly), rnd: rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64()))}
+}
+
+// Name is "bing".
+func (c *Channel) Name() string { return name }
+
+// Deliver sends the due URLs, in order of priority, in batches of batchSize, one request at a
+// time, until the day's quota is spent.
+func (c *Channel) Deliver(ctx context.Context, q *runner.Queue, rep runner.Reporter) error {
+	var err error
+	if c.limit, err = c.todaysLimit(ctx); err != nil {
+		if ctx.Err() == nil {
+			rep.Failed(name, err.Error())
+		}
+		return nil
+	}
+	c.order(q)
+	for pos := 0; pos < q.Len() && ctx.Err() == nil; {
+		granted, err := c.quota.ReserveQuota(ctx, c.site, c.day, min(c.cfg.BatchSize, q.Len()-pos), c.limit)
+		if err != nil {
+			return ctxOr(ctx, err)
+		}
+		if granted == 0 {
+			rep.HeldBack(name, q.Len()-pos, fmt.Sprintf("the daily quota of %d URLs is spent; %d due URLs go on the next UTC day", c.limit, q.Len()-pos))
+			return nil
+		}
+		urls, err := q.Slice(ctx, pos, pos+granted)
+		if err != nil {
+			c.quota.ReleaseQuota(context.WithoutCancel(ctx), c.site, c.day, granted)
+			return ctxOr(ctx, err)
+		}
+		stop, msg, err := c.batch(ctx, urls, rep)
+		switch {
+		case err != nil || stop == keyFailed:
+			return err
+		case stop == quotaFull:
+			rep.HeldBack(name, q.Len()-pos, msg+": Bing's quota is spent; the rest go on the next UTC day")
+			return nil
+		}
+		pos += granted
+	}
+	return nil
+}
+
+// todaysLimit is how many URLs the site may send today in all: dailyQuota, lowered to what Bing
+// says is left when it says less.
+func (c *Channel) todaysLimit(ctx context.Context) (int, error) {
+	limit := c.cfg.DailyQuota
+	left, _, err := c.Quota(ctx)
+	switch {
+	case err == nil:
+		used, _, uerr := c.quota.QuotaUsed(ctx, c.site, c.day)
+		if uerr != nil {
+			return 0, uerr
+		}
+		limit = min(limit, used+left)
+	case isInvalidKey(err):
+		return 0, err
+	}
+	// Bing could not say: count on the configured quota, and on Bing's refusal to stop.
+	return limit, nil
+}
+
+// order puts the queue in the site's priority: failed URLs first, then, for newest, URLs with a
+// lastmod newest first and those without in random order; for random, all in random order.
+func (c *Channel) order(q *runner.Queue) {
+	q.Shuffle(c.rnd)
+	q.SortStable(func(a, b runner.Meta) int {
+		switch {
+		case a.Retry != b.Retry:
+			return boolFirst(a.Retry)
+		case c.cfg.Priority != "newest":
+			return 0
+		case a.Lastmod.IsZero() != b.Lastmod.IsZero():
+			return boolFirst(!a.Lastmod.IsZero())
+		}
+		return b.Lastmod.Compare(a.Lastmod)
+	})
+}
+
+// boolFirst orders true before false.
+func boolFirst(aIsTrue bool) int {
+	if aIsTrue {
+		return -1
+	}
+	return 1
+}
+
+// ctxOr drops an error caused by the end of ctx: the run is stopping, not failing.
+func ctxOr(ctx context.Context, err error) error {
+	if ctx.Err() != nil {
+		return nil
+	}
+	return err
+}

@@ -1,0 +1,166 @@
+package bing
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/sitepush/sitepush/internal/runner"
+)
+
+// stop says why a batch ended Bing's delivery for this run, if it did.
+type stop int
+
+const (
+	goOn      stop = iota
+	quotaFull      // Bing refused for quota: nothing more goes today
+	keyFailed      // Bing refused the key or the site: nothing more goes
+)
+
+// batch sends urls (reserved already) and reports the outcome. An invalid URL is rejected and
+// the rest of the batch sent again. msg says why when it stops.
+func (c *Channel) batch(ctx context.Context, urls []runner.Due, rep runner.Reporter) (stop, string, error) {
+	release := func(n int) { c.quota.ReleaseQuota(context.WithoutCancel(ctx), c.site, c.day, n) }
+	for len(urls) > 0 {
+		a, aborted := c.send(ctx, urls, rep)
+		switch {
+		case aborted:
+			release(len(urls))
+			return goOn, "", nil
+		case a.verdict == accepted:
+			return goOn, "", rep.Finished(runner.Outcome{Channel: name, URLs: urls, Delivered: true})
+		case a.verdict == quotaSpent:
+			release(len(urls))
+			c.quota.MarkQuotaFull(context.WithoutCancel(ctx), c.site, c.day)
+			return quotaFull, a.msg, nil
+		case a.verdict == badKey:
+			release(len(urls))
+			rep.Failed(name, a.msg)
+			return keyFailed, a.msg, nil
+		case a.verdict == badURL:
+			release(len(urls))
+			bad, ok := c.culprit(urls, a.badURL)
+			if !ok {
+				return c.oneByOne(ctx, urls, rep)
+			}
+			if err := rep.Finished(runner.Outcome{Channel: name, URLs: []runner.Due{bad}, Err: a.msg, Rejected: true}); err != nil {
+				return goOn, "", err
+			}
+			urls = slices.DeleteFunc(urls, func(d runner.Due) bool { return d == bad })
+			// What is left is sent again, within a fresh reservation.
+			var err error
+			if urls, err = c.rereserve(ctx, urls); err != nil {
+				return goOn, "", err
+			}
+		default:
+			release(len(urls))
+			return goOn, "", rep.Finished(runner.Outcome{Channel: name, URLs: urls, Err: a.msg})
+		}
+	}
+	return goOn, "", nil
+}
+
+// culprit returns the URL an InvalidUrl answer is about: the one Bing named, or the batch's only
+// one. ok is false when that cannot be told.
+func (c *Channel) culprit(urls []runner.Due, named string) (runner.Due, bool) {
+	for _, d := range urls {
+		if d.URL == named {
+			return d, true
+		}
+	}
+	if len(urls) == 1 {
+		return urls[0], true
+	}
+	return runner.Due{}, false
+}
+
+// oneByOne sends urls one per request, each within its own reservation, to find which one Bing
+// refuses when it does not say.
+func (c *Channel) oneByOne(ctx context.Context, urls []runner.Due, rep runner.Reporter) (stop, string, error) {
+	for i, d := range urls {
+		one, err := c.rereserve(ctx, []runner.Due{d})
+		if err != nil || len(one) == 0 {
+			if err == nil {
+				rep.HeldBack(name, len(urls)-i, fmt.Sprintf("the daily quota of %d URLs is spent", c.limit))
+			}
+			return goOn, "", err
+		}
+		if stop, msg, err := c.batch(ctx, one, rep); err != nil || stop != goOn {
+			return stop, msg, err
+		}
+	}
+	return goOn, "", nil
+}
+
+// rereserve reserves urls again after a batch lost some; it keeps those the quota still allows.
+func (c *Channel) rereserve(ctx context.Context, urls []runner.Due) ([]runner.Due, error) {
+	granted, err := c.quota.ReserveQuota(ctx, c.site, c.day, len(urls), c.limit)
+	if err != nil {
+		return nil, ctxOr(ctx, err)
+	}
+	return urls[:granted], nil
+}
+
+// send makes one batch's requests, retrying after 5xx, network errors and 429s. aborted means
+// ctx ended while waiting to retry.
+func (c *Channel) send(ctx context.Context, urls []runner.Due, rep runner.Reporter) (a answer, aborted bool) {
+	list := make([]string, len(urls))
+	for i, d := range urls {
+		list[i] = d.URL
+	}
+	for attempt := 0; ; attempt++ {
+		start := time.Now()
+		a = c.attempt(ctx, list)
+		rep.Requested(runner.Request{Channel: name, Endpoint: c.cfg.Endpoint, URLs: len(list), Accepted: a.verdict == accepted,
+			Status: a.status, Latency: time.Since(start)})
+		if (a.verdict != retryLater && a.verdict != throttled) || attempt >= maxRetries {
+			if a.verdict == retryLater || a.verdict == throttled {
+				a.verdict, a.msg = refused, fmt.Sprintf("%s (gave up after %d attempts)", a.msg, attempt+1)
+			}
+			return a, false
+		}
+		wait := backoff[min(attempt, len(backoff)-1)]
+		if a.verdict == throttled {
+			wait = throttleWait
+			if a.wait > 0 {
+				wait = a.wait
+			}
+		}
+		if sleep(ctx, wait) != nil {
+			return a, true
+		}
+	}
+}
+
+// attempt makes one request; once started it is let finish even if ctx ends (what it delivers is
+// recorded), within requestTimeout.
+func (c *Channel) attempt(ctx context.Context, urls []string) answer {
+	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), requestTimeout)
+	defer cancel()
+	req, err := c.submitRequest(rctx, urls)
+	if err != nil {
+		return answer{verdict: refused, msg: err.Error()}
+	}
+	resp, err := c.client.Do(req)
+	if err != nil {
+		return answer{verdict: retryLater, msg: fmt.Sprintf("Bing at %s: %v", c.cfg.Endpoint, withoutURL(err))}
+	}
+	defer resp.Body.Close()
+	return c.judge(resp)
+}
+
+func isInvalidKey(err error) bool { return errors.Is(err, ErrInvalidKey) }
+
+// sleep waits d unless ctx ends first.
+func sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
