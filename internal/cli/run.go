@@ -9,6 +9,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/sitepush/sitepush/internal/channel/bing"
 	"github.com/sitepush/sitepush/internal/channel/indexnow"
 	"github.com/sitepush/sitepush/internal/config"
 	"github.com/sitepush/sitepush/internal/runner"
@@ -76,7 +77,7 @@ func runSites(e *env, cfg *config.Config, st *store.Store, sites []*config.Site,
 	r.Progress = prog.show
 	failed := 0
 	for _, site := range sites {
-		chans := channels(site, *f.channel, client, cfg.UserAgent)
+		chans := channels(site, *f.channel, client, cfg.UserAgent, st)
 		rec, err := r.Run(e.ctx, site, runner.Options{Trigger: "cli", Channels: chans, DryRun: *f.dryRun, NoWait: *f.noWait})
 		prog.clear()
 		switch {
@@ -105,11 +106,15 @@ func runSites(e *env, cfg *config.Config, st *store.Store, sites []*config.Site,
 	return nil
 }
 
-// channels returns the site's enabled channels among those selected, in order.
-func channels(site *config.Site, only string, client *http.Client, userAgent string) []runner.Channel {
+// channels returns the site's enabled channels among those selected, in order: IndexNow, then
+// Bing, which never holds IndexNow up.
+func channels(site *config.Site, only string, client *http.Client, userAgent string, st *store.Store) []runner.Channel {
 	var out []runner.Channel
 	if site.IndexNow.Enabled && (only == "all" || only == "indexnow") {
 		out = append(out, indexnow.New(site, client, userAgent))
+	}
+	if site.Bing.Enabled && (only == "all" || only == "bing") {
+		out = append(out, bing.New(site, client, userAgent, st, time.Now()))
 	}
 	return out
 }

@@ -34,6 +34,9 @@ func printRecord(w io.Writer, rec *runner.Record) {
 	for _, n := range names {
 		printChannel(w, n, rec.Channels[n], rec.DryRun)
 	}
+	for _, n := range rec.Notes {
+		fmt.Fprintf(w, "  note: %s\n", n)
+	}
 	for _, e := range rec.Errors {
 		fmt.Fprintf(w, "  error: %s\n", e)
 	}
@@ -51,6 +54,9 @@ func printChannel(w io.Writer, name string, st *runner.ChannelStats, dryRun bool
 		return
 	}
 	fmt.Fprintf(w, "  %s: %s due, %s submitted, %s failed, %s already delivered", name, count(st.Due), count(st.Submitted), count(st.Failed), count(st.Skipped))
+	if st.Held > 0 {
+		fmt.Fprintf(w, ", %s held back by the quota", count(st.Held))
+	}
 	if st.Left > 0 {
 		fmt.Fprintf(w, ", %s left for the next run", count(st.Left))
 	}

@@ -1,0 +1,58 @@
+package cli
+
+import (
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/sitepush/sitepush/internal/enginetest"
+)
+
+func TestCheck(t *testing.T) {
+	b := &enginetest.Bing{Keys: map[string]int{"bing-key-123": 80}}
+	bsrv := httptest.NewServer(b)
+	defer bsrv.Close()
+	w := newTestWorld(t, "    bing: {enabled: true, apiKey: \"${BING_KEY}\", dailyQuota: 100, endpoint: "+bsrv.URL+"/webmaster/api.svc/json}\n")
+	w.publish(12)
+	t.Setenv("BING_KEY", "bing-key-123")
+	code, out, errOut := run(t, "check", "--config", w.config)
+	for _, want := range []string{"✓ configuration", "✓ sitemap " + w.site.URL + "/sitemap.xml: 12 URLs in 1 file",
+		"✓ IndexNow key file " + w.site.URL + "/" + testKey + ".txt serves the key",
+		"✓ Bing API key accepted: 80 URLs left today (0 of 100 configured used; Bing reports 80 today, 2,400 this month)"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("missing %q in\n%s", want, out)
+		}
+	}
+	if code != exitOK || errOut != "" {
+		t.Errorf("exit %d, %q", code, errOut)
+	}
+
+	w.files["/"+testKey+".txt"] = "something else"
+	delete(w.files, "/sitemap.xml")
+	t.Setenv("BING_KEY", "wrong-bing-key")
+	code, out, errOut = run(t, "check", "--config", w.config)
+	for _, want := range []string{"✗ sitemap " + w.site.URL + "/sitemap.xml: HTTP 404 Not Found",
+		"✗ IndexNow key file " + w.site.URL + "/" + testKey + ".txt serves 14 bytes that are not the key — publish a file at",
+		"whose content is exactly the key (a1b2…)",
+		"✗ Bing: Bing answered HTTP 401, ErrorCode 3: InvalidApiKey: the API key was rejected: check bing.apiKey"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("missing %q in\n%s", want, out)
+		}
+	}
+	if code != exitFailed || !strings.Contains(errOut, "3 checks failed") || strings.Contains(out, "wrong-bing-key") {
+		t.Errorf("exit %d, %q", code, errOut)
+	}
+}
+
+func TestCheckKeyLocationNotAtRoot(t *testing.T) {
+	w := newTestWorld(t, "")
+	w.publish(1)
+	w.files["/keys/"+testKey+".txt"] = testKey + "\n"
+	cfg := strings.Replace(readFile(t, w.config), "indexnow: {enabled: true, key: "+testKey+"}",
+		"indexnow: {enabled: true, key: "+testKey+", keyLocation: "+w.site.URL+"/keys/"+testKey+".txt}", 1)
+	writeFile(t, w.config, cfg)
+	code, out, _ := run(t, "check", "--config", w.config)
+	if code != exitOK || !strings.Contains(out, "! IndexNow keyLocation is not at the site root: engines accept it only for URLs under "+w.site.URL+"/keys/") {
+		t.Errorf("exit %d\n%s", code, out)
+	}
+}
