@@ -97,6 +97,7 @@ func (w *walk) readRetrying(s source, idx int) ([]source, error) {
 	for attempt := 0; ; attempt++ {
 		children, err := w.readOnce(s, idx)
 		if f := fatal(w.ctx, err); f != nil {
+			w.res.Sitemaps[idx].Err = fmt.Errorf("not read to the end: %w", f)
 			return nil, f
 		}
 		if err == nil || s.url == nil || !retryable(err) || attempt >= w.r.opt.Retries {
@@ -105,7 +106,9 @@ func (w *walk) readRetrying(s source, idx int) ([]source, error) {
 		}
 		w.warn(idx, fmt.Sprintf("%v; trying again in %s (%d of %d)", err, w.r.opt.RetryInterval, attempt+1, w.r.opt.Retries))
 		if err := sleep(w.ctx, w.r.opt.RetryInterval); err != nil {
-			return nil, fatal(w.ctx, err)
+			f := fatal(w.ctx, err)
+			w.res.Sitemaps[idx].Err = fmt.Errorf("not read to the end: %w", f)
+			return nil, f
 		}
 	}
 }
