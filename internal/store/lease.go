@@ -10,13 +10,13 @@ import (
 	"github.com/sitepush/sitepush/internal/runner"
 )
 
-// AcquireLease takes site's lease for holder until now+ttl, unless another holder's lease is
-// still valid; then it reports who holds it and until when. Taking an expired lease is how a
-// killed run's lease frees itself.
+// AcquireLease takes site's lease for holder until now+ttl, unless a lease is still valid; then it
+// reports who holds it and until when. Taking an expired lease is how a killed run's lease frees
+// itself. A holder is one run: even it cannot take a lease twice.
 func (s *Store) AcquireLease(ctx context.Context, site, holder string, now time.Time, ttl time.Duration) (bool, string, time.Time, error) {
 	res, err := s.db.ExecContext(ctx, `INSERT INTO leases (site_id, holder, expires_at) VALUES ($1, $2, $3)
 		ON CONFLICT (site_id) DO UPDATE SET holder = excluded.holder, expires_at = excluded.expires_at
-		WHERE leases.expires_at <= $4 OR leases.holder = excluded.holder`,
+		WHERE leases.expires_at <= $4`,
 		site, holder, now.Add(ttl).UnixMilli(), now.UnixMilli())
 	if err != nil {
 		return false, "", time.Time{}, fmt.Errorf("taking the lease of site %q: %w", site, err)

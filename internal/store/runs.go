@@ -13,16 +13,30 @@ import (
 // keepHistory is how long execution records and daily statistics are kept.
 const keepHistory = 90 * 24 * time.Hour
 
-// StartRun creates the execution record of a run, status running, and returns its id.
+// StartRun creates the execution record of a run, status running, and returns its id. The caller
+// holds the site's lease, so any other run of the site still marked running died before it
+// finished (a kill, a crash): those are closed as failed.
 func (s *Store) StartRun(ctx context.Context, site, trigger string, now time.Time) (int64, error) {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return 0, err
+	}
+	defer tx.Rollback()
+	if _, err := tx.ExecContext(ctx, `UPDATE runs SET status = $2, finished_at = $3 WHERE site_id = $1 AND status = $4`,
+		site, runner.StatusFailed, now.UnixMilli(), runner.StatusRunning); err != nil {
+		return 0, err
+	}
 	var id int64
-	err := s.db.QueryRowContext(ctx, `INSERT INTO runs (site_id, trigger, started_at, status) VALUES ($1, $2, $3, $4) RETURNING id`,
+	err = tx.QueryRowContext(ctx, `INSERT INTO runs (site_id, trigger, started_at, status) VALUES ($1, $2, $3, $4) RETURNING id`,
 		site, trigger, now.UnixMilli(), runner.StatusRunning).Scan(&id)
 	if err != nil {
 		return 0, fmt.Errorf("recording the start of a run of site %q: %w", site, err)
 	}
-	return id, nil
+	return id, tx.Commit()
 }
+
+// interrupted is the error of a run whose process died before it finished.
+const interrupted = "interrupted: the process running it stopped before it finished; what it delivered was recorded"
 
 // FinishRun stores a finished execution record, and drops records and statistics of the site
 // older than 90 days.
@@ -73,6 +87,9 @@ func (s *Store) Runs(ctx context.Context, site string, limit int) ([]runner.Reco
 			}
 		} else {
 			r.Site, r.StartedAt = site, time.UnixMilli(started).UTC()
+			if r.Status != runner.StatusRunning {
+				r.Errors = []string{interrupted}
+			}
 		}
 		out = append(out, r)
 	}

@@ -43,3 +43,18 @@ func TestRuns(t *testing.T) {
 		t.Errorf("statistics older than 90 days were kept: %+v", stats)
 	}
 }
+
+func TestStartRunClosesRunsThatDied(t *testing.T) {
+	s := storetest.Open(t)
+	dead, _ := s.StartRun(ctx, "a", "cli", t0)
+	other, _ := s.StartRun(ctx, "b", "cli", t0)
+	id, _ := s.StartRun(ctx, "a", "cli", t0.Add(time.Hour))
+	runs, _ := s.Runs(ctx, "a", 10)
+	if len(runs) != 2 || runs[0].ID != id || runs[0].Status != runner.StatusRunning ||
+		runs[1].ID != dead || runs[1].Status != runner.StatusFailed || len(runs[1].Errors) != 1 {
+		t.Errorf("runs %+v", runs)
+	}
+	if b, _ := s.Runs(ctx, "b", 1); b[0].ID != other || b[0].Status != runner.StatusRunning {
+		t.Errorf("another site's run was closed: %+v", b)
+	}
+}

@@ -4,6 +4,8 @@ import (
 	"database/sql"
 	"fmt"
 	"net/url"
+	"strings"
+	"time"
 
 	_ "modernc.org/sqlite" // the database/sql driver "sqlite", pure Go
 )
@@ -35,9 +37,22 @@ func openSQLite(path string, readOnly bool) (*Store, error) {
 		// Every connection to :memory: is a database of its own.
 		db.SetMaxOpenConns(1)
 	}
-	if err := db.Ping(); err != nil {
+	if err := ping(db); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("state %s: %w (check that the directory exists and is writable)", path, err)
 	}
 	return &Store{db: db, dialect: sqlite, name: path}, nil
+}
+
+// ping opens the first connection. Switching a new database to WAL takes a lock SQLite does not
+// wait for, so processes opening a new state file together may find it busy: they try again.
+func ping(db *sql.DB) error {
+	var err error
+	for attempt := range 50 {
+		if err = db.Ping(); err == nil || !strings.Contains(err.Error(), "SQLITE_BUSY") && !strings.Contains(err.Error(), "database is locked") {
+			return err
+		}
+		time.Sleep(time.Duration(10+attempt) * time.Millisecond)
+	}
+	return err
 }
