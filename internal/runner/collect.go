@@ -5,6 +5,7 @@ import (
 	"context"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/sitepush/sitepush/internal/config"
 	"github.com/sitepush/sitepush/internal/sitemap"
@@ -53,8 +54,9 @@ func (c *collector) add(ctx context.Context, e sitemap.Entry) error {
 		return nil
 	}
 	c.rec.TotalURLs++
+	u := canonical(e.URL)
 	// Lastmods are stored to the millisecond: finer ones would never compare equal again.
-	c.batch = append(c.batch, Page{Hash: URLHash(e.URL), URL: string(e.URL), Lastmod: e.Lastmod.Truncate(time.Millisecond)})
+	c.batch = append(c.batch, Page{Hash: URLHash(u), URL: string(u), Lastmod: e.Lastmod.Truncate(time.Millisecond)})
 	if len(c.batch) >= syncBatch {
 		return c.flush(ctx)
 	}
@@ -79,6 +81,25 @@ func (c *collector) inScope(u []byte) bool {
 		path = path[:q]
 	}
 	return c.site.PathAllowed(string(path))
+}
+
+// canonical writes a URL's scheme and host in lower case, as engines compare them: a sitemap's
+// "https://WWW.Example.com/x" is the page https://www.example.com/x, and IndexNow refuses the
+// former as not on the site's host. The path is left alone: it is case-sensitive.
+func canonical(u []byte) []byte {
+	end := bytes.Index(u, []byte("://")) + 3
+	if host := bytes.IndexAny(u[end:], "/?#"); host >= 0 {
+		end += host
+	} else {
+		end = len(u)
+	}
+	if !bytes.ContainsFunc(u[:end], unicode.IsUpper) {
+		return u
+	}
+	out := make([]byte, len(u))
+	copy(out, bytes.ToLower(u[:end]))
+	copy(out[end:], u[end:])
+	return out
 }
 
 // flush syncs the pending pages with the store and queues those due on each channel.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"strconv"
 	"time"
@@ -23,18 +24,19 @@ var ErrBusy = errors.New("site is busy")
 // ErrLeaseLost is returned by State.RenewLease when another run holds the lease now.
 var ErrLeaseLost = errors.New("the site's lease was lost to another run")
 
-// holderID names this process in leases: host, pid and a random part, since pids repeat.
+// holderID names one run in leases: host and pid, to tell people who holds a site, and a random
+// part, since pids repeat and one process runs many sites, and may run one site twice in a row.
 func holderID() string {
 	host, _ := os.Hostname()
-	return fmt.Sprintf("%s:%d:%s", host, os.Getpid(), strconv.FormatInt(time.Now().UnixNano()%1e9, 36))
+	return fmt.Sprintf("%s:%d:%s", host, os.Getpid(), strconv.FormatUint(rand.Uint64(), 36))
 }
 
 // lease takes the site's lease, waiting for it unless noWait, and keeps it renewed until the
 // returned release is called. lost is closed if the lease is lost on the way.
-func (r *Runner) lease(ctx context.Context, site string, noWait bool) (release func(), lost <-chan struct{}, err error) {
+func (r *Runner) lease(ctx context.Context, site, holder string, noWait bool) (release func(), lost <-chan struct{}, err error) {
 	said := false
 	for {
-		ok, other, until, err := r.State.AcquireLease(ctx, site, r.holder, r.now(), leaseTTL)
+		ok, other, until, err := r.State.AcquireLease(ctx, site, holder, r.now(), leaseTTL)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -55,24 +57,32 @@ func (r *Runner) lease(ctx context.Context, site string, noWait bool) (release f
 		}
 	}
 	done, lostCh := make(chan struct{}), make(chan struct{})
-	go r.renew(site, done, lostCh)
+	go r.renew(site, holder, done, lostCh)
 	return func() {
 		close(done)
-		_ = r.State.ReleaseLease(context.WithoutCancel(ctx), site, r.holder)
+		_ = r.State.ReleaseLease(context.WithoutCancel(ctx), site, holder)
 	}, lostCh, nil
 }
 
-// renew extends the lease every leaseRenew until done; it closes lost if the lease was lost.
-func (r *Runner) renew(site string, done <-chan struct{}, lost chan<- struct{}) {
+// renew extends the lease every leaseRenew until done. It closes lost when the lease was lost,
+// or when renewing has failed for so long (the database busy, or out of reach) that the lease
+// may have expired and another run taken the site: the run must stop rather than overlap.
+func (r *Runner) renew(site, holder string, done <-chan struct{}, lost chan<- struct{}) {
 	t := time.NewTicker(leaseRenew)
 	defer t.Stop()
+	renewed := r.now()
 	for {
 		select {
 		case <-done:
 			return
 		case <-t.C:
-			// Another error (the database busy for long) is tried again at the next tick.
-			if err := r.State.RenewLease(context.Background(), site, r.holder, r.now(), leaseTTL); errors.Is(err, ErrLeaseLost) {
+			ctx, cancel := context.WithTimeout(context.Background(), leaseRenew-time.Second)
+			err := r.State.RenewLease(ctx, site, holder, r.now(), leaseTTL)
+			cancel()
+			switch {
+			case err == nil:
+				renewed = r.now()
+			case errors.Is(err, ErrLeaseLost) || r.now().Sub(renewed) >= leaseTTL-leaseRenew:
 				close(lost)
 				return
 			}

@@ -32,8 +32,6 @@ type Runner struct {
 	Progress func(rec *Record)
 	// LeasePoll is how often a run waiting for a busy site tries again.
 	LeasePoll time.Duration
-
-	holder string
 }
 
 // Options say how to run a site.
@@ -48,7 +46,7 @@ type Options struct {
 
 // New returns a Runner over state, with the default clock and lease polling.
 func New(state State) *Runner {
-	return &Runner{State: state, Now: time.Now, LeasePoll: time.Second, holder: holderID()}
+	return &Runner{State: state, Now: time.Now, LeasePoll: time.Second}
 }
 
 func (r *Runner) now() time.Time { return r.Now().UTC() }
@@ -60,7 +58,7 @@ func (r *Runner) Run(ctx context.Context, site *config.Site, opt Options) (*Reco
 	rec := &Record{Site: site.ID, Trigger: opt.Trigger, DryRun: opt.DryRun, StartedAt: r.now(),
 		Status: StatusRunning, Channels: map[string]*ChannelStats{}, Errors: []string{}}
 	if !opt.DryRun {
-		release, lost, err := r.lease(ctx, site.ID, opt.NoWait)
+		release, lost, err := r.lease(ctx, site.ID, holderID(), opt.NoWait)
 		if err != nil {
 			return nil, err
 		}
@@ -101,22 +99,16 @@ func (r *Runner) run(ctx context.Context, site *config.Site, opt Options, rec *R
 	col := newCollector(r.State, site, rec, names, rec.StartedAt, opt.DryRun)
 	col.progress = r.progress(rec)
 	res, err := r.reader(site).Read(budget, site.Sitemaps, func(e sitemap.Entry) error { return col.add(ctx, e) })
-	if err == nil {
-		err = col.flush(ctx)
+	if budget.Err() != nil && errors.Is(err, budget.Err()) {
+		err = nil // the budget or a signal cut the read short: not a failure of the run
 	}
-	if err != nil && budget.Err() == nil {
+	// What was read is recorded even when the read was cut short.
+	if err = errors.Join(err, col.flush(ctx)); err != nil {
 		rec.Status = StatusFailed
 		rec.addError(err.Error())
 		return err
 	}
-	for _, sm := range res.Sitemaps {
-		if sm.Err != nil {
-			rec.Sitemaps.Failed++
-			rec.addError(fmt.Sprintf("sitemap %s: %v", sm.URL, sm.Err))
-		} else {
-			rec.Sitemaps.Read++
-		}
-	}
+	cut := r.countSitemaps(rec, res, budget)
 	if !res.Unreadable() && !opt.DryRun {
 		rep := &recorder{ctx: context.WithoutCancel(ctx), state: r.State, site: site.ID, now: r.now, rec: rec,
 			onChange: r.progress(rec), latency: map[*EndpointStats]time.Duration{}}
@@ -124,14 +116,32 @@ func (r *Runner) run(ctx context.Context, site *config.Site, opt Options, rec *R
 			r.deliver(budget, ch, newQueue(site.ID, r.State, col.due[i]), rep)
 		}
 	}
-	rec.Status = r.status(ctx, budget, rec, res)
+	rec.Status = r.status(ctx, budget, rec, res, cut)
 	return nil
+}
+
+// countSitemaps counts the sitemaps read and failed. A sitemap whose read the run's end cut
+// short is neither: cut reports it.
+func (r *Runner) countSitemaps(rec *Record, res *sitemap.Result, budget context.Context) (cut bool) {
+	for _, sm := range res.Sitemaps {
+		switch {
+		case sm.Err == nil:
+			rec.Sitemaps.Read++
+		case budget.Err() != nil && errors.Is(sm.Err, budget.Err()):
+			cut = true
+		default:
+			rec.Sitemaps.Failed++
+			rec.addError(fmt.Sprintf("sitemap %s: %v", sm.URL, sm.Err))
+		}
+	}
+	return cut
 }
 
 // deliver runs one channel, isolated: its failure is recorded and the next channel goes on.
 func (r *Runner) deliver(ctx context.Context, ch Channel, q *Queue, rep *recorder) {
-	if q.Len() > 0 {
-		if err := ch.Deliver(ctx, q, rep); err != nil {
+	if q.Len() > 0 && ctx.Err() == nil {
+		// An error that is only the end of the budget is no failure of the channel.
+		if err := ch.Deliver(ctx, q, rep); err != nil && !(ctx.Err() != nil && errors.Is(err, ctx.Err())) {
 			rep.mu.Lock()
 			rep.rec.addError(ch.Name() + ": " + err.Error())
 			rep.mu.Unlock()
@@ -143,23 +153,31 @@ func (r *Runner) deliver(ctx context.Context, ch Channel, q *Queue, rep *recorde
 	st.Left = st.Due - st.Submitted - st.Failed - st.Held
 }
 
-// status sums a run up (SPEC §6).
-func (r *Runner) status(ctx, budget context.Context, rec *Record, res *sitemap.Result) string {
+// status sums a run up (SPEC §6). Failures come first: a run that failed in part and then ran
+// out of budget is partial, not merely stopped.
+func (r *Runner) status(ctx, budget context.Context, rec *Record, res *sitemap.Result, cut bool) string {
 	due, done, failed, left := 0, 0, 0, 0
 	for _, st := range rec.Channels {
 		due, done, failed, left = due+st.Due, done+st.Submitted, failed+st.Failed, left+st.Left
 	}
-	switch {
-	case res.Unreadable() || due > 0 && done == 0 && failed > 0:
-		return StatusFailed
-	case left > 0 && ctx.Err() == nil && errors.Is(budget.Err(), context.DeadlineExceeded):
-		rec.addError(fmt.Sprintf("stopped by runBudget with %d deliveries left for the next run", left))
-		return StatusBudgetExhausted
-	case left > 0 && ctx.Err() != nil:
+	stopped := left > 0 || cut
+	if stopped && ctx.Err() == nil && errors.Is(budget.Err(), context.DeadlineExceeded) {
+		what := fmt.Sprintf("%d deliveries are left for the next run", left)
+		if cut {
+			what = fmt.Sprintf("the sitemaps were read only in part (%d URLs); the next run reads them again", rec.TotalURLs)
+		}
+		rec.addNote("runBudget ran out: " + what)
+	}
+	if stopped && ctx.Err() != nil {
 		rec.addError(fmt.Sprintf("interrupted (%v) with %d deliveries left for the next run", context.Cause(ctx), left))
-		return StatusPartial
+	}
+	switch {
+	case res.Unreadable() && !cut || due > 0 && done == 0 && failed > 0:
+		return StatusFailed
 	case failed > 0 || rec.Sitemaps.Failed > 0 || len(rec.Errors) > 0 && !rec.DryRun:
 		return StatusPartial
+	case stopped:
+		return StatusBudgetExhausted
 	}
 	return StatusOK
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"slices"
@@ -190,10 +192,10 @@ func TestRunScope(t *testing.T) {
 	s := newSite(t, "    include: [\"/blog/**\"]\n    exclude: [\"/blog/drafts/**\"]\n")
 	os.WriteFile(filepath.Join(s.dir, "sitemap.xml"), []byte(`<urlset><url><loc>https://a.example/blog/a</loc></url>`+
 		`<url><loc>https://a.example/blog/drafts/x</loc></url><url><loc>https://a.example/about</loc></url>`+
-		`<url><loc>https://other.example/blog/b</loc></url><url><loc>https://A.EXAMPLE/blog/c?q=1</loc></url></urlset>`), 0o644)
+		`<url><loc>https://other.example/blog/b</loc></url><url><loc>HTTPS://A.EXAMPLE/blog/c?q=1</loc></url></urlset>`), 0o644)
 	ch := &fakeChannel{name: "indexnow", batch: 10}
 	rec := run(t, r, s, runner.Options{Channels: []runner.Channel{ch}})
-	if got := ch.take(); !slices.Equal(got, []string{"https://a.example/blog/a", "https://A.EXAMPLE/blog/c?q=1"}) || rec.Filtered != 3 || rec.TotalURLs != 2 {
+	if got := ch.take(); !slices.Equal(got, []string{"https://a.example/blog/a", "https://a.example/blog/c?q=1"}) || rec.Filtered != 3 || rec.TotalURLs != 2 {
 		t.Errorf("delivered %v, filtered %d", got, rec.Filtered)
 	}
 }
@@ -234,8 +236,8 @@ func TestRunBudget(t *testing.T) {
 	ch := &fakeChannel{name: "indexnow", batch: 1, block: true}
 	rec := run(t, r, s, runner.Options{Channels: []runner.Channel{ch}})
 	if st := rec.Channels["indexnow"]; rec.Status != runner.StatusBudgetExhausted || st.Submitted != 1 || st.Left != 2 ||
-		!strings.Contains(strings.Join(rec.Errors, ""), "stopped by runBudget with 2 deliveries left") {
-		t.Fatalf("%s %+v %q", rec.Status, st, rec.Errors)
+		len(rec.Errors) != 0 || !slices.Equal(rec.Notes, []string{"runBudget ran out: 2 deliveries are left for the next run"}) {
+		t.Fatalf("%s %+v %q %q", rec.Status, st, rec.Errors, rec.Notes)
 	}
 	ch.take()
 	ch.block = false
@@ -271,5 +273,57 @@ func TestRunWaitsForTheLease(t *testing.T) {
 	}
 	if ok, _, _, _ := st.AcquireLease(ctx, "s", "third", time.Now(), time.Minute); !ok {
 		t.Error("a finished run must release its lease")
+	}
+}
+
+func TestFailuresComeBeforeTheBudget(t *testing.T) {
+	r := runner.New(storetest.Open(t))
+	s := newSite(t, "    runBudget: 100ms\n")
+	s.publish("/a", "/b", "/c")
+	ch := &fakeChannel{name: "indexnow", batch: 1, block: true, failing: func(runner.Due) string { return "HTTP 503" }}
+	rec := run(t, r, s, runner.Options{Channels: []runner.Channel{ch}})
+	if st := rec.Channels["indexnow"]; rec.Status != runner.StatusFailed || st.Failed != 1 || st.Left != 2 {
+		t.Errorf("%s %+v: a run that failed and then ran out of budget must not look merely stopped", rec.Status, st)
+	}
+	s.publish("/a", "/b", "/c", "/d")
+	ch.failing = func(d runner.Due) string {
+		if strings.HasSuffix(d.URL, "/a") {
+			return "HTTP 503"
+		}
+		return ""
+	}
+	ch.batch = 2
+	rec = run(t, r, s, runner.Options{Channels: []runner.Channel{ch}})
+	if st := rec.Channels["indexnow"]; rec.Status != runner.StatusPartial || st.Submitted != 1 || st.Failed != 1 || st.Left != 2 {
+		t.Errorf("%s %+v", rec.Status, st)
+	}
+}
+
+func TestBudgetEndsDuringTheRead(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Write([]byte("<urlset>"))
+		for i := range 500 {
+			fmt.Fprintf(w, "<url><loc>https://a.example/p/%d</loc></url>", i)
+		}
+		w.(http.Flusher).Flush()
+		select { // then the server stalls
+		case <-r.Context().Done():
+		case <-time.After(10 * time.Second):
+		}
+	}))
+	defer srv.Close()
+	st := storetest.Open(t)
+	r := runner.New(st)
+	s := newSite(t, "    runBudget: 300ms\n    sitemap: {retries: 0}\n")
+	s.site.Sitemaps = []string{srv.URL + "/sitemap.xml"}
+	ch := &fakeChannel{name: "indexnow", batch: 100}
+	rec := run(t, r, s, runner.Options{Channels: []runner.Channel{ch}})
+	if rec.Status != runner.StatusBudgetExhausted || rec.TotalURLs != 500 || rec.Sitemaps.Read != 0 || rec.Sitemaps.Failed != 0 ||
+		len(rec.Notes) != 1 || !strings.Contains(rec.Notes[0], "the sitemaps were read only in part (500 URLs)") {
+		t.Fatalf("%s, %d URLs, sitemaps %+v, notes %q, errors %q", rec.Status, rec.TotalURLs, rec.Sitemaps, rec.Notes, rec.Errors)
+	}
+	// What was read is in the catalogue, due next run.
+	if got, _ := st.URLs(context.Background(), "s", []int64{runner.URLHash([]byte("https://a.example/p/499"))}); got[0] == "" {
+		t.Error("the URLs read before the budget ran out were not recorded")
 	}
 }
