@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/sitepush/sitepush/internal/config"
 )
 
 // verdict is what to do after one attempt.
@@ -22,17 +24,19 @@ const (
 
 // answer is the outcome of one attempt.
 type answer struct {
-	verdict verdict
-	status  int
-	wait    time.Duration // for throttled: Retry-After, when given
-	msg     string        // the cause and the fix
+	verdict   verdict
+	status    int
+	wait      time.Duration // for throttled: Retry-After
+	waitGiven bool          // whether the engine gave a Retry-After
+	msg       string        // the cause and the fix
 }
 
 // judge classifies an engine's answer (SPEC §4): 200 and 202 accept; 429 throttles; 5xx may pass;
 // 400, 403 and 422 never will, each explained.
 func (c *Channel) judge(endpoint string, resp *http.Response) answer {
 	body, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
-	said := strings.Join(strings.Fields(string(body)), " ")
+	// An engine may echo the request: the key is shown only by its first characters.
+	said := strings.ReplaceAll(strings.Join(strings.Fields(string(body)), " "), c.cfg.Key, config.MaskKey(c.cfg.Key))
 	if said != "" {
 		said = fmt.Sprintf(" (the engine said %q)", said)
 	}
@@ -42,7 +46,8 @@ func (c *Channel) judge(endpoint string, resp *http.Response) answer {
 	case code == http.StatusOK || code == http.StatusAccepted:
 		return answer{verdict: accepted, status: code}
 	case code == http.StatusTooManyRequests:
-		return answer{verdict: throttled, status: code, wait: retryAfter(resp.Header.Get("Retry-After"), time.Now()),
+		wait, given := retryAfter(resp.Header.Get("Retry-After"), time.Now())
+		return answer{verdict: throttled, status: code, wait: wait, waitGiven: given,
 			msg: status + ": the engine is throttling; lower indexnow.maxConcurrent or raise indexnow.interval"}
 	case code >= 500:
 		return answer{verdict: retryLater, status: code, msg: status + ": the engine failed; it is tried again next run"}
@@ -58,17 +63,15 @@ func (c *Channel) judge(endpoint string, resp *http.Response) answer {
 	return answer{verdict: broken, status: code, msg: status + ": check indexnow.endpoints"}
 }
 
-// retryAfter reads a Retry-After header: seconds, or an HTTP date. It returns 0 when absent.
-func retryAfter(v string, now time.Time) time.Duration {
+// retryAfter reads a Retry-After header: seconds, or an HTTP date (one past means now). given is
+// false when there is none, or none that can be read.
+func retryAfter(v string, now time.Time) (wait time.Duration, given bool) {
 	v = strings.TrimSpace(v)
-	if v == "" {
-		return 0
-	}
 	if secs, err := strconv.Atoi(v); err == nil && secs >= 0 {
-		return time.Duration(secs) * time.Second
+		return time.Duration(secs) * time.Second, true
 	}
-	if t, err := http.ParseTime(v); err == nil && t.After(now) {
-		return t.Sub(now)
+	if t, err := http.ParseTime(v); err == nil {
+		return max(0, t.Sub(now)), true
 	}
-	return 0
+	return 0, false
 }

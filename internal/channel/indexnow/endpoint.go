@@ -29,17 +29,20 @@ func newEndpoint(url string, interval time.Duration) *endpoint {
 	return &endpoint{url: url, limiter: lim}
 }
 
-// ready waits until a request may start: after the endpoint's pause and its interval.
+// ready waits until a request may start: after the endpoint's pause — which another worker's
+// 429 may extend meanwhile — and its interval.
 func (e *endpoint) ready(ctx context.Context) error {
-	e.mu.Lock()
-	wait := time.Until(e.pausedUntil)
-	e.mu.Unlock()
-	if wait > 0 {
+	for {
+		e.mu.Lock()
+		wait := time.Until(e.pausedUntil)
+		e.mu.Unlock()
+		if wait <= 0 {
+			return e.limiter.Wait(ctx)
+		}
 		if err := sleep(ctx, wait); err != nil {
 			return err
 		}
 	}
-	return e.limiter.Wait(ctx)
 }
 
 // pause holds every request to the endpoint for d, as a 429 asks.

@@ -82,11 +82,11 @@ func (c *Channel) work(ctx context.Context, q *runner.Queue, e *endpoint, t *tra
 		if err != nil {
 			return ctxOr(ctx, err)
 		}
-		ok, msg, aborted := c.submit(ctx, e, urls, rep)
+		parts, aborted := c.deliver(ctx, e, urls, rep)
 		if aborted {
 			return nil
 		}
-		if err := t.done(k, urls, ok, msg); err != nil {
+		if err := t.done(k, urls, parts); err != nil {
 			return err
 		}
 	}
@@ -100,38 +100,98 @@ func ctxOr(ctx context.Context, err error) error {
 	return err
 }
 
-// submit delivers one batch to one endpoint, retrying as the answer allows. aborted means ctx
-// ended while waiting to start or retry: the batch has no outcome on this endpoint.
-func (c *Channel) submit(ctx context.Context, e *endpoint, urls []runner.Due, rep runner.Reporter) (ok bool, msg string, aborted bool) {
+// part is what an endpoint did with some URLs of a batch.
+type part struct {
+	urls     []runner.Due
+	ok       bool
+	rejected bool // refused on its own: the URL itself is at fault
+	msg      string
+}
+
+// deliver sends a batch to an endpoint. When the endpoint refuses it (400, 422) and it holds more
+// than one URL, the batch is halved and each half sent, down to the URLs at fault: one bad URL
+// costs some 2·log₂(n) requests instead of failing the batch, and the next runs, for good. When
+// both halves are refused alike, the cause is not in the URLs, and the whole batch fails.
+func (c *Channel) deliver(ctx context.Context, e *endpoint, urls []runner.Due, rep runner.Reporter) ([]part, bool) {
+	a, aborted := c.submit(ctx, e, urls, rep)
+	switch {
+	case aborted:
+		return nil, true
+	case a.verdict == accepted:
+		return []part{{urls: urls, ok: true}}, false
+	case a.verdict != refused:
+		return []part{{urls: urls, msg: a.msg}}, false
+	case len(urls) == 1:
+		return []part{{urls: urls, rejected: true, msg: a.msg + " (the URL is not sent again until it changes)"}}, false
+	}
+	return c.bisect(ctx, e, urls, rep)
+}
+
+// bisect sends both halves of a refused batch, and halves further what is refused again.
+func (c *Channel) bisect(ctx context.Context, e *endpoint, urls []runner.Due, rep runner.Reporter) ([]part, bool) {
+	halves := [2][]runner.Due{urls[:len(urls)/2], urls[len(urls)/2:]}
+	var answers [2]answer
+	for i, h := range halves {
+		a, aborted := c.submit(ctx, e, h, rep)
+		if aborted {
+			return nil, true
+		}
+		answers[i] = a
+	}
+	if answers[0].verdict == refused && answers[1].verdict == refused && answers[0].status == answers[1].status {
+		return []part{{urls: urls, msg: answers[0].msg}}, false
+	}
+	var parts []part
+	for i, h := range halves {
+		switch a := answers[i]; {
+		case a.verdict == accepted:
+			parts = append(parts, part{urls: h, ok: true})
+		case a.verdict == refused && len(h) == 1:
+			parts = append(parts, part{urls: h, rejected: true, msg: a.msg + " (the URL is not sent again until it changes)"})
+		case a.verdict == refused:
+			sub, aborted := c.bisect(ctx, e, h, rep)
+			if aborted {
+				return nil, true
+			}
+			parts = append(parts, sub...)
+		default:
+			parts = append(parts, part{urls: h, msg: a.msg})
+		}
+	}
+	return parts, false
+}
+
+// submit sends one batch to one endpoint, retrying as the answer allows, and returns the last
+// answer. aborted means ctx ended while waiting to start or retry.
+func (c *Channel) submit(ctx context.Context, e *endpoint, urls []runner.Due, rep runner.Reporter) (answer, bool) {
 	sub, err := c.submission(urls)
 	if err != nil {
-		return false, err.Error(), false
+		return answer{verdict: broken, msg: err.Error()}, false
 	}
 	for attempt := 0; ; attempt++ {
 		if msg := e.broken(); msg != "" {
-			return false, msg, false
+			return answer{verdict: broken, msg: msg}, false
 		}
 		if err := e.ready(ctx); err != nil {
-			return false, "", true
+			return answer{}, true
 		}
 		start := time.Now()
 		a := c.attempt(ctx, e.url, sub)
 		rep.Requested(runner.Request{Channel: name, Endpoint: e.url, URLs: sub.n, Accepted: a.verdict == accepted,
 			Status: a.status, Latency: time.Since(start)})
 		switch a.verdict {
-		case accepted:
-			return true, "", false
-		case refused:
-			return false, a.msg, false
+		case accepted, refused:
+			return a, false
 		case broken:
 			e.breakWith(a.msg)
-			return false, a.msg, false
+			return a, false
 		}
 		if attempt >= c.cfg.MaxRetries {
-			return false, fmt.Sprintf("%s (gave up after %d attempts)", a.msg, attempt+1), false
+			a.msg = fmt.Sprintf("%s (gave up after %d attempts)", a.msg, attempt+1)
+			return a, false
 		}
 		if err := c.wait(ctx, e, a, attempt); err != nil {
-			return false, "", true
+			return answer{}, true
 		}
 	}
 }
@@ -140,9 +200,9 @@ func (c *Channel) submit(ctx context.Context, e *endpoint, urls []runner.Due, re
 // (for every request to the endpoint), backoff[attempt] after a failure.
 func (c *Channel) wait(ctx context.Context, e *endpoint, a answer, attempt int) error {
 	if a.verdict == throttled {
-		d := a.wait
-		if d == 0 {
-			d = c.cfg.ThrottleWait.D()
+		d := c.cfg.ThrottleWait.D()
+		if a.waitGiven {
+			d = a.wait
 		}
 		e.pause(d)
 		return nil // ready() waits out the pause

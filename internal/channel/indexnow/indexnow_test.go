@@ -2,6 +2,7 @@ package indexnow_test
 
 import (
 	"encoding/json"
+	"io"
 	"net/http"
 	"slices"
 	"strings"
@@ -67,6 +68,8 @@ func TestRetries(t *testing.T) {
 		{"429 with Retry-After seconds", []enginetest.Fault{{Status: 429, RetryAfter: "30"}}, 30 * time.Second},
 		{"429 without Retry-After waits throttleWait", []enginetest.Fault{{Status: 429}}, 60 * time.Second},
 		{"5xx backs off", []enginetest.Fault{{Status: 500}, {Status: 503}, {Status: 502}}, 7 * time.Second},
+		{"429 with Retry-After 0 retries at once", []enginetest.Fault{{Status: 429, RetryAfter: "0"}}, 0},
+		{"429 with Retry-After as a date", []enginetest.Fault{{Status: 429, RetryAfter: "Sat, 01 Jan 2000 00:00:45 GMT"}}, 45 * time.Second},
 		{"429 then 503: backoff[1] after the first retry", []enginetest.Fault{{Status: 429, RetryAfter: "1"}, {Status: 503}}, 5 * time.Second},
 	}
 	for _, tc := range tests {
@@ -173,4 +176,62 @@ func sameSet(a, b []string) bool {
 	slices.Sort(a)
 	slices.Sort(b)
 	return slices.Equal(a, b)
+}
+
+// refusing wraps an engine: any request that carries one of bad is refused with status.
+func refusing(eng http.Handler, status int, bad ...string) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		for _, b := range bad {
+			if strings.Contains(string(body), `"`+b+`"`) {
+				w.WriteHeader(status)
+				io.WriteString(w, "URL not allowed")
+				return
+			}
+		}
+		r.Body = io.NopCloser(strings.NewReader(string(body)))
+		eng.ServeHTTP(w, r)
+	})
+}
+
+func TestOneBadURLDoesNotFailItsBatch(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		w := newWorld(t, "batchSize: 64, maxConcurrent: 1")
+		urls := w.publish(64)
+		bad := urls[37]
+		w.client.Transport = clientOf(refusing(w.engine(), 422, bad)).Transport
+		rec := w.run()
+		st := rec.Channels["indexnow"]
+		if st.Submitted != 63 || st.Failed != 1 || slices.Contains(w.engine().Accepted(), bad) || len(w.engine().Accepted()) != 63 {
+			t.Fatalf("%+v, accepted %d", st, len(w.engine().Accepted()))
+		}
+		// One request for the batch, then two per halving: 1 + 2·6.
+		if ep := st.Endpoints["https://engine.example/indexnow"]; ep.Requests != 13 {
+			t.Errorf("%d requests to find one bad URL in 64, want 13", ep.Requests)
+		}
+		if !strings.Contains(rec.Errors[0], "is not sent again until it changes") {
+			t.Errorf("errors %q", rec.Errors)
+		}
+		if rec := w.run(); rec.Channels["indexnow"].Due != 0 {
+			t.Errorf("the refused URL came back: %+v", rec.Channels["indexnow"])
+		}
+	})
+}
+
+func TestARefusalOfEverythingIsNotBisected(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		w := newWorld(t, "batchSize: 64, maxConcurrent: 1")
+		w.publish(64)
+		w.client.Transport = clientOf(http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
+			rw.WriteHeader(422)
+		})).Transport
+		rec := w.run()
+		st := rec.Channels["indexnow"]
+		if ep := st.Endpoints["https://engine.example/indexnow"]; st.Failed != 64 || ep.Requests != 3 {
+			t.Errorf("%+v, %d requests: want the batch and its two halves, then give up", st, ep.Requests)
+		}
+		if rec := w.run(); rec.Channels["indexnow"].Due != 64 {
+			t.Errorf("URLs refused for a cause not their own must stay due: %+v", rec.Channels["indexnow"])
+		}
+	})
 }

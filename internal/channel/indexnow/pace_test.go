@@ -1,6 +1,7 @@
 package indexnow_test
 
 import (
+	"io"
 	"net/http"
 	"strings"
 	"sync"
@@ -86,6 +87,23 @@ func TestKeyNeverPrintedWhole(t *testing.T) {
 		all := strings.Join(rec.Errors, "\n")
 		if all == "" || strings.Contains(strings.ReplaceAll(all, key+".txt", ""), key) {
 			t.Errorf("errors %q show the key", all)
+		}
+	})
+}
+
+func TestAnEchoedKeyIsMasked(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		w := newWorld(t, "maxRetries: 0")
+		w.client.Transport = clientOf(http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
+			body, _ := io.ReadAll(r.Body)
+			rw.WriteHeader(http.StatusBadRequest)
+			rw.Write(body) // an engine that quotes the request back
+		})).Transport
+		w.publish(1)
+		rec := w.run()
+		all := strings.Join(rec.Errors, "\n")
+		if !strings.Contains(all, "a1b2…") || strings.Contains(all, key) {
+			t.Errorf("errors %q", all)
 		}
 	})
 }

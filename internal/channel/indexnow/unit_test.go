@@ -24,17 +24,21 @@ func TestEncodeURIComponent(t *testing.T) {
 
 func TestRetryAfter(t *testing.T) {
 	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	for in, want := range map[string]time.Duration{
-		"":                              0,
-		"120":                           2 * time.Minute,
-		"0":                             0,
-		"-5":                            0,
-		"Thu, 01 Jan 2026 00:01:30 GMT": 90 * time.Second,
-		"Wed, 31 Dec 2025 23:59:00 GMT": 0, // in the past
-		"soon":                          0,
+	for _, tc := range []struct {
+		in    string
+		want  time.Duration
+		given bool
+	}{
+		{"", 0, false},
+		{"120", 2 * time.Minute, true},
+		{"0", 0, true},
+		{"-5", 0, false},
+		{"Thu, 01 Jan 2026 00:01:30 GMT", 90 * time.Second, true},
+		{"Wed, 31 Dec 2025 23:59:00 GMT", 0, true}, // in the past: now
+		{"soon", 0, false},
 	} {
-		if got := retryAfter(in, now); got != want {
-			t.Errorf("retryAfter(%q) = %v, want %v", in, got, want)
+		if got, given := retryAfter(tc.in, now); got != tc.want || given != tc.given {
+			t.Errorf("retryAfter(%q) = %v, %v; want %v, %v", tc.in, got, given, tc.want, tc.given)
 		}
 	}
 }
