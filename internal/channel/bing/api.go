@@ -67,6 +67,7 @@ func (c *Channel) judge(resp *http.Response) answer {
 	if said == "" {
 		said = strings.Join(strings.Fields(string(body)), " ")
 	}
+	said = strings.ReplaceAll(said, c.cfg.APIKey, "…") // the key is a secret, even echoed
 	what := fmt.Sprintf("Bing answered HTTP %d, ErrorCode %d: %s", resp.StatusCode, e.ErrorCode, clip(said, 200))
 	a := answer{status: resp.StatusCode, cause: what}
 	switch {
