@@ -85,9 +85,9 @@ func runSites(e *env, cfg *config.Config, st *store.Store, sites []*config.Site,
 			fmt.Fprintf(e.stderr, "%v\n", err)
 			continue
 		case err != nil && rec == nil:
-			fmt.Fprintf(e.stderr, "error: site %s: %v\n", site.ID, err)
-			failed++
-			continue
+			// The run could not be carried out at all: still one record per site for --json.
+			rec = &runner.Record{Site: site.ID, Trigger: "cli", DryRun: *f.dryRun, Status: runner.StatusFailed,
+				Errors: []string{err.Error()}, Channels: map[string]*runner.ChannelStats{}}
 		}
 		if *f.json {
 			enc := json.NewEncoder(e.stdout)
