@@ -66,8 +66,8 @@ func httpURL(s string) *url.URL {
 }
 
 // derive fills the values that default to others: baseUrl from the first sitemap (stored without a
-// trailing slash), indexnow.keyLocation from baseUrl and a well-formed key, and the feed's title and
-// description from the id and baseUrl's host.
+// trailing slash), indexnow.keyLocation from baseUrl and a well-formed key, the feed's title and
+// description from the id and baseUrl's host, and its URL from baseUrl.
 func (s *Site) derive() {
 	if s.BaseURL == "" && len(s.Sitemaps) > 0 {
 		if u := httpURL(s.Sitemaps[0]); u != nil {
@@ -84,5 +84,8 @@ func (s *Site) derive() {
 	}
 	if s.Feed.Description == "" && base != nil {
 		s.Feed.Description = "New pages on " + base.Host
+	}
+	if s.Feed.URL == "" && base != nil {
+		s.Feed.URL = s.BaseURL + "/feed.xml"
 	}
 }

@@ -28,6 +28,8 @@ func TestDerived(t *testing.T) {
 		{"feed description", siteDoc("baseUrl: https://www.example.com:8443"),
 			func(s *Site) string { return s.Feed.Description }, "New pages on www.example.com:8443"},
 		{"feed title given wins", siteDoc("feed: {title: Mine}"), func(s *Site) string { return s.Feed.Title }, "Mine"},
+		{"feed url from baseUrl", siteDoc("baseUrl: https://www.example.com/"), func(s *Site) string { return s.Feed.URL }, "https://www.example.com/feed.xml"},
+		{"feed url given wins", siteDoc("feed: {url: https://cdn.example.com/f.xml}"), func(s *Site) string { return s.Feed.URL }, "https://cdn.example.com/f.xml"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

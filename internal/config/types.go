@@ -31,6 +31,9 @@ type Webhook struct {
 	FailureRate float64 `yaml:"failureRate" json:"failureRate"`
 }
 
+// Channels are the channels a site can have, in the order a run delivers them.
+var Channels = []string{"indexnow", "bing", "feed"}
+
 // Site is one website sitepush watches.
 type Site struct {
 	// ID names the site in commands, URLs (/feeds/{id}.xml) and file names, so it is unique in a
@@ -145,4 +148,7 @@ type Feed struct {
 	// Out, when set, is a file the feed is written to after each run that changed it; two sites
 	// with enabled feeds cannot share one.
 	Out string `yaml:"out" json:"out,omitempty"`
+	// URL is where readers find the feed, for its atom:link rel="self"; it defaults to
+	// {baseUrl}/feed.xml, where a static site usually publishes feed.out.
+	URL string `yaml:"url" json:"url"`
 }

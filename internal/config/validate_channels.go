@@ -74,6 +74,9 @@ func checkFeed(f *Feed, p *problems) {
 	if f.KeepDays < 0 {
 		p.fieldf("feed.keepDays", "feed.keepDays must be 0 or more, got %d", f.KeepDays)
 	}
+	if f.URL != "" && httpURL(f.URL) == nil {
+		p.fieldf("feed.url", "feed.url %q must be an absolute http(s) URL, where readers find the feed", f.URL)
+	}
 }
 
 // MaskKey shows a key by its first four characters only ("abcd…"), the one form in which keys may

@@ -101,6 +101,7 @@ func TestValidateFeed(t *testing.T) {
 		{"baseline above inherited maxItems", "feed: {baselineItems: 51}", `site "example.com": feed.baselineItems (51) must be at most feed.maxItems (50, inherited)`},
 		{"baseline negative", "feed: {baselineItems: -1}", `site "example.com": feed.baselineItems must be 0 or more, got -1`},
 		{"keepDays", "feed: {keepDays: -1}", `site "example.com": feed.keepDays must be 0 or more, got -1`},
+		{"url", "feed: {url: \"feed.xml\"}", `site "example.com": feed.url "feed.xml" must be an absolute http(s) URL, where readers find the feed`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
