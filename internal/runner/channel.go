@@ -27,4 +27,25 @@ type Reporter interface {
 	// Failed tells of a failure of the channel as a whole (a rejected API key): the URLs it did
 	// not get to stay due, and the run counts as failed in part.
 	Failed(channel, msg string)
+	// Noted tells of something worth knowing that is no failure (a state rebuilt).
+	Noted(channel, msg string)
+}
+
+// Policy is how a channel wants its due URLs chosen. A channel that does not implement Chooser
+// gets the rules of SPEC §4.
+type Policy struct {
+	// OnlyNew makes due only URLs the channel never had, and those whose last attempt failed: a
+	// newer lastmod or resubmitAfter does not bring a URL back (a feed announces new pages once).
+	OnlyNew bool
+	// Newest asks for the newest n pages present in the sitemaps, due or not: Queue.Newest.
+	Newest int
+	// FirstRun says that the channel will deliver only the Newest pages in this run and take
+	// every other due URL as known (reporting it Skipped): what a dry run then shows.
+	FirstRun bool
+}
+
+// Chooser is a Channel with a Policy of its own, which the runner asks for once, before it
+// reads the sitemaps.
+type Chooser interface {
+	Policy(ctx context.Context) Policy
 }

@@ -30,17 +30,23 @@ type collector struct {
 	host     string // baseUrl's host, lower case
 	progress func()
 
-	batch []Page
-	due   [][]item // per channel
+	batch  []Page
+	due    [][]item // per channel
+	policy []Policy
+	newest []newest // per channel, for those whose policy asks
 }
 
-func newCollector(state State, site *config.Site, rec *Record, channels []string, now time.Time, dryRun bool) *collector {
+func newCollector(state State, site *config.Site, rec *Record, channels []string, policy []Policy, now time.Time, dryRun bool) *collector {
 	host := site.BaseURL
 	if i := strings.Index(host, "://"); i >= 0 {
 		host = host[i+3:]
 	}
 	c := &collector{state: state, site: site, rec: rec, channels: channels, now: now, dryRun: dryRun,
-		host: strings.ToLower(strings.TrimSuffix(host, "/")), due: make([][]item, len(channels))}
+		host: strings.ToLower(strings.TrimSuffix(host, "/")), due: make([][]item, len(channels)),
+		policy: policy, newest: make([]newest, len(channels))}
+	for i, p := range policy {
+		c.newest[i].n = p.Newest
+	}
 	for _, name := range channels {
 		rec.Channels[name] = &ChannelStats{Endpoints: map[string]*EndpointStats{}}
 	}
@@ -114,8 +120,9 @@ func (c *collector) flush(ctx context.Context) error {
 	n := len(c.channels)
 	for i, p := range c.batch {
 		for ch, name := range c.channels {
+			c.newest[ch].add(p)
 			stats := c.rec.Channels[name]
-			due, retry := isDue(states[i*n+ch], p.Lastmod, c.site.ResubmitAfter.D(), c.now)
+			due, retry := isDue(states[i*n+ch], p.Lastmod, c.site.ResubmitAfter.D(), c.now, c.policy[ch].OnlyNew)
 			if !due {
 				stats.Skipped++
 				continue
@@ -136,4 +143,21 @@ func (c *collector) flush(ctx context.Context) error {
 		c.progress()
 	}
 	return nil
+}
+
+// previewFirstRuns shows, in a dry run, what a channel's first run will deliver: only its newest
+// pages; every other due URL becomes known.
+func (c *collector) previewFirstRuns() {
+	for ch, name := range c.channels {
+		stats := c.rec.Channels[name]
+		if !c.policy[ch].FirstRun || stats.Due == 0 {
+			continue // a run with nothing due does not deliver
+		}
+		newest := c.newest[ch].list()
+		stats.Skipped += stats.Due - len(newest)
+		stats.Due, stats.Sample = len(newest), nil
+		for _, p := range newest[:min(len(newest), sampleSize)] {
+			stats.Sample = append(stats.Sample, p.URL)
+		}
+	}
 }

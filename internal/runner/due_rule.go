@@ -4,13 +4,16 @@ import "time"
 
 // isDue decides whether a URL present in the sitemaps is due on a channel (SPEC §4): never
 // delivered there; its last attempt failed (retry); its lastmod newer than the one delivered —
-// or, when none was delivered, newer than the delivery itself; or resubmitAfter has passed.
-func isDue(st DeliveryState, lastmod time.Time, resubmitAfter time.Duration, now time.Time) (due, retry bool) {
+// or, when none was delivered, newer than the delivery itself; or resubmitAfter has passed. A
+// channel that wants only new URLs gets the first two.
+func isDue(st DeliveryState, lastmod time.Time, resubmitAfter time.Duration, now time.Time, onlyNew bool) (due, retry bool) {
 	switch {
 	case !st.Known:
 		return true, false
 	case st.Failed:
 		return true, true
+	case onlyNew:
+		return false, false
 	case !lastmod.IsZero() && !st.Lastmod.IsZero() && lastmod.After(st.Lastmod):
 		return true, false
 	case !lastmod.IsZero() && st.Lastmod.IsZero() && lastmod.After(st.DeliveredAt):

@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"slices"
 	"testing"
 	"time"
 )
@@ -29,9 +30,14 @@ func TestIsDue(t *testing.T) {
 		{"resubmitAfter not yet", delivered, now.Add(-10 * day), 10 * day, false, false},
 	}
 	for _, tc := range tests {
-		due, retry := isDue(tc.st, tc.lastmod, tc.resubmit, now)
+		due, retry := isDue(tc.st, tc.lastmod, tc.resubmit, now, false)
 		if due != tc.due || retry != tc.retry {
 			t.Errorf("%s: due %v retry %v, want %v %v", tc.name, due, retry, tc.due, tc.retry)
+		}
+		// A channel of new URLs only gets the never delivered and the failed.
+		newDue, newRetry := isDue(tc.st, tc.lastmod, tc.resubmit, now, true)
+		if wantNew := !tc.st.Known || tc.st.Failed; newDue != wantNew || newRetry != tc.retry {
+			t.Errorf("%s, only new: due %v retry %v, want %v %v", tc.name, newDue, newRetry, wantNew, tc.retry)
 		}
 	}
 }
@@ -44,5 +50,33 @@ func TestQueueOrdersRetriesFirst(t *testing.T) {
 	}
 	if want := []int64{2, 4, 1, 3}; len(got) != 4 || got[0] != want[0] || got[1] != want[1] || got[2] != want[2] || got[3] != want[3] {
 		t.Errorf("order %v, want %v", got, want)
+	}
+}
+
+func TestNewest(t *testing.T) {
+	day := func(d int) time.Time { return time.Date(2026, 1, d, 0, 0, 0, 0, time.UTC) }
+	nw := newest{n: 4}
+	for i, lm := range []time.Time{{}, day(3), day(9), {}, day(1), day(9), day(5)} {
+		nw.add(Page{Hash: int64(i), Lastmod: lm})
+	}
+	var got []int64
+	for _, p := range nw.list() {
+		got = append(got, p.Hash)
+	}
+	// Newest first; equal dates in sitemap order; the undated only after every dated page.
+	if want := []int64{2, 5, 6, 1}; !slices.Equal(got, want) {
+		t.Errorf("newest = %v, want %v", got, want)
+	}
+	undated := newest{n: 2}
+	for i := range 5 {
+		undated.add(Page{Hash: int64(i)})
+	}
+	if l := undated.list(); len(l) != 2 || l[0].Hash != 0 || l[1].Hash != 1 {
+		t.Errorf("undated pages keep sitemap order: %v", l)
+	}
+	none := newest{}
+	none.add(Page{Hash: 1})
+	if len(none.list()) != 0 {
+		t.Error("a channel that asked for none got some")
 	}
 }

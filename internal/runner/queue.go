@@ -20,9 +20,10 @@ type item struct {
 // order of the sitemaps — and reads them back from the store a batch at a time. It is safe for
 // concurrent use.
 type Queue struct {
-	site  string
-	state State
-	items []item
+	site   string
+	state  State
+	items  []item
+	newest []Page
 }
 
 func newQueue(site string, state State, items []item) *Queue {
@@ -65,29 +66,43 @@ func (it item) meta() Meta {
 	return m
 }
 
+// Newest returns the newest pages present in the sitemaps, due or not, newest first: as many as
+// the channel's Policy asked for.
+func (q *Queue) Newest() []Page { return q.newest }
+
 // Len is how many URLs are due.
 func (q *Queue) Len() int { return len(q.items) }
 
+// Refs returns the due URLs from index from up to (not including) to, without their text: what
+// recording an outcome needs.
+func (q *Queue) Refs(from, to int) []Due {
+	batch := q.items[from:min(to, len(q.items))]
+	out := make([]Due, len(batch))
+	for i, it := range batch {
+		out[i] = Due{Hash: it.hash, Retry: it.retry}
+		if it.lastmod != 0 {
+			out[i].Lastmod = time.UnixMilli(it.lastmod).UTC()
+		}
+	}
+	return out
+}
+
 // Slice returns the due URLs from index from up to (not including) to.
 func (q *Queue) Slice(ctx context.Context, from, to int) ([]Due, error) {
-	batch := q.items[from:min(to, len(q.items))]
-	hashes := make([]int64, len(batch))
-	for i, it := range batch {
-		hashes[i] = it.hash
+	out := q.Refs(from, to)
+	hashes := make([]int64, len(out))
+	for i, d := range out {
+		hashes[i] = d.Hash
 	}
 	urls, err := q.state.URLs(ctx, q.site, hashes)
 	if err != nil {
 		return nil, err
 	}
-	out := make([]Due, len(batch))
-	for i, it := range batch {
+	for i := range out {
 		if urls[i] == "" {
-			return nil, fmt.Errorf("site %q: the store lost the URL of a due entry (hash %d)", q.site, it.hash)
+			return nil, fmt.Errorf("site %q: the store lost the URL of a due entry (hash %d)", q.site, out[i].Hash)
 		}
-		out[i] = Due{Hash: it.hash, URL: urls[i], Retry: it.retry}
-		if it.lastmod != 0 {
-			out[i].Lastmod = time.UnixMilli(it.lastmod).UTC()
-		}
+		out[i].URL = urls[i]
 	}
 	return out, nil
 }

@@ -50,9 +50,13 @@ func (r *recorder) Finished(o Outcome) error {
 		return err
 	}
 	ch := r.rec.Channels[o.Channel]
-	if o.Delivered {
+	switch {
+	case o.Skipped:
+		ch.Skipped += len(o.URLs)
+		ch.Due -= len(o.URLs)
+	case o.Delivered:
 		ch.Submitted += len(o.URLs)
-	} else {
+	default:
 		ch.Failed += len(o.URLs)
 		r.rec.addError(o.Channel + ": " + o.Err)
 	}
@@ -73,4 +77,10 @@ func (r *recorder) Failed(channel, msg string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.rec.addError(channel + ": " + msg)
+}
+
+func (r *recorder) Noted(channel, msg string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.rec.addNote(channel + ": " + msg)
 }

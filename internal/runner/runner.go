@@ -93,10 +93,14 @@ func (r *Runner) run(ctx context.Context, site *config.Site, opt Options, rec *R
 	budget, stop := context.WithTimeout(ctx, site.RunBudget.D())
 	defer stop()
 	names := make([]string, len(opt.Channels))
+	policy := make([]Policy, len(opt.Channels))
 	for i, ch := range opt.Channels {
 		names[i] = ch.Name()
+		if c, ok := ch.(Chooser); ok {
+			policy[i] = c.Policy(ctx)
+		}
 	}
-	col := newCollector(r.State, site, rec, names, rec.StartedAt, opt.DryRun)
+	col := newCollector(r.State, site, rec, names, policy, rec.StartedAt, opt.DryRun)
 	col.progress = r.progress(rec)
 	res, err := r.reader(site).Read(budget, site.Sitemaps, func(e sitemap.Entry) error { return col.add(ctx, e) })
 	if budget.Err() != nil && errors.Is(err, budget.Err()) {
@@ -109,11 +113,16 @@ func (r *Runner) run(ctx context.Context, site *config.Site, opt Options, rec *R
 		return err
 	}
 	cut := r.countSitemaps(rec, res, budget)
+	if opt.DryRun {
+		col.previewFirstRuns()
+	}
 	if !res.Unreadable() && !opt.DryRun {
 		rep := &recorder{ctx: context.WithoutCancel(ctx), state: r.State, site: site.ID, now: r.now, rec: rec,
 			onChange: r.progress(rec), latency: map[*EndpointStats]time.Duration{}}
 		for i, ch := range opt.Channels {
-			r.deliver(budget, ch, newQueue(site.ID, r.State, col.due[i]), rep)
+			q := newQueue(site.ID, r.State, col.due[i])
+			q.newest = col.newest[i].list()
+			r.deliver(budget, ch, q, rep)
 		}
 	}
 	rec.Status = r.status(ctx, budget, rec, res, cut)

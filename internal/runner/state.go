@@ -36,6 +36,9 @@ type Outcome struct {
 	// Rejected marks URLs the channel refused for good (an invalid URL on Bing): they are not
 	// retried until they change, and count as failed.
 	Rejected bool
+	// Skipped marks URLs a channel sets aside without sending them (the pages a feed's first run
+	// does not turn into items): recorded as delivered, counted as skipped, not in the statistics.
+	Skipped bool
 }
 
 // Request is one request a channel made to one endpoint.

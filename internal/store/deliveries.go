@@ -31,7 +31,7 @@ func (s *Store) RecordOutcome(ctx context.Context, site string, now time.Time, o
 		ON CONFLICT (site_id, url_hash, channel) DO UPDATE SET lastmod = excluded.lastmod,
 			delivered_at = excluded.delivered_at, outcome = excluded.outcome, attempts = ` + attemptsSQL + `,
 			last_error = excluded.last_error, last_attempt = excluded.last_attempt`
-	if !o.Delivered && !o.Rejected {
+	if !o.Delivered && !o.Rejected && !o.Skipped {
 		query = `INSERT INTO deliveries (site_id, url_hash, channel, lastmod, delivered_at, outcome, attempts, last_error, last_attempt)
 		VALUES ($1, $2, $3, NULL, NULL, 'failed', 1, $4, $5)
 		ON CONFLICT (site_id, url_hash, channel) DO UPDATE SET outcome = 'failed', attempts = ` + attemptsSQL + `,
@@ -46,12 +46,15 @@ func (s *Store) RecordOutcome(ctx context.Context, site string, now time.Time, o
 		switch {
 		case o.Rejected:
 			args = []any{site, d.Hash, o.Channel, ms(d.Lastmod), now.UnixMilli(), "rejected", o.Err}
-		case o.Delivered:
+		case o.Delivered || o.Skipped:
 			args = []any{site, d.Hash, o.Channel, ms(d.Lastmod), now.UnixMilli(), "ok", nil}
 		}
 		if _, err := stmt.ExecContext(ctx, args...); err != nil {
 			return fmt.Errorf("recording deliveries of site %q: %w", site, err)
 		}
+	}
+	if o.Skipped {
+		return tx.Commit()
 	}
 	ok, failed := len(o.URLs), 0
 	if !o.Delivered {

@@ -146,3 +146,17 @@ func TestRejectedIsNotDueUntilItChanges(t *testing.T) {
 		t.Errorf("a rejection counts as a failure in the statistics: %+v", stats)
 	}
 }
+
+func TestSkippedIsKnownButNotCounted(t *testing.T) {
+	s, db := openRaw(t)
+	due := []runner.Due{{Hash: 4, Lastmod: t0.Add(-time.Hour)}, {Hash: 5}}
+	if err := s.RecordOutcome(ctx, "a", t0, runner.Outcome{Channel: "feed", URLs: due, Skipped: true}); err != nil {
+		t.Fatal(err)
+	}
+	if d := delivery(t, db, 4, "feed"); d.outcome != "ok" || !d.deliveredAt.Valid || d.lastmod.Int64 != t0.Add(-time.Hour).UnixMilli() {
+		t.Errorf("a skipped URL is known as delivered: %+v", d)
+	}
+	if got, _ := s.DailyStats(ctx, t0.Add(-24*time.Hour), "a"); len(got) != 0 {
+		t.Errorf("skipped URLs in the daily statistics: %+v", got)
+	}
+}
