@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/sitepush/sitepush/internal/channel/bing"
+	"github.com/sitepush/sitepush/internal/channel/feed"
 	"github.com/sitepush/sitepush/internal/channel/indexnow"
 	"github.com/sitepush/sitepush/internal/config"
 	"github.com/sitepush/sitepush/internal/runner"
@@ -39,7 +40,7 @@ func runRun(e *env, cmd command, args []string) error {
 	if _, err := parseArgs(e, cmd, fs, args, 0, 0); err != nil {
 		return err
 	}
-	if err := oneOf("channel", *f.channel, "all", "indexnow", "bing", "feed"); err != nil {
+	if err := oneOf("channel", *f.channel, append([]string{"all"}, config.Channels...)...); err != nil {
 		return err
 	}
 	cfg, err := loadConfig(*f.config)
@@ -107,7 +108,7 @@ func runSites(e *env, cfg *config.Config, st *store.Store, sites []*config.Site,
 }
 
 // channels returns the site's enabled channels among those selected, in order: IndexNow, then
-// Bing, which never holds IndexNow up.
+// Bing, which never holds IndexNow up, then the feed.
 func channels(site *config.Site, only string, client *http.Client, userAgent string, st *store.Store) []runner.Channel {
 	var out []runner.Channel
 	if site.IndexNow.Enabled && (only == "all" || only == "indexnow") {
@@ -115,6 +116,9 @@ func channels(site *config.Site, only string, client *http.Client, userAgent str
 	}
 	if site.Bing.Enabled && (only == "all" || only == "bing") {
 		out = append(out, bing.New(site, client, userAgent, st, time.Now()))
+	}
+	if site.Feed.Enabled && (only == "all" || only == "feed") {
+		out = append(out, feed.New(site, client, userAgent, st, time.Now()))
 	}
 	return out
 }

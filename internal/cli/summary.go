@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/sitepush/sitepush/internal/config"
 	"github.com/sitepush/sitepush/internal/runner"
 )
 
@@ -26,13 +27,10 @@ func printRecord(w io.Writer, rec *runner.Record) {
 		fmt.Fprintf(w, "; %s outside baseUrl or the include/exclude globs", count(rec.Filtered))
 	}
 	fmt.Fprintln(w)
-	names := make([]string, 0, len(rec.Channels))
-	for n := range rec.Channels {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	for _, n := range names {
-		printChannel(w, n, rec.Channels[n], rec.DryRun)
+	for _, n := range config.Channels {
+		if st, ok := rec.Channels[n]; ok {
+			printChannel(w, n, st, rec.DryRun)
+		}
 	}
 	for _, n := range rec.Notes {
 		fmt.Fprintf(w, "  note: %s\n", n)
@@ -42,9 +40,14 @@ func printRecord(w io.Writer, rec *runner.Record) {
 	}
 }
 
+// printChannel prints a channel's counts: for the feed, pages added as items and pages known.
 func printChannel(w io.Writer, name string, st *runner.ChannelStats, dryRun bool) {
+	done, skipped := "submitted", "already delivered"
+	if name == "feed" {
+		done, skipped = "added", "known"
+	}
 	if dryRun {
-		fmt.Fprintf(w, "  %s: %s would be submitted, %s already delivered\n", name, count(st.Due), count(st.Skipped))
+		fmt.Fprintf(w, "  %s: %s would be %s, %s %s\n", name, count(st.Due), done, count(st.Skipped), skipped)
 		for _, u := range st.Sample {
 			fmt.Fprintf(w, "    %s\n", u)
 		}
@@ -53,7 +56,7 @@ func printChannel(w io.Writer, name string, st *runner.ChannelStats, dryRun bool
 		}
 		return
 	}
-	fmt.Fprintf(w, "  %s: %s due, %s submitted, %s failed, %s already delivered", name, count(st.Due), count(st.Submitted), count(st.Failed), count(st.Skipped))
+	fmt.Fprintf(w, "  %s: %s due, %s %s, %s failed, %s %s", name, count(st.Due), count(st.Submitted), done, count(st.Failed), count(st.Skipped), skipped)
 	if st.Held > 0 {
 		fmt.Fprintf(w, ", %s held back by the quota", count(st.Held))
 	}
