@@ -25,7 +25,7 @@ type Record struct {
 	Trigger    string    `json:"trigger"` // schedule, manual or cli
 	DryRun     bool      `json:"dryRun,omitempty"`
 	StartedAt  time.Time `json:"startedAt"`
-	FinishedAt time.Time `json:"finishedAt"`
+	FinishedAt time.Time `json:"finishedAt,omitzero"`
 	Status     string    `json:"status"`
 	Sitemaps   struct {
 		Read   int `json:"read"`

@@ -16,6 +16,8 @@ type recorder struct {
 	rec   *Record
 	// onChange is called after every outcome, for progress reports.
 	onChange func()
+	// onRequest, when set, is told of every request.
+	onRequest func(site string, r Request)
 
 	mu      sync.Mutex
 	latency map[*EndpointStats]time.Duration
@@ -40,6 +42,9 @@ func (r *recorder) Requested(req Request) {
 	ep.AvgResponseMS = float64(r.latency[ep].Microseconds()) / 1000 / float64(ep.Requests)
 	// Statistics are best effort: a failure to count one request must not stop delivery.
 	_ = r.state.RecordRequests(r.ctx, r.site, r.now(), []Request{req})
+	if r.onRequest != nil {
+		r.onRequest(r.site, req)
+	}
 }
 
 func (r *recorder) Finished(o Outcome) error {

@@ -32,6 +32,9 @@ type Runner struct {
 	Progress func(rec *Record)
 	// LeasePoll is how often a run waiting for a busy site tries again.
 	LeasePoll time.Duration
+	// OnRequest, when set, is told of every request a channel makes, as it is answered (for
+	// metrics); it must not block.
+	OnRequest func(site string, r Request)
 }
 
 // Options say how to run a site.
@@ -42,7 +45,16 @@ type Options struct {
 	DryRun bool
 	// NoWait makes a run of a site that is being run elsewhere return ErrBusy instead of waiting.
 	NoWait bool
+	// Since, when set, makes the run happen only if no run of the site started at or after it:
+	// checked under the lease, so that of several schedulers firing at once (instances sharing a
+	// database), one runs and the others return ErrAlreadyRun.
+	Since time.Time
+	// Started, when set, is called with the run's id once it holds the lease and has started.
+	Started func(id int64)
 }
+
+// ErrAlreadyRun is returned when a run with Options.Since finds that another run started since.
+var ErrAlreadyRun = errors.New("the site was already run")
 
 // New returns a Runner over state, with the default clock and lease polling.
 func New(state State) *Runner {
@@ -73,9 +85,21 @@ func (r *Runner) Run(ctx context.Context, site *config.Site, opt Options) (*Reco
 			case <-ctx.Done():
 			}
 		}()
+		if !opt.Since.IsZero() {
+			last, err := r.State.LastStarted(ctx, site.ID)
+			if err != nil {
+				return nil, err
+			}
+			if !last.Before(opt.Since) {
+				return nil, fmt.Errorf("%w: a run of site %q started at %s", ErrAlreadyRun, site.ID, last.Format(time.RFC3339))
+			}
+		}
 		rec.StartedAt = r.now()
 		if rec.ID, err = r.State.StartRun(ctx, site.ID, opt.Trigger, rec.StartedAt); err != nil {
 			return nil, err
+		}
+		if opt.Started != nil {
+			opt.Started(rec.ID)
 		}
 	}
 	err := r.run(ctx, site, opt, rec)
@@ -118,7 +142,7 @@ func (r *Runner) run(ctx context.Context, site *config.Site, opt Options, rec *R
 	}
 	if !res.Unreadable() && !opt.DryRun {
 		rep := &recorder{ctx: context.WithoutCancel(ctx), state: r.State, site: site.ID, now: r.now, rec: rec,
-			onChange: r.progress(rec), latency: map[*EndpointStats]time.Duration{}}
+			onChange: r.progress(rec), onRequest: r.OnRequest, latency: map[*EndpointStats]time.Duration{}}
 		for i, ch := range opt.Channels {
 			q := newQueue(site.ID, r.State, col.due[i])
 			q.newest = col.newest[i].list()

@@ -327,3 +327,42 @@ func TestBudgetEndsDuringTheRead(t *testing.T) {
 		t.Error("the URLs read before the budget ran out were not recorded")
 	}
 }
+
+func TestSinceRunsOnceForSchedulersFiringTogether(t *testing.T) {
+	st := storetest.Open(t)
+	ctx := context.Background()
+	s := newSite(t, "")
+	s.publish("/a")
+	r := runner.New(st)
+	fired := time.Now().Add(-time.Second)
+	var started []int64
+	opt := runner.Options{Trigger: "schedule", Since: fired, NoWait: true, Started: func(id int64) { started = append(started, id) },
+		Channels: []runner.Channel{&fakeChannel{name: "indexnow", batch: 10}}}
+	rec, err := r.Run(ctx, s.site, opt)
+	if err != nil || rec.Status != runner.StatusOK || !slices.Equal(started, []int64{rec.ID}) {
+		t.Fatalf("the first scheduler: %v, %v, started %v", rec, err, started)
+	}
+	if _, err := r.Run(ctx, s.site, opt); !errors.Is(err, runner.ErrAlreadyRun) || len(started) != 1 {
+		t.Errorf("the second scheduler of the same fire time: %v, started %v", err, started)
+	}
+	opt.Since = time.Now().Add(time.Second)
+	if _, err := r.Run(ctx, s.site, opt); err != nil || len(started) != 2 {
+		t.Errorf("the next fire time: %v", err)
+	}
+}
+
+func TestOnRequest(t *testing.T) {
+	s := newSite(t, "")
+	s.publish("/a", "/b", "/c")
+	r := runner.New(storetest.Open(t))
+	var got []runner.Request
+	r.OnRequest = func(site string, req runner.Request) {
+		if site == "s" {
+			got = append(got, req)
+		}
+	}
+	r.Run(context.Background(), s.site, runner.Options{Channels: []runner.Channel{&fakeChannel{name: "indexnow", batch: 2}}})
+	if len(got) != 2 || got[0].URLs != 2 || got[1].URLs != 1 {
+		t.Errorf("requests told: %+v", got)
+	}
+}

@@ -73,6 +73,8 @@ type State interface {
 	// RecordRequests adds requests to the day's per-endpoint statistics.
 	RecordRequests(ctx context.Context, site string, now time.Time, reqs []Request) error
 
+	// LastStarted returns when the site's latest run started; zero when it never ran.
+	LastStarted(ctx context.Context, site string) (time.Time, error)
 	// StartRun creates the execution record of a run and returns its id.
 	StartRun(ctx context.Context, site, trigger string, now time.Time) (int64, error)
 	// FinishRun stores the finished execution record.

@@ -60,7 +60,7 @@ func (s *Store) RecordOutcome(ctx context.Context, site string, now time.Time, o
 	if !o.Delivered {
 		ok, failed = 0, len(o.URLs)
 	}
-	if err := addStats(ctx, tx, statsRow{day(now), site, o.Channel, "", 0, len(o.URLs), ok, failed}); err != nil {
+	if err := addStats(ctx, tx, statsRow{day(now), site, o.Channel, "", 0, len(o.URLs), ok, failed, now}); err != nil {
 		return err
 	}
 	return tx.Commit()
@@ -81,7 +81,7 @@ func (s *Store) RecordRequests(ctx context.Context, site string, now time.Time, 
 		if !r.Accepted {
 			ok, failed = 0, r.URLs
 		}
-		if err := addStats(ctx, tx, statsRow{day(now), site, r.Channel, r.Endpoint, 1, r.URLs, ok, failed}); err != nil {
+		if err := addStats(ctx, tx, statsRow{day(now), site, r.Channel, r.Endpoint, 1, r.URLs, ok, failed, now}); err != nil {
 			return fmt.Errorf("recording requests of site %q: %w", site, err)
 		}
 	}
@@ -91,15 +91,22 @@ func (s *Store) RecordRequests(ctx context.Context, site string, now time.Time, 
 type statsRow struct {
 	day, site, channel, endpoint        string
 	requests, total, successful, failed int
+	at                                  time.Time
 }
 
+// addStats adds to a day's statistics, and notes the time of the last success.
 func addStats(ctx context.Context, tx *sql.Tx, r statsRow) error {
-	_, err := tx.ExecContext(ctx, `INSERT INTO daily_stats (day, site_id, channel, endpoint, requests, total, successful, failed)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+	var success sql.NullInt64
+	if r.successful > 0 {
+		success = sql.NullInt64{Int64: r.at.UnixMilli(), Valid: true}
+	}
+	_, err := tx.ExecContext(ctx, `INSERT INTO daily_stats (day, site_id, channel, endpoint, requests, total, successful, failed, last_success)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
 		ON CONFLICT (day, site_id, channel, endpoint) DO UPDATE SET requests = daily_stats.requests + excluded.requests,
 			total = daily_stats.total + excluded.total, successful = daily_stats.successful + excluded.successful,
-			failed = daily_stats.failed + excluded.failed`,
-		r.day, r.site, r.channel, r.endpoint, r.requests, r.total, r.successful, r.failed)
+			failed = daily_stats.failed + excluded.failed,
+			last_success = COALESCE(excluded.last_success, daily_stats.last_success)`,
+		r.day, r.site, r.channel, r.endpoint, r.requests, r.total, r.successful, r.failed, success)
 	return err
 }
 

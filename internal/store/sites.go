@@ -1,0 +1,84 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// ErrSiteExists is returned when a site is created with an id already taken, whatever its case.
+var ErrSiteExists = errors.New("a site with this id exists")
+
+// ErrNoSite is returned for a site the store does not hold.
+var ErrNoSite = errors.New("no such site")
+
+// StoredSite is a site created through the API: its configuration as JSON, with the
+// configuration file's keys and only the values its author gave (the rest is inherited from the
+// file's defaults each time it is loaded).
+type StoredSite struct {
+	ID        string
+	Config    []byte
+	CreatedAt time.Time
+	UpdatedAt time.Time
+}
+
+// Sites returns the sites created through the API, by id.
+func (s *Store) Sites(ctx context.Context) ([]StoredSite, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT id, config, created_at, updated_at FROM sites ORDER BY id`)
+	if err != nil {
+		return nil, fmt.Errorf("reading the sites created through the API: %w", err)
+	}
+	defer rows.Close()
+	var out []StoredSite
+	for rows.Next() {
+		var st StoredSite
+		var config string
+		var created, updated int64
+		if err := rows.Scan(&st.ID, &config, &created, &updated); err != nil {
+			return nil, err
+		}
+		st.Config, st.CreatedAt, st.UpdatedAt = []byte(config), time.UnixMilli(created).UTC(), time.UnixMilli(updated).UTC()
+		out = append(out, st)
+	}
+	return out, rows.Err()
+}
+
+// CreateSite stores a new site; ErrSiteExists when its id is taken, whatever the case.
+func (s *Store) CreateSite(ctx context.Context, id string, config []byte, now time.Time) error {
+	res, err := s.db.ExecContext(ctx, `INSERT INTO sites (id, config, created_at, updated_at) VALUES ($1, $2, $3, $3)
+		ON CONFLICT DO NOTHING`, id, string(config), now.UnixMilli())
+	if err != nil {
+		return fmt.Errorf("storing site %q: %w", id, err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return ErrSiteExists
+	}
+	return nil
+}
+
+// ReplaceSite replaces the configuration of a stored site; ErrNoSite when there is none.
+func (s *Store) ReplaceSite(ctx context.Context, id string, config []byte, now time.Time) error {
+	res, err := s.db.ExecContext(ctx, `UPDATE sites SET config = $2, updated_at = $3 WHERE id = $1`, id, string(config), now.UnixMilli())
+	if err != nil {
+		return fmt.Errorf("storing site %q: %w", id, err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return ErrNoSite
+	}
+	return nil
+}
+
+// DeleteSite deletes a stored site's configuration; ErrNoSite when there is none. What the site's
+// runs recorded is kept, so that a site created again with the same id does not submit every
+// page again.
+func (s *Store) DeleteSite(ctx context.Context, id string) error {
+	res, err := s.db.ExecContext(ctx, `DELETE FROM sites WHERE id = $1`, id)
+	if err != nil {
+		return fmt.Errorf("deleting site %q: %w", id, err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return ErrNoSite
+	}
+	return nil
+}

@@ -1,0 +1,42 @@
+package store_test
+
+import (
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/sitepush/sitepush/internal/store"
+	"github.com/sitepush/sitepush/internal/store/storetest"
+)
+
+func TestSites(t *testing.T) {
+	s := storetest.Open(t)
+	if err := s.CreateSite(ctx, "blog", []byte(`{"id":"blog"}`), t0); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.CreateSite(ctx, "Blog", []byte(`{"id":"Blog"}`), t0); !errors.Is(err, store.ErrSiteExists) {
+		t.Errorf("an id that differs only by case: %v", err)
+	}
+	later := t0.Add(time.Hour)
+	if err := s.ReplaceSite(ctx, "blog", []byte(`{"id":"blog","schedule":"@daily"}`), later); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.ReplaceSite(ctx, "nope", []byte(`{}`), later); !errors.Is(err, store.ErrNoSite) {
+		t.Errorf("replacing a missing site: %v", err)
+	}
+	s.CreateSite(ctx, "a-site", []byte(`{"id":"a-site"}`), t0)
+	got, err := s.Sites(ctx)
+	if err != nil || len(got) != 2 || got[0].ID != "a-site" || got[1].ID != "blog" || string(got[1].Config) != `{"id":"blog","schedule":"@daily"}` ||
+		!got[1].CreatedAt.Equal(t0) || !got[1].UpdatedAt.Equal(later) {
+		t.Fatalf("sites %+v, %v", got, err)
+	}
+	if err := s.DeleteSite(ctx, "blog"); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.DeleteSite(ctx, "blog"); !errors.Is(err, store.ErrNoSite) {
+		t.Errorf("deleting twice: %v", err)
+	}
+	if err := s.CreateSite(ctx, "BLOG", []byte(`{"id":"BLOG"}`), t0); err != nil {
+		t.Errorf("the id is free again: %v", err)
+	}
+}

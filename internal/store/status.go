@@ -1,0 +1,136 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"time"
+
+	"github.com/sitepush/sitepush/internal/runner"
+)
+
+// LastStarted returns when site's latest run started; zero when it never ran.
+func (s *Store) LastStarted(ctx context.Context, site string) (time.Time, error) {
+	var started sql.NullInt64
+	if err := s.db.QueryRowContext(ctx, `SELECT max(started_at) FROM runs WHERE site_id = $1`, site).Scan(&started); err != nil {
+		return time.Time{}, fmt.Errorf("reading the last run of site %q: %w", site, err)
+	}
+	return fromMS(started), nil
+}
+
+// Leased reports whether a run of site holds its lease at now, in this process or another.
+func (s *Store) Leased(ctx context.Context, site string, now time.Time) (bool, error) {
+	var n int
+	err := s.db.QueryRowContext(ctx, `SELECT count(*) FROM leases WHERE site_id = $1 AND expires_at > $2`, site, now.UnixMilli()).Scan(&n)
+	if err != nil {
+		return false, fmt.Errorf("reading the lease of site %q: %w", site, err)
+	}
+	return n > 0, nil
+}
+
+// ChannelDay is what a channel did with URLs on one UTC day: the URLs whose delivery ended, how
+// many were accepted, and how many failed.
+type ChannelDay struct {
+	Day        string // YYYY-MM-DD
+	Channel    string
+	Total      int
+	Successful int
+	Failed     int
+}
+
+// ChannelDays sums the URL-level statistics of the days from since (inclusive) per day and
+// channel, oldest first: of one site, or of every site when site is "".
+func (s *Store) ChannelDays(ctx context.Context, since time.Time, site string) ([]ChannelDay, error) {
+	q := `SELECT day, channel, sum(total), sum(successful), sum(failed) FROM daily_stats
+		WHERE endpoint = '' AND day >= $1 GROUP BY day, channel ORDER BY day, channel`
+	args := []any{day(since)}
+	if site != "" {
+		q = `SELECT day, channel, total, successful, failed FROM daily_stats
+		WHERE site_id = $2 AND endpoint = '' AND day >= $1 ORDER BY day, channel`
+		args = append(args, site)
+	}
+	rows, err := s.db.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, fmt.Errorf("reading daily statistics: %w", err)
+	}
+	defer rows.Close()
+	var out []ChannelDay
+	for rows.Next() {
+		var d ChannelDay
+		if err := rows.Scan(&d.Day, &d.Channel, &d.Total, &d.Successful, &d.Failed); err != nil {
+			return nil, err
+		}
+		out = append(out, d)
+	}
+	return out, rows.Err()
+}
+
+// LastSuccess returns when channel last accepted a URL of site, within the statistics kept;
+// zero when it never did.
+func (s *Store) LastSuccess(ctx context.Context, site, channel string) (time.Time, error) {
+	var at sql.NullInt64
+	err := s.db.QueryRowContext(ctx, `SELECT max(last_success) FROM daily_stats WHERE site_id = $1 AND channel = $2 AND endpoint = ''`,
+		site, channel).Scan(&at)
+	if err != nil {
+		return time.Time{}, fmt.Errorf("reading the statistics of site %q: %w", site, err)
+	}
+	return fromMS(at), nil
+}
+
+// QuotaDay is a site's use of its Bing quota on one day.
+type QuotaDay struct {
+	Used int
+	// Full is set when Bing refused a submission for quota that day.
+	Full bool
+}
+
+// QuotaDays returns every site's use of its Bing quota on day, by site.
+func (s *Store) QuotaDays(ctx context.Context, day string) (map[string]QuotaDay, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT site_id, used, full FROM bing_quota WHERE day = $1`, day)
+	if err != nil {
+		return nil, fmt.Errorf("reading Bing quotas: %w", err)
+	}
+	defer rows.Close()
+	out := map[string]QuotaDay{}
+	for rows.Next() {
+		var site string
+		var q QuotaDay
+		if err := rows.Scan(&site, &q.Used, &q.Full); err != nil {
+			return nil, err
+		}
+		out[site] = q
+	}
+	return out, rows.Err()
+}
+
+// LastGoodRuns returns, by site, when its last run without failures (ok, or stopped by its
+// budget) finished, within the history kept.
+func (s *Store) LastGoodRuns(ctx context.Context) (map[string]time.Time, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT site_id, max(finished_at) FROM runs WHERE status IN ($1, $2) GROUP BY site_id`,
+		runner.StatusOK, runner.StatusBudgetExhausted)
+	if err != nil {
+		return nil, fmt.Errorf("reading the last runs: %w", err)
+	}
+	defer rows.Close()
+	out := map[string]time.Time{}
+	for rows.Next() {
+		var site string
+		var at sql.NullInt64
+		if err := rows.Scan(&site, &at); err != nil {
+			return nil, err
+		}
+		if at.Valid {
+			out[site] = fromMS(at)
+		}
+	}
+	return out, rows.Err()
+}
+
+// Ping checks that the database answers a query.
+func (s *Store) Ping(ctx context.Context) error {
+	var v int
+	if err := s.db.QueryRowContext(ctx, `SELECT count(*) FROM schema_migrations`).Scan(&v); err != nil {
+		return fmt.Errorf("state %s does not answer: %w", s.name, err)
+	}
+	return nil
+}
