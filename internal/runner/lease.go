@@ -56,10 +56,14 @@ func (r *Runner) lease(ctx context.Context, site, holder string, noWait bool) (r
 		case <-time.After(r.LeasePoll):
 		}
 	}
-	done, lostCh := make(chan struct{}), make(chan struct{})
-	go r.renew(site, holder, done, lostCh)
+	done, lostCh, renewing := make(chan struct{}), make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(renewing)
+		r.renew(site, holder, done, lostCh)
+	}()
 	return func() {
 		close(done)
+		<-renewing // no renewal after the release, nor past the run
 		_ = r.State.ReleaseLease(context.WithoutCancel(ctx), site, holder)
 	}, lostCh, nil
 }
