@@ -3,6 +3,8 @@ package cli
 import (
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -27,7 +29,14 @@ func printRecord(w io.Writer, rec *runner.Record) {
 		fmt.Fprintf(w, "; %s outside baseUrl or the include/exclude globs", count(rec.Filtered))
 	}
 	fmt.Fprintln(w)
-	for _, n := range config.Channels {
+	// The channels in delivery order, then any other in name order.
+	names := slices.Clone(config.Channels)
+	for _, n := range slices.Sorted(maps.Keys(rec.Channels)) {
+		if !slices.Contains(names, n) {
+			names = append(names, n)
+		}
+	}
+	for _, n := range names {
 		if st, ok := rec.Channels[n]; ok {
 			printChannel(w, n, st, rec.DryRun)
 		}

@@ -2,6 +2,7 @@ package config
 
 import (
 	"net/url"
+	"path"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -86,6 +87,10 @@ func (s *Site) derive() {
 		s.Feed.Description = "New pages on " + base.Host
 	}
 	if s.Feed.URL == "" && base != nil {
-		s.Feed.URL = s.BaseURL + "/feed.xml"
+		file := "feed.xml"
+		if s.Feed.Out != "" {
+			file = path.Base(filepath.ToSlash(s.Feed.Out))
+		}
+		s.Feed.URL = s.BaseURL + "/" + file
 	}
 }

@@ -3,6 +3,7 @@ package runner
 import (
 	"bytes"
 	"context"
+	"math"
 	"strings"
 	"time"
 	"unicode"
@@ -132,7 +133,11 @@ func (c *collector) flush(ctx context.Context) error {
 			if !p.Lastmod.IsZero() {
 				lm = p.Lastmod.UnixMilli()
 			}
-			c.due[ch] = append(c.due[ch], item{hash: p.Hash, lastmod: lm, retry: retry})
+			it := item{hash: p.Hash, lastmod: lm, retry: retry}
+			if retry {
+				it.failures = uint16(min(states[i*n+ch].Failures, math.MaxUint16))
+			}
+			c.due[ch] = append(c.due[ch], it)
 			if c.dryRun && len(stats.Sample) < sampleSize {
 				stats.Sample = append(stats.Sample, p.URL)
 			}

@@ -9,4 +9,6 @@ type Due struct {
 	Lastmod time.Time
 	// Retry is set when the URL's last attempt on the channel failed.
 	Retry bool
+	// Failures counts the attempts that failed in a row before this run (0 unless Retry).
+	Failures int
 }

@@ -11,9 +11,10 @@ import (
 // item is a due URL as the runner holds it while a run lasts: 24 bytes, so that a million due
 // URLs take 24 MB; the URL itself is read back from the store a batch at a time.
 type item struct {
-	hash    int64
-	lastmod int64 // Unix milliseconds, 0 for none
-	retry   bool
+	hash     int64
+	lastmod  int64 // Unix milliseconds, 0 for none
+	retry    bool
+	failures uint16 // attempts failed in a row, when retry
 }
 
 // Queue holds a channel's due URLs in order — those whose last attempt failed first, then the
@@ -24,6 +25,8 @@ type Queue struct {
 	state  State
 	items  []item
 	newest []Page
+	// complete is set when every sitemap was read whole.
+	complete bool
 }
 
 func newQueue(site string, state State, items []item) *Queue {
@@ -70,6 +73,10 @@ func (it item) meta() Meta {
 // the channel's Policy asked for.
 func (q *Queue) Newest() []Page { return q.newest }
 
+// Complete reports whether the run read every sitemap whole: when it did not, a URL missing
+// from the queue may only be missing from what was read.
+func (q *Queue) Complete() bool { return q.complete }
+
 // Len is how many URLs are due.
 func (q *Queue) Len() int { return len(q.items) }
 
@@ -79,7 +86,7 @@ func (q *Queue) Refs(from, to int) []Due {
 	batch := q.items[from:min(to, len(q.items))]
 	out := make([]Due, len(batch))
 	for i, it := range batch {
-		out[i] = Due{Hash: it.hash, Retry: it.retry}
+		out[i] = Due{Hash: it.hash, Retry: it.retry, Failures: int(it.failures)}
 		if it.lastmod != 0 {
 			out[i].Lastmod = time.UnixMilli(it.lastmod).UTC()
 		}

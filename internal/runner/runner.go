@@ -146,6 +146,7 @@ func (r *Runner) run(ctx context.Context, site *config.Site, opt Options, rec *R
 		for i, ch := range opt.Channels {
 			q := newQueue(site.ID, r.State, col.due[i])
 			q.newest = col.newest[i].list()
+			q.complete = rec.Sitemaps.Failed == 0 && !cut
 			r.deliver(budget, ch, q, rep)
 		}
 	}

@@ -23,6 +23,8 @@ type DeliveryState struct {
 	DeliveredAt time.Time
 	// Failed is set when the last attempt failed.
 	Failed bool
+	// Failures counts the attempts that failed in a row (0 unless Failed).
+	Failures int
 }
 
 // Outcome is the final result of delivering some URLs on a channel in this run.

@@ -59,7 +59,7 @@ func (s *Store) SyncCatalog(ctx context.Context, site string, now time.Time, pag
 // readCatalog fills states from the deliveries of the given hashes and returns the catalogue rows.
 func (s *Store) readCatalog(ctx context.Context, site string, hashes []int64, index map[int64]int, channels []string, states []runner.DeliveryState) (map[int64]known, error) {
 	rows, err := s.db.QueryContext(ctx, `SELECT u.url_hash, u.url, u.lastmod, u.last_seen,
-			d.channel, d.lastmod, d.delivered_at, d.outcome
+			d.channel, d.lastmod, d.delivered_at, d.outcome, d.attempts
 		FROM urls u LEFT JOIN deliveries d ON d.site_id = u.site_id AND d.url_hash = u.url_hash
 		WHERE u.site_id = $1 AND `+s.inHashes("u.url_hash", 2), site, s.hashParam(hashes))
 	if err != nil {
@@ -71,15 +71,18 @@ func (s *Store) readCatalog(ctx context.Context, site string, hashes []int64, in
 		var h int64
 		var k known
 		var channel, outcome sql.NullString
-		var dLastmod, dAt sql.NullInt64
-		if err := rows.Scan(&h, &k.url, &k.lastmod, &k.lastSeen, &channel, &dLastmod, &dAt, &outcome); err != nil {
+		var dLastmod, dAt, attempts sql.NullInt64
+		if err := rows.Scan(&h, &k.url, &k.lastmod, &k.lastSeen, &channel, &dLastmod, &dAt, &outcome, &attempts); err != nil {
 			return nil, err
 		}
 		have[h] = k
 		for c, name := range channels {
 			if channel.Valid && channel.String == name {
-				states[index[h]*len(channels)+c] = runner.DeliveryState{Known: true, Lastmod: fromMS(dLastmod),
-					DeliveredAt: fromMS(dAt), Failed: outcome.String == "failed"}
+				st := runner.DeliveryState{Known: true, Lastmod: fromMS(dLastmod), DeliveredAt: fromMS(dAt), Failed: outcome.String == "failed"}
+				if st.Failed {
+					st.Failures = int(attempts.Int64)
+				}
+				states[index[h]*len(channels)+c] = st
 			}
 		}
 	}

@@ -33,7 +33,7 @@ func TestSyncCatalog(t *testing.T) {
 	s.RecordOutcome(ctx, "a", t0, runner.Outcome{Channel: "bing", URLs: []runner.Due{{Hash: 1, Lastmod: lm}}, Delivered: true})
 	s.RecordOutcome(ctx, "a", t0, runner.Outcome{Channel: "indexnow", URLs: []runner.Due{{Hash: -2}}, Err: "HTTP 503"})
 	got, _ = s.SyncCatalog(ctx, "a", t0.Add(time.Minute), pages, ch, false)
-	want := []runner.DeliveryState{{}, {Known: true, Lastmod: lm, DeliveredAt: t0}, {Known: true, Failed: true}, {}, {}, {}}
+	want := []runner.DeliveryState{{}, {Known: true, Lastmod: lm, DeliveredAt: t0}, {Known: true, Failed: true, Failures: 1}, {}, {}, {}}
 	if !slices.Equal(got, want) {
 		t.Errorf("states = %+v\nwant     %+v", got, want)
 	}

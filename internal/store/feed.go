@@ -10,9 +10,10 @@ import (
 	"github.com/sitepush/sitepush/internal/channel/feed"
 )
 
-// FeedState tells whether site's feed was built and when it last changed.
+// FeedState tells whether site's feed was built and when it last changed. A row that does not
+// hold what this version writes is unusable (feed.ErrUnusableState): the feed is built again.
 func (s *Store) FeedState(ctx context.Context, site string) (bool, time.Time, error) {
-	var built, changed sql.NullInt64
+	var built, changed any
 	err := s.db.QueryRowContext(ctx, `SELECT built_at, changed_at FROM feed_state WHERE site_id = $1`, site).Scan(&built, &changed)
 	if errors.Is(err, sql.ErrNoRows) {
 		return false, time.Time{}, nil
@@ -20,11 +21,15 @@ func (s *Store) FeedState(ctx context.Context, site string) (bool, time.Time, er
 	if err != nil {
 		return false, time.Time{}, fmt.Errorf("reading the feed state of site %q: %w", site, err)
 	}
-	return built.Valid, fromMS(changed), nil
+	changedMS, ok := changed.(int64)
+	if _, isInt := built.(int64); !ok || !isInt && built != nil {
+		return false, time.Time{}, fmt.Errorf("%w: the feed_state row of site %q holds %v and %v, not times", feed.ErrUnusableState, site, built, changed)
+	}
+	return built != nil, time.UnixMilli(changedMS).UTC(), nil
 }
 
 // SaveFeedItems adds items to site's feed, or improves the title of items it has, in one
-// transaction, and marks the feed changed.
+// transaction, and marks the feed changed when it did change. An item to retitle is never added.
 func (s *Store) SaveFeedItems(ctx context.Context, site string, items []feed.Item, now time.Time) error {
 	if len(items) == 0 {
 		return nil
@@ -34,26 +39,43 @@ func (s *Store) SaveFeedItems(ctx context.Context, site string, items []feed.Ite
 		return err
 	}
 	defer tx.Rollback()
-	stmt, err := tx.PrepareContext(ctx, `INSERT INTO feed_items (site_id, url_hash, url, title, description, published, first_seen, titled)
+	upsert, err := tx.PrepareContext(ctx, `INSERT INTO feed_items (site_id, url_hash, url, title, description, published, first_seen, titled)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
 		ON CONFLICT (site_id, url_hash) DO UPDATE SET url = excluded.url, title = excluded.title,
 			description = excluded.description, titled = excluded.titled
-		WHERE excluded.titled >= feed_items.titled`)
+		WHERE excluded.titled >= feed_items.titled AND (feed_items.title <> excluded.title
+			OR feed_items.description <> excluded.description OR feed_items.titled <> excluded.titled)`)
 	if err != nil {
 		return err
 	}
+	retitle, err := tx.PrepareContext(ctx, `UPDATE feed_items SET title = $3, description = $4, titled = $5
+		WHERE site_id = $1 AND url_hash = $2 AND $5 >= titled AND (title <> $3 OR description <> $4 OR titled <> $5)`)
+	if err != nil {
+		return err
+	}
+	changed := int64(0)
 	for _, it := range items {
 		titled := 0
 		if it.Titled {
 			titled = 1
 		}
-		if _, err := stmt.ExecContext(ctx, site, it.Hash, it.URL, it.Title, it.Description,
-			it.Published.UnixMilli(), it.FirstSeen.UnixMilli(), titled); err != nil {
+		var res sql.Result
+		if it.Retitle {
+			res, err = retitle.ExecContext(ctx, site, it.Hash, it.Title, it.Description, titled)
+		} else {
+			res, err = upsert.ExecContext(ctx, site, it.Hash, it.URL, it.Title, it.Description,
+				it.Published.UnixMilli(), it.FirstSeen.UnixMilli(), titled)
+		}
+		if err != nil {
 			return fmt.Errorf("saving feed items of site %q: %w", site, err)
 		}
+		n, _ := res.RowsAffected()
+		changed += n
 	}
-	if err := touchFeed(ctx, tx, site, now); err != nil {
-		return err
+	if changed > 0 {
+		if err := touchFeed(ctx, tx, site, now); err != nil {
+			return err
+		}
 	}
 	return tx.Commit()
 }
@@ -116,18 +138,11 @@ func (s *Store) PruneFeed(ctx context.Context, site string, keep int, before, no
 	return int(n), tx.Commit()
 }
 
-// ResetFeed forgets site's feed items and state, so that it is built again, as on a first run; the
-// pages the feed knew stay known, so they never come back as new.
-func (s *Store) ResetFeed(ctx context.Context, site string) error {
-	tx, err := s.db.BeginTx(ctx, nil)
-	if err != nil {
-		return err
+// ResetFeedState forgets that site's feed was built, so that it is built again as on a first
+// run. Its items stay, and so do the pages it knew: they never come back as new.
+func (s *Store) ResetFeedState(ctx context.Context, site string) error {
+	if _, err := s.db.ExecContext(ctx, `DELETE FROM feed_state WHERE site_id = $1`, site); err != nil {
+		return fmt.Errorf("resetting the feed state of site %q: %w", site, err)
 	}
-	defer tx.Rollback()
-	for _, q := range []string{`DELETE FROM feed_items WHERE site_id = $1`, `DELETE FROM feed_state WHERE site_id = $1`} {
-		if _, err := tx.ExecContext(ctx, q, site); err != nil {
-			return fmt.Errorf("resetting the feed of site %q: %w", site, err)
-		}
-	}
-	return tx.Commit()
+	return nil
 }

@@ -1,6 +1,7 @@
 package store_test
 
 import (
+	"errors"
 	"slices"
 	"testing"
 	"time"
@@ -98,7 +99,7 @@ func TestPruneFeed(t *testing.T) {
 	}
 }
 
-func TestResetFeedKeepsPagesKnown(t *testing.T) {
+func TestResetFeedStateKeepsItemsAndPages(t *testing.T) {
 	s, db := openRaw(t)
 	due := []runner.Due{{Hash: 7, URL: "https://a/p"}}
 	s.SaveFeedItems(ctx, "a", []feed.Item{{Hash: 7, URL: "https://a/p", Published: t0, FirstSeen: t0}}, t0)
@@ -106,16 +107,52 @@ func TestResetFeedKeepsPagesKnown(t *testing.T) {
 	if err := s.RecordOutcome(ctx, "a", t0, runner.Outcome{Channel: "feed", URLs: due, Delivered: true}); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.ResetFeed(ctx, "a"); err != nil {
+	if err := s.ResetFeedState(ctx, "a"); err != nil {
 		t.Fatal(err)
 	}
 	if built, _, _ := s.FeedState(ctx, "a"); built {
 		t.Error("a reset feed is built again")
 	}
-	if got := feedURLs(t, s, "a", 10); len(got) != 0 {
+	if got := feedURLs(t, s, "a", 10); len(got) != 1 {
 		t.Errorf("items after a reset: %v", got)
 	}
 	if d := delivery(t, db, 7, "feed"); !d.deliveredAt.Valid {
 		t.Errorf("the reset forgot that the page was delivered: %+v", d)
+	}
+}
+
+func TestUnusableFeedState(t *testing.T) {
+	s, db := openRaw(t)
+	s.MarkFeedBuilt(ctx, "a", t0)
+	if _, err := db.Exec(`UPDATE feed_state SET built_at = 'yesterday'`); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := s.FeedState(ctx, "a"); !errors.Is(err, feed.ErrUnusableState) {
+		t.Errorf("a row that holds text: %v", err)
+	}
+}
+
+func TestRetitleAndChanges(t *testing.T) {
+	s := storetest.Open(t)
+	it := feed.Item{Hash: 1, URL: "https://a/p", Title: "P", Published: t0, FirstSeen: t0}
+	s.SaveFeedItems(ctx, "a", []feed.Item{it}, t0)
+	// The same item again changes nothing, so the feed did not change.
+	s.SaveFeedItems(ctx, "a", []feed.Item{it}, t0.Add(time.Hour))
+	if _, changed, _ := s.FeedState(ctx, "a"); !changed.Equal(t0) {
+		t.Errorf("saving the same item changed the feed at %v", changed)
+	}
+	// A retitle of an item the feed no longer has adds nothing.
+	gone := feed.Item{Hash: 2, URL: "https://a/gone", Title: "Gone", Titled: true, Retitle: true, Published: t0, FirstSeen: t0}
+	retitled := it
+	retitled.Title, retitled.Titled, retitled.Retitle = "The page", true, true
+	if err := s.SaveFeedItems(ctx, "a", []feed.Item{gone, retitled}, t0.Add(2*time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	items, _ := s.FeedItems(ctx, "a", 10)
+	if len(items) != 1 || items[0].Title != "The page" || !items[0].Titled {
+		t.Errorf("after retitling: %+v", items)
+	}
+	if _, changed, _ := s.FeedState(ctx, "a"); !changed.Equal(t0.Add(2 * time.Hour)) {
+		t.Errorf("a retitle changes the feed: %v", changed)
 	}
 }

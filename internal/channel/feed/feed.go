@@ -5,10 +5,9 @@ package feed
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
-	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"time"
@@ -24,6 +23,9 @@ const (
 	fetchers = 4
 	// chunk is how many new pages are handled, and recorded, at a time.
 	chunk = 100
+	// maxFailures is how many runs in a row a page may fail to answer before its item keeps the
+	// title made of its URL for good.
+	maxFailures = 3
 )
 
 // Channel builds a site's feed.
@@ -32,14 +34,20 @@ type Channel struct {
 	store Store
 	fetch *fetcher // nil unless fetchTitles
 	now   time.Time
-	// What Policy found: whether this run builds the feed, and why the state was unusable.
+
+	// What Policy found: whether this run builds the feed, and why its state could not be read.
 	firstRun bool
-	stateErr error
+	unusable error // the state must be built again
+	stateErr error // the state could not be read now: the feed waits for the next run
+
+	mu       sync.Mutex
+	untitled map[string]int // why pages gave no title for good, and how many
 }
 
-// New returns the feed channel of a validated site, for a run starting at start.
+// New returns the feed channel of a validated site, for a run starting at start. The runner asks
+// its Policy before Deliver.
 func New(site *config.Site, client *http.Client, userAgent string, store Store, start time.Time) *Channel {
-	c := &Channel{site: site, store: store, now: start}
+	c := &Channel{site: site, store: store, now: start, untitled: map[string]int{}}
 	if site.Feed.FetchTitles {
 		s := site.Sitemap
 		c.fetch = &fetcher{client: client, userAgent: userAgent, timeout: s.Timeout.D(), retries: s.Retries, retryInterval: s.RetryInterval.D()}
@@ -51,11 +59,17 @@ func New(site *config.Site, client *http.Client, userAgent string, store Store, 
 func (c *Channel) Name() string { return name }
 
 // Policy asks for new pages only — a changed page is no new item — and, for the feed's first
-// run, for the site's newest baselineItems pages. It reads the feed's state, once per run: a
-// state that cannot be read makes this run a first one.
+// run, for the site's newest baselineItems pages. It reads the feed's state, once per run.
 func (c *Channel) Policy(ctx context.Context) runner.Policy {
 	built, _, err := c.store.FeedState(ctx, c.site.ID)
-	c.firstRun, c.stateErr = !built, err
+	switch {
+	case errors.Is(err, ErrUnusableState):
+		c.unusable, c.firstRun = err, true
+	case err != nil:
+		c.stateErr = err
+	default:
+		c.firstRun = !built
+	}
 	p := runner.Policy{OnlyNew: true, FirstRun: c.firstRun}
 	if c.firstRun {
 		p.Newest = c.site.Feed.BaselineItems
@@ -64,12 +78,18 @@ func (c *Channel) Policy(ctx context.Context) runner.Policy {
 }
 
 // Deliver turns the new pages into items, prunes old ones, and writes feed.out when the feed
-// changed. A feed state that could not be read is rebuilt as on a first run, with a note: the
-// feed never fails a run for it.
+// changed. An unusable feed state is built again as on a first run, with a note; a state that
+// cannot be read now leaves the new pages due for the next run. What is answered is recorded even
+// when the run's budget ends meanwhile.
 func (c *Channel) Deliver(ctx context.Context, q *runner.Queue, rep runner.Reporter) error {
+	keep := context.WithoutCancel(ctx)
 	if c.stateErr != nil {
-		rep.Noted(name, fmt.Sprintf("the feed's state could not be read (%v); it was rebuilt from the sitemaps", c.stateErr))
-		if err := c.store.ResetFeed(ctx, c.site.ID); err != nil {
+		rep.Failed(name, fmt.Sprintf("%v; the new pages are added by the next run", c.stateErr))
+		return nil
+	}
+	if c.unusable != nil {
+		rep.Noted(name, fmt.Sprintf("%v; it was built again from the sitemaps, as on a first run", c.unusable))
+		if err := c.store.ResetFeedState(keep, c.site.ID); err != nil {
 			return err
 		}
 	}
@@ -83,12 +103,13 @@ func (c *Channel) Deliver(ctx context.Context, q *runner.Queue, rep runner.Repor
 	if err != nil {
 		return err
 	}
-	pruned, err := c.store.PruneFeed(ctx, c.site.ID, c.site.Feed.MaxItems, c.now.AddDate(0, 0, -c.site.Feed.KeepDays), c.now)
+	c.noteUntitled(rep)
+	pruned, err := c.store.PruneFeed(keep, c.site.ID, c.site.Feed.MaxItems, c.now.AddDate(0, 0, -c.site.Feed.KeepDays), c.now)
 	if err != nil {
 		return err
 	}
 	if (changed || pruned > 0) && c.site.Feed.Out != "" {
-		if err := WriteFile(ctx, c.store, c.site, c.site.Feed.Out); err != nil {
+		if err := WriteFile(keep, c.store, c.site, c.site.Feed.Out); err != nil {
 			rep.Failed(name, err.Error())
 		}
 	}
@@ -96,69 +117,139 @@ func (c *Channel) Deliver(ctx context.Context, q *runner.Queue, rep runner.Repor
 }
 
 // baseline is a site's first run: the newest baselineItems pages become items, and every other
-// page is known from now on, never fetched.
+// page is known from now on, never fetched. It waits for a run that read every sitemap whole: a
+// page missing from a partial read could be the newest.
 func (c *Channel) baseline(ctx context.Context, q *runner.Queue, rep runner.Reporter) (bool, error) {
-	var newest []runner.Due
-	for _, p := range q.Newest() {
-		newest = append(newest, runner.Due{Hash: p.Hash, URL: p.URL, Lastmod: p.Lastmod})
+	if !q.Complete() {
+		rep.Noted(name, "the feed's first run waits for a run that reads every sitemap whole, so that it knows the newest pages")
+		return false, nil
 	}
-	if err := c.add(ctx, newest, rep); err != nil {
+	due := make(map[int64]runner.Due, q.Len())
+	for _, d := range q.Refs(0, q.Len()) {
+		due[d.Hash] = d
+	}
+	// The newest pages already known (a feed built again) keep the items they have, or get one
+	// titled by their URL: they are not due, so neither fetched nor counted.
+	var fetch []runner.Due
+	var known []Item
+	chosen := map[int64]bool{}
+	for _, p := range q.Newest() {
+		chosen[p.Hash] = true
+		if d, ok := due[p.Hash]; ok {
+			d.URL, d.Lastmod = p.URL, p.Lastmod
+			fetch = append(fetch, d)
+		} else {
+			known = append(known, c.item(runner.Due{Hash: p.Hash, URL: p.URL, Lastmod: p.Lastmod}))
+		}
+	}
+	if err := c.store.SaveFeedItems(context.WithoutCancel(ctx), c.site.ID, known, c.now); err != nil {
 		return false, err
 	}
-	items := map[int64]bool{}
-	for _, d := range newest {
-		items[d.Hash] = true
+	if err := c.add(ctx, fetch, rep); err != nil {
+		return false, err
 	}
-	for from := 0; from < q.Len(); from += 1000 {
-		var rest []runner.Due
-		for _, d := range q.Refs(from, from+1000) {
-			if !items[d.Hash] {
-				rest = append(rest, d)
-			}
+	var rest []runner.Due
+	for _, d := range q.Refs(0, q.Len()) {
+		if !chosen[d.Hash] {
+			rest = append(rest, d)
 		}
-		if len(rest) > 0 {
-			if err := rep.Finished(runner.Outcome{Channel: name, URLs: rest, Skipped: true}); err != nil {
+	}
+	if err := c.skip(rest, rep); err != nil {
+		return false, err
+	}
+	return len(fetch)+len(known) > 0, c.store.MarkFeedBuilt(context.WithoutCancel(ctx), c.site.ID, c.now)
+}
+
+// incremental turns every new page into an item, and gives pages whose fetch failed before
+// another try. When more pages are new at once than the feed shows (a site that moved), only the
+// newest maxItems become items: the others would never be seen.
+func (c *Channel) incremental(ctx context.Context, q *runner.Queue, rep runner.Reporter) (bool, error) {
+	take := q.Len()
+	if retries := c.retries(q); q.Len()-retries > c.site.Feed.MaxItems {
+		q.SortStable(newestFirst)
+		take = retries + c.site.Feed.MaxItems
+		rep.Noted(name, fmt.Sprintf("%d pages are new at once (a site that moved?): the newest %d became items, the others are known without one",
+			q.Len()-retries, c.site.Feed.MaxItems))
+		for from := take; from < q.Len(); from += 1000 {
+			if err := c.skip(q.Refs(from, min(from+1000, q.Len())), rep); err != nil {
 				return false, err
 			}
 		}
 	}
-	return len(newest) > 0, c.store.MarkFeedBuilt(ctx, c.site.ID, c.now)
-}
-
-// incremental turns every new page into an item; pages whose fetch failed before get their
-// title again.
-func (c *Channel) incremental(ctx context.Context, q *runner.Queue, rep runner.Reporter) (bool, error) {
-	for from := 0; from < q.Len() && ctx.Err() == nil; from += chunk {
-		due, err := q.Slice(ctx, from, from+chunk)
+	changed := false
+	for from := 0; from < take && ctx.Err() == nil; from += chunk {
+		due, err := q.Slice(ctx, from, min(from+chunk, take))
 		if err != nil {
-			return from > 0, err
+			return changed, err
 		}
 		if err := c.add(ctx, due, rep); err != nil {
-			return true, err
+			return changed, err
+		}
+		changed = true
+	}
+	return changed, nil
+}
+
+// retries counts the due pages whose fetch failed before.
+func (c *Channel) retries(q *runner.Queue) int {
+	n := 0
+	for _, d := range q.Refs(0, q.Len()) {
+		if d.Retry {
+			n++
 		}
 	}
-	return q.Len() > 0, nil
+	return n
+}
+
+// newestFirst orders pages to retry first, then new pages by their date in the feed: undated
+// ones are dated now, so they come before every dated one.
+func newestFirst(a, b runner.Meta) int {
+	switch {
+	case a.Retry != b.Retry:
+		if a.Retry {
+			return -1
+		}
+		return 1
+	case a.Lastmod.IsZero() || b.Lastmod.IsZero():
+		if a.Lastmod.IsZero() == b.Lastmod.IsZero() {
+			return 0
+		}
+		if a.Lastmod.IsZero() {
+			return -1
+		}
+		return 1
+	}
+	return b.Lastmod.Compare(a.Lastmod)
+}
+
+// skip records pages as known without an item.
+func (c *Channel) skip(due []runner.Due, rep runner.Reporter) error {
+	if len(due) == 0 {
+		return nil
+	}
+	return rep.Finished(runner.Outcome{Channel: name, URLs: due, Skipped: true})
 }
 
 // add makes items of pages — fetching their titles when configured — saves them, and records
-// each: delivered, or failed when its page could not be read, to be read again next run while
-// its item shows a title made of its URL.
+// each: delivered, or failed when its page could not be read now, to be read again next run
+// while its item shows a title made of its URL.
 func (c *Channel) add(ctx context.Context, due []runner.Due, rep runner.Reporter) error {
 	if len(due) == 0 {
 		return nil
 	}
 	items, errs := c.items(ctx, due)
-	if err := c.store.SaveFeedItems(ctx, c.site.ID, items, c.now); err != nil {
+	if err := c.store.SaveFeedItems(context.WithoutCancel(ctx), c.site.ID, items, c.now); err != nil {
 		return err
 	}
 	var ok []runner.Due
 	failed := map[string][]runner.Due{}
 	for i, d := range due {
-		if errs[i] == "" {
+		switch {
+		case errs[i] == "":
 			ok = append(ok, d)
-		} else {
+		case ctx.Err() == nil:
 			failed[errs[i]] = append(failed[errs[i]], d)
-		}
+		} // a fetch the run's end cut short is no failure: the page stays due
 	}
 	if len(ok) > 0 {
 		if err := rep.Finished(runner.Outcome{Channel: name, URLs: ok, Delivered: true}); err != nil {
@@ -173,18 +264,25 @@ func (c *Channel) add(ctx context.Context, due []runner.Due, rep runner.Reporter
 	return nil
 }
 
+// item is the item of a page before its title is read: titled by its URL, dated by its lastmod
+// or by now.
+func (c *Channel) item(d runner.Due) Item {
+	published := d.Lastmod
+	if published.IsZero() {
+		published = c.now
+	}
+	return Item{Hash: d.Hash, URL: d.URL, Title: titleFromURL(d.URL), Published: published, FirstSeen: c.now, Retitle: d.Retry}
+}
+
 // items makes the item of each page, fetching up to fetchers pages at once; errs[i] says why the
-// page of due[i] could not be read, "" when it was (or did not need to be).
+// page of due[i] could not be read now, "" when it was read, answered for good without a title,
+// or failed too many runs in a row.
 func (c *Channel) items(ctx context.Context, due []runner.Due) ([]Item, []string) {
 	items, errs := make([]Item, len(due)), make([]string, len(due))
 	sem := make(chan struct{}, fetchers)
 	var wg sync.WaitGroup
 	for i, d := range due {
-		published := d.Lastmod
-		if published.IsZero() {
-			published = c.now
-		}
-		items[i] = Item{Hash: d.Hash, URL: d.URL, Title: titleFromURL(d.URL), Published: published, FirstSeen: c.now}
+		items[i] = c.item(d)
 		if c.fetch == nil {
 			continue
 		}
@@ -192,48 +290,39 @@ func (c *Channel) items(ctx context.Context, due []runner.Due) ([]Item, []string
 			sem <- struct{}{}
 			defer func() { <-sem }()
 			p, err := c.fetch.fetch(ctx, d.URL)
-			if err != nil {
-				errs[i] = fmt.Sprintf("reading the title of %s: %v; it is read again next run", d.URL, err)
-				return
+			switch {
+			case err == nil:
+				items[i].Titled = true
+				if p.title != "" {
+					items[i].Title = p.title
+				}
+				items[i].Description = p.description
+			case errors.Is(err, errNoTitle):
+				items[i].Titled = true // final: the URL title stays
+				c.countUntitled(strings.TrimPrefix(err.Error(), errNoTitle.Error()+": "))
+			case d.Failures+1 >= maxFailures:
+				items[i].Titled = true
+				c.countUntitled(fmt.Sprintf("%v, %d runs in a row", err, maxFailures))
+			default:
+				errs[i] = fmt.Sprintf("reading the title of %s: %v; its item is titled by its URL until a next run reads it", d.URL, err)
 			}
-			items[i].Titled = true
-			if p.title != "" {
-				items[i].Title = p.title
-			}
-			items[i].Description = p.description
 		})
 	}
 	wg.Wait()
 	return items, errs
 }
 
-// WriteFile writes a site's current feed to path through a temporary file renamed over it:
-// readers see the old file or the new one, never half of one.
-func WriteFile(ctx context.Context, store Store, site *config.Site, path string) error {
-	items, err := store.FeedItems(ctx, site.ID, site.Feed.MaxItems)
-	if err != nil {
-		return err
+func (c *Channel) countUntitled(why string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.untitled[why]++
+}
+
+// noteUntitled says how many pages keep the title made of their URL for good, and why.
+func (c *Channel) noteUntitled(rep runner.Reporter) {
+	for why, n := range c.untitled {
+		rep.Noted(name, fmt.Sprintf("%d new pages gave no title (%s): their items keep the title made of their URL", n, why))
 	}
-	_, changed, err := store.FeedState(ctx, site.ID)
-	if err != nil {
-		return err
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
-	if err != nil {
-		return fmt.Errorf("writing the feed of site %q: %w (check that %s exists and is writable)", site.ID, err, filepath.Dir(path))
-	}
-	defer os.Remove(tmp.Name())
-	if err := Render(tmp, site, items, changed, Generator()); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
 }
 
 // Generator names sitepush in a feed.

@@ -34,15 +34,25 @@ type blog struct {
 	runner  *runner.Runner
 	mu      sync.Mutex
 	fetched []string
-	broken  map[string]bool // paths answering 500
-	posts   []string        // "path lastmod"
+	answer  map[string]string // paths answering otherwise: "500", "404", "empty", "pdf", "slow"
+	posts   []string          // "path lastmod"
 }
 
-func newBlog(t *testing.T, feedYAML string) *blog {
-	b := &blog{t: t, dir: t.TempDir(), broken: map[string]bool{}, store: storetest.Open(t)}
+// newBlog starts a blog whose site has feed settings feedYAML, and siteYAML lines at the site's level.
+func newBlog(t *testing.T, feedYAML string, siteYAML ...string) *blog {
+	b := &blog{t: t, dir: t.TempDir(), answer: map[string]string{}, store: storetest.Open(t)}
 	b.srv = httptest.NewServer(http.HandlerFunc(b.serve))
 	t.Cleanup(b.srv.Close)
-	cfg := fmt.Sprintf("sites:\n  - id: blog\n    sitemaps: [sitemap.xml]\n    baseUrl: %s\n    sitemap: {retries: 1, retryInterval: 1ms}\n    feed: {enabled: true, %s}\n", b.srv.URL, feedYAML)
+	cfg := fmt.Sprintf("sites:\n  - id: blog\n    baseUrl: %s\n    sitemap: {retries: 1, retryInterval: 1ms}\n    feed: {enabled: true, %s}\n", b.srv.URL, feedYAML)
+	sitemaps := "sitemaps: [sitemap.xml]"
+	for _, line := range siteYAML {
+		if strings.HasPrefix(line, "sitemaps:") {
+			sitemaps = line
+		} else {
+			cfg += "    " + line + "\n"
+		}
+	}
+	cfg += "    " + sitemaps + "\n"
 	os.WriteFile(filepath.Join(b.dir, "c.yaml"), []byte(cfg), 0o644)
 	c, err := config.Load(filepath.Join(b.dir, "c.yaml"), func(string) (string, bool) { return "", false })
 	if err != nil {
@@ -56,10 +66,27 @@ func newBlog(t *testing.T, feedYAML string) *blog {
 func (b *blog) serve(w http.ResponseWriter, r *http.Request) {
 	b.mu.Lock()
 	b.fetched = append(b.fetched, r.URL.Path)
-	broken := b.broken[r.URL.Path]
+	answer := b.answer[r.URL.Path]
 	b.mu.Unlock()
-	if broken {
+	switch answer {
+	case "500":
 		http.Error(w, "down", http.StatusInternalServerError)
+		return
+	case "404":
+		http.NotFound(w, r)
+		return
+	case "empty":
+		w.Header().Set("Content-Type", "text/html")
+		return
+	case "pdf":
+		w.Header().Set("Content-Type", "application/pdf")
+		w.Write([]byte("%PDF-1.7"))
+		return
+	case "slow":
+		select {
+		case <-r.Context().Done():
+		case <-time.After(5 * time.Second):
+		}
 		return
 	}
 	slug := filepath.Base(r.URL.Path)
@@ -91,6 +118,12 @@ func posts30() []string {
 		out = append(out, fmt.Sprintf("/blog/post-%d 2026-03-%02dT08:00:00Z", i, i+1))
 	}
 	return out
+}
+
+func (b *blog) set(path, answer string) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.answer[path] = answer
 }
 
 func (b *blog) run(st feed.Store) *runner.Record {
@@ -202,14 +235,14 @@ func TestAPageThatFailsIsTitledByItsURLUntilItAnswers(t *testing.T) {
 	b := newBlog(t, "baselineItems: 0")
 	b.publish("/blog/old 2026-01-01")
 	b.run(b.store) // the baseline: nothing becomes an item
-	b.broken["/blog/new-post"] = true
+	b.set("/blog/new-post", "500")
 	b.publish("/blog/new-post 2026-02-01")
 	rec := b.run(b.store)
 	if _, titles := b.items(); !slices.Equal(titles, []string{"New post"}) || rec.Channels["feed"].Failed != 1 ||
 		!strings.Contains(rec.Errors[0], "reading the title of "+b.srv.URL+"/blog/new-post: HTTP 500") {
 		t.Fatalf("titles %v, record %+v %q", titles, rec.Channels["feed"], rec.Errors)
 	}
-	b.broken["/blog/new-post"] = false
+	b.set("/blog/new-post", "")
 	b.takeFetched()
 	rec = b.run(b.store)
 	if _, titles := b.items(); !slices.Equal(titles, []string{"Title of new post"}) || rec.Channels["feed"].Submitted != 1 {
@@ -232,27 +265,165 @@ func TestPruning(t *testing.T) {
 // failingState is a store whose feed state cannot be read once.
 type failingState struct {
 	*store.Store
+	err    error
 	failed bool
 }
 
 func (f *failingState) FeedState(ctx context.Context, site string) (bool, time.Time, error) {
 	if !f.failed {
 		f.failed = true
-		return false, time.Time{}, errors.New("feed_state: malformed row")
+		return false, time.Time{}, f.err
 	}
 	return f.Store.FeedState(ctx, site)
 }
 
-func TestAnUnusableStateIsRebuilt(t *testing.T) {
+func TestAnUnusableStateIsBuiltAgain(t *testing.T) {
 	b := newBlog(t, "fetchTitles: false, baselineItems: 3")
 	b.publish(posts30()[:5]...)
 	b.run(b.store)
 	b.publish("/blog/new 2026-04-01")
-	rec := b.run(&failingState{Store: b.store})
+	rec := b.run(&failingState{Store: b.store, err: fmt.Errorf("%w: feed_state holds text", feed.ErrUnusableState)})
 	links, _ := b.items()
-	if !slices.Equal(links, []string{"/blog/new", "/blog/post-4", "/blog/post-3"}) || rec.Status != runner.StatusOK ||
-		len(rec.Notes) != 1 || !strings.Contains(rec.Notes[0], "it was rebuilt from the sitemaps") {
+	st := rec.Channels["feed"]
+	if !slices.Equal(links, []string{"/blog/new", "/blog/post-4", "/blog/post-3", "/blog/post-2"}) || rec.Status != runner.StatusOK ||
+		len(rec.Notes) != 1 || !strings.Contains(rec.Notes[0], "it was built again from the sitemaps") {
 		t.Errorf("items %v, %s, notes %q, errors %q", links, rec.Status, rec.Notes, rec.Errors)
+	}
+	if st.Due != 1 || st.Submitted != 1 || st.Left != 0 || st.Skipped != 5 {
+		t.Errorf("the rebuild counts only the new page as delivered: %+v", st)
+	}
+}
+
+func TestAStateThatCannotBeReadNowWaits(t *testing.T) {
+	b := newBlog(t, "fetchTitles: false, baselineItems: 3")
+	b.publish(posts30()[:5]...)
+	b.run(b.store)
+	b.publish("/blog/new 2026-04-01")
+	rec := b.run(&failingState{Store: b.store, err: errors.New("database is locked")})
+	if links, _ := b.items(); len(links) != 3 || rec.Status != runner.StatusPartial ||
+		!strings.Contains(strings.Join(rec.Errors, ""), "database is locked; the new pages are added by the next run") {
+		t.Fatalf("items %v, %s, errors %q", links, rec.Status, rec.Errors)
+	}
+	b.run(b.store)
+	if links, _ := b.items(); len(links) != 4 || links[0] != "/blog/new" {
+		t.Errorf("the next run: %v", links)
+	}
+}
+
+func TestAFirstRunWaitsForEverySitemap(t *testing.T) {
+	b := newBlog(t, "fetchTitles: false, baselineItems: 3", "sitemaps: [sitemap.xml, more.xml]")
+	b.publish(posts30()[:5]...)
+	rec := b.run(b.store)
+	if links, _ := b.items(); len(links) != 0 || rec.Status != runner.StatusPartial ||
+		!strings.Contains(strings.Join(rec.Notes, ""), "waits for a run that reads every sitemap whole") {
+		t.Fatalf("a first run with a sitemap missing: items %v, %s, notes %q", links, rec.Status, rec.Notes)
+	}
+	os.WriteFile(filepath.Join(b.dir, "more.xml"), fmt.Appendf(nil, "<urlset><url><loc>%s/blog/newest</loc><lastmod>2026-05-01</lastmod></url></urlset>", b.srv.URL), 0o644)
+	b.run(b.store)
+	if links, _ := b.items(); !slices.Equal(links, []string{"/blog/newest", "/blog/post-4", "/blog/post-3"}) {
+		t.Errorf("the first complete run: %v", links)
+	}
+}
+
+func TestPagesWithoutATitleForGood(t *testing.T) {
+	b := newBlog(t, "baselineItems: 0")
+	b.publish("/blog/old 2026-01-01")
+	b.run(b.store)
+	for path, answer := range map[string]string{"/gone": "404", "/empty": "empty", "/doc.pdf": "pdf"} {
+		b.set(path, answer)
+	}
+	b.publish("/gone 2026-02-01", "/empty 2026-02-02", "/doc.pdf 2026-02-03")
+	rec := b.run(b.store)
+	_, titles := b.items()
+	if st := rec.Channels["feed"]; st.Submitted != 3 || st.Failed != 0 || rec.Status != runner.StatusOK || len(rec.Notes) != 3 ||
+		!slices.Equal(titles, []string{"Doc", "Empty", "Gone"}) {
+		t.Fatalf("%s %+v, titles %v, notes %q", rec.Status, st, titles, rec.Notes)
+	}
+	b.takeFetched()
+	b.run(b.store)
+	if got := b.takeFetched(); len(got) != 0 {
+		t.Errorf("pages that answered for good were fetched again: %v", got)
+	}
+}
+
+func TestAPageThatKeepsFailingIsGivenUp(t *testing.T) {
+	b := newBlog(t, "baselineItems: 0")
+	b.publish("/blog/old 2026-01-01")
+	b.run(b.store)
+	b.set("/blog/down", "500")
+	b.publish("/blog/down 2026-02-01")
+	for run := 1; run <= 3; run++ {
+		rec := b.run(b.store)
+		want := runner.StatusFailed
+		if run == 3 {
+			want = runner.StatusOK
+		}
+		if rec.Status != want {
+			t.Errorf("run %d: %s, want %s (%q %q)", run, rec.Status, want, rec.Errors, rec.Notes)
+		}
+	}
+	b.takeFetched()
+	b.run(b.store)
+	if got := b.takeFetched(); len(got) != 0 {
+		t.Errorf("a page given up was fetched again: %v", got)
+	}
+	if _, titles := b.items(); !slices.Equal(titles, []string{"Down"}) {
+		t.Errorf("titles %v", titles)
+	}
+}
+
+func TestARetriedPageThatWasPrunedIsNotAddedAgain(t *testing.T) {
+	b := newBlog(t, "baselineItems: 0, maxItems: 1, keepDays: 0")
+	b.publish("/blog/old 2026-01-01")
+	b.run(b.store)
+	b.set("/blog/down", "500")
+	b.publish("/blog/down 2026-02-01")
+	b.run(b.store)
+	b.publish("/blog/newer 2026-03-01")
+	b.run(b.store) // /blog/down is pruned: beyond maxItems, first seen long enough ago
+	b.set("/blog/down", "")
+	b.run(b.store)
+	if links, _ := b.items(); !slices.Equal(links, []string{"/blog/newer"}) {
+		t.Errorf("items %v", links)
+	}
+}
+
+func TestManyNewPagesAtOnce(t *testing.T) {
+	b := newBlog(t, "baselineItems: 0, maxItems: 5")
+	b.publish("/blog/old 2026-01-01")
+	b.run(b.store)
+	b.takeFetched()
+	var moved []string
+	for i := range 12 {
+		moved = append(moved, fmt.Sprintf("/new/p%02d 2026-02-%02d", i, i+1))
+	}
+	b.publish(append(moved, "/new/undated")...)
+	rec := b.run(b.store)
+	links, _ := b.items()
+	if !slices.Equal(links, []string{"/new/undated", "/new/p11", "/new/p10", "/new/p09", "/new/p08"}) || len(b.takeFetched()) != 5 ||
+		rec.Channels["feed"].Skipped != 9 || !strings.Contains(strings.Join(rec.Notes, ""), "13 pages are new at once") {
+		t.Errorf("items %v, %+v, notes %q", links, rec.Channels["feed"], rec.Notes)
+	}
+}
+
+func TestTheBudgetKeepsWhatWasRead(t *testing.T) {
+	b := newBlog(t, "baselineItems: 0, out: feed.xml", "runBudget: 500ms")
+	b.publish("/blog/old 2026-01-01")
+	b.run(b.store)
+	b.set("/blog/slow", "slow")
+	b.publish("/blog/fast 2026-02-01", "/blog/slow 2026-02-02")
+	rec := b.run(b.store)
+	st := rec.Channels["feed"]
+	if rec.Status != runner.StatusBudgetExhausted || st.Submitted != 1 || st.Failed != 0 || st.Left != 1 {
+		t.Fatalf("%s %+v %q", rec.Status, st, rec.Errors)
+	}
+	if parsed := parse(t, filepath.Join(b.dir, "feed.xml")); len(parsed.Items) != 2 || parsed.Items[1].Title != "Title of fast" {
+		t.Errorf("feed.out after the budget ran out: %d items", len(parsed.Items))
+	}
+	b.set("/blog/slow", "")
+	b.run(b.store)
+	if _, titles := b.items(); titles[0] != "Title of slow" {
+		t.Errorf("the page the budget cut is read by the next run: %v", titles)
 	}
 }
 

@@ -1,26 +1,40 @@
 package feed
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io"
+	"mime"
 	"net/http"
 	"net/url"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/charset"
+	"golang.org/x/text/encoding"
+	"golang.org/x/text/encoding/unicode"
 )
 
-// maxHead bounds what is read of a page to find its title: the head, in practice far less.
-const maxHead = 512 << 10
+const (
+	// maxHead bounds what is read of a page to find its title: the head, in practice far less.
+	maxHead = 512 << 10
+	// Titles and descriptions are cut to these many characters: a feed reader shows a line.
+	maxTitle       = 300
+	maxDescription = 1000
+)
 
 // page is what a page says of itself.
 type page struct {
 	title, description string
 }
+
+// errNoTitle marks a page that answered, for good, without a title to read (HTTP 404, an empty
+// page): asking again would not help.
+var errNoTitle = errors.New("no title")
 
 // fetcher reads pages' titles with the politeness of the sitemap reader: its User-Agent, timeout
 // and retries.
@@ -32,11 +46,12 @@ type fetcher struct {
 	retryInterval time.Duration
 }
 
-// fetch reads a page's title and description, trying again after transient failures.
+// fetch reads a page's title and description, trying again after transient failures. An error
+// wrapping errNoTitle is final; any other may go away.
 func (f *fetcher) fetch(ctx context.Context, u string) (page, error) {
 	for attempt := 0; ; attempt++ {
-		p, err, transient := f.once(ctx, u)
-		if err == nil || !transient || attempt >= f.retries {
+		p, err := f.once(ctx, u)
+		if err == nil || errors.Is(err, errNoTitle) || attempt >= f.retries {
 			return p, err
 		}
 		t := time.NewTimer(f.retryInterval)
@@ -49,13 +64,13 @@ func (f *fetcher) fetch(ctx context.Context, u string) (page, error) {
 	}
 }
 
-// once makes one attempt; transient says whether another may do better.
-func (f *fetcher) once(ctx context.Context, u string) (page, error, bool) {
+// once makes one attempt.
+func (f *fetcher) once(ctx context.Context, u string) (page, error) {
 	ctx, cancel := context.WithTimeout(ctx, f.timeout)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
 	if err != nil {
-		return page{}, err, false
+		return page{}, fmt.Errorf("%w: %v", errNoTitle, err)
 	}
 	req.Header.Set("User-Agent", f.userAgent)
 	req.Header.Set("Accept", "text/html,application/xhtml+xml;q=0.9,*/*;q=0.5")
@@ -65,25 +80,114 @@ func (f *fetcher) once(ctx context.Context, u string) (page, error, bool) {
 		if errors.As(err, &ue) {
 			err = ue.Err
 		}
-		return page{}, err, true
+		return page{}, err
 	}
 	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		code := resp.StatusCode
-		return page{}, fmt.Errorf("HTTP %d %s", code, http.StatusText(code)), code >= 500 || code == http.StatusTooManyRequests
+	switch code := resp.StatusCode; {
+	case code == http.StatusOK:
+	case code == http.StatusRequestTimeout || code == http.StatusTooManyRequests || code >= 500:
+		return page{}, fmt.Errorf("HTTP %d %s", code, http.StatusText(code))
+	default:
+		return page{}, fmt.Errorf("%w: HTTP %d %s", errNoTitle, code, http.StatusText(code))
 	}
 	ct := resp.Header.Get("Content-Type")
 	if ct != "" && !strings.Contains(ct, "html") {
-		return page{}, nil, false // a PDF, an image: no title to read, and no error
+		return page{}, fmt.Errorf("%w: the page is %s, not HTML", errNoTitle, ct)
 	}
-	r, err := charset.NewReader(io.LimitReader(resp.Body, maxHead), ct)
+	head, err := readUntilBody(resp.Body)
 	if err != nil {
-		return page{}, fmt.Errorf("the page's charset: %w", err), false
+		return page{}, fmt.Errorf("reading the page: %w", err)
 	}
-	return readHead(r), nil, false
+	if len(bytes.TrimSpace(head)) == 0 {
+		return page{}, fmt.Errorf("%w: the page is empty", errNoTitle)
+	}
+	text, err := encodingOf(head, ct).NewDecoder().Bytes(head)
+	if err != nil {
+		return page{}, fmt.Errorf("%w: the page's text cannot be decoded: %v", errNoTitle, err)
+	}
+	return readHead(bytes.NewReader(text)), nil
 }
 
-// readHead reads <title>, og:title, and the meta and og descriptions, stopping at </head>.
+// readUntilBody reads a page up to its body (where the head has certainly ended), at most
+// maxHead bytes.
+func readUntilBody(r io.Reader) ([]byte, error) {
+	var buf bytes.Buffer
+	chunk := make([]byte, 16<<10)
+	for buf.Len() < maxHead {
+		n, err := r.Read(chunk[:min(len(chunk), maxHead-buf.Len())])
+		from := max(0, buf.Len()-len("</head")) // a tag cut between two reads
+		buf.Write(chunk[:n])
+		if endOfHead(buf.Bytes()[from:]) || err == io.EOF {
+			return buf.Bytes(), nil
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	return buf.Bytes(), nil
+}
+
+// endOfHead reports whether b holds "</head" or "<body", in any case.
+func endOfHead(b []byte) bool {
+	lower := bytes.ToLower(b)
+	return bytes.Contains(lower, []byte("</head")) || bytes.Contains(lower, []byte("<body"))
+}
+
+// encodingOf finds a page's encoding: a byte-order mark or the Content-Type header's charset;
+// else a <meta> charset anywhere in the head (pages often declare it past the 1024 bytes the HTML
+// standard looks at); else UTF-8 when the bytes are valid UTF-8; else the standard's guess.
+func encodingOf(head []byte, contentType string) encoding.Encoding {
+	e, _, certain := charset.DetermineEncoding(head, contentType)
+	if certain {
+		return e
+	}
+	if label := metaCharset(head); label != "" {
+		if declared, _ := charset.Lookup(label); declared != nil {
+			return declared
+		}
+	}
+	if utf8.Valid(head) {
+		return unicode.UTF8
+	}
+	return e
+}
+
+// metaCharset returns the charset a <meta> tag of the head declares, if any.
+func metaCharset(head []byte) string {
+	z := html.NewTokenizer(bytes.NewReader(head))
+	for {
+		switch z.Next() {
+		case html.ErrorToken:
+			return ""
+		case html.StartTagToken, html.SelfClosingTagToken:
+			name, hasAttr := z.TagName()
+			if string(name) != "meta" || !hasAttr {
+				continue
+			}
+			attrs := map[string]string{}
+			for more := true; more; {
+				var k, v []byte
+				k, v, more = z.TagAttr()
+				attrs[string(k)] = string(v)
+			}
+			if c := attrs["charset"]; c != "" {
+				return c
+			}
+			if strings.EqualFold(attrs["http-equiv"], "content-type") {
+				if _, params, err := mime.ParseMediaType(attrs["content"]); err == nil && params["charset"] != "" {
+					return params["charset"]
+				}
+			}
+		}
+	}
+}
+
+// inHead lists the elements a head may hold; any other start tag means the body has begun, even
+// when the page never says <body> (an <svg><title> is no page title).
+var inHead = map[string]bool{"html": true, "head": true, "title": true, "meta": true, "link": true, "style": true,
+	"script": true, "noscript": true, "base": true, "template": true}
+
+// readHead reads <title>, og:title, and the meta and og descriptions, stopping where the head ends.
 // og:title wins over <title>, which often ends with the site's name.
 func readHead(r io.Reader) page {
 	z := html.NewTokenizer(r)
@@ -107,15 +211,13 @@ func readHead(r io.Reader) page {
 			}
 		case html.StartTagToken, html.SelfClosingTagToken:
 			name, hasAttr := z.TagName()
-			switch string(name) {
-			case "title":
-				inTitle = title.Len() == 0
-			case "body":
+			switch {
+			case !inHead[string(name)]:
 				return finish(title.String(), ogTitle.String(), desc.String(), ogDesc.String())
-			case "meta":
-				if hasAttr {
-					meta(z, &ogTitle, &desc, &ogDesc)
-				}
+			case string(name) == "title":
+				inTitle = title.Len() == 0
+			case string(name) == "meta" && hasAttr:
+				meta(z, &ogTitle, &desc, &ogDesc)
 			}
 		}
 	}
@@ -151,15 +253,23 @@ func meta(z *html.Tokenizer, ogTitle, desc, ogDesc *strings.Builder) {
 }
 
 func finish(title, ogTitle, desc, ogDesc string) page {
-	p := page{title: clean(ogTitle), description: clean(desc)}
+	p := page{title: clean(ogTitle, maxTitle), description: clean(desc, maxDescription)}
 	if p.title == "" {
-		p.title = clean(title)
+		p.title = clean(title, maxTitle)
 	}
 	if p.description == "" {
-		p.description = clean(ogDesc)
+		p.description = clean(ogDesc, maxDescription)
 	}
 	return p
 }
 
-// clean collapses whitespace, as a browser shows a title.
-func clean(s string) string { return strings.Join(strings.Fields(s), " ") }
+// clean collapses whitespace, as a browser shows a title, and cuts what is longer than max
+// characters, with an ellipsis.
+func clean(s string, max int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if utf8.RuneCountInString(s) <= max {
+		return s
+	}
+	cut := []rune(s)[:max-1]
+	return strings.TrimSpace(string(cut)) + "…"
+}

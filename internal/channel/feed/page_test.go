@@ -1,13 +1,13 @@
 package feed
 
 import (
+	"bytes"
 	"strings"
 	"testing"
-
-	"golang.org/x/net/html/charset"
 )
 
 func TestReadHead(t *testing.T) {
+	long := strings.Repeat("<!-- padding -->", 100)
 	tests := []struct {
 		name, html, ct string
 		want           page
@@ -21,20 +21,45 @@ func TestReadHead(t *testing.T) {
 			page{"", "meta"}},
 		{"only the first title", `<head><title>One</title><title>Two</title></head>`, "text/html", page{"One", ""}},
 		{"stops at the body", `<html><body><h1>x</h1><meta name="description" content="late"></body></html>`, "text/html", page{}},
+		{"stops where the head ends without saying so", `<title>T</title><svg><title>icon-close</title></svg><meta name="description" content="late">`,
+			"text/html", page{"T", ""}},
+		{"an svg title is no title", `<html><svg><title>icon-close</title></svg><title>Real</title>`, "text/html", page{}},
 		{"a declared charset", "<head><meta http-equiv=\"Content-Type\" content=\"text/html; charset=iso-8859-1\"><title>Caf\xe9</title></head>", "text/html",
 			page{"Café", ""}},
 		{"the header's charset", "<head><title>Caf\xe9</title></head>", "text/html; charset=windows-1252", page{"Café", ""}},
+		{"a charset declared late", "<head>" + long + "<meta charset=\"iso-8859-1\"><title>Caf\xe9</title></head>", "text/html", page{"Café", ""}},
+		{"UTF-8 without a declaration", "<head>" + long + "<title>Café crème</title></head>", "text/html", page{"Café crème", ""}},
 		{"self-closing metas", `<head><meta property="og:title" content="X"/><meta name="description" content="Y"/></head>`, "application/xhtml+xml",
 			page{"X", "Y"}},
+		{"a long title is cut", "<title>" + strings.Repeat("word ", 100) + "</title>", "text/html",
+			page{strings.TrimSpace(strings.Repeat("word ", 60)[:maxTitle-1]) + "…", ""}},
 	}
 	for _, tc := range tests {
-		r, err := charset.NewReader(strings.NewReader(tc.html), tc.ct)
+		head := []byte(tc.html)
+		text, err := encodingOf(head, tc.ct).NewDecoder().Bytes(head)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := readHead(r); got != tc.want {
+		if got := readHead(bytes.NewReader(text)); got != tc.want {
 			t.Errorf("%s: %+v, want %+v", tc.name, got, tc.want)
 		}
+	}
+}
+
+// chunked reads one byte at a time, as a slow server sends.
+type chunked struct{ r *strings.Reader }
+
+func (c chunked) Read(p []byte) (int, error) { return c.r.Read(p[:1]) }
+
+func TestReadUntilBody(t *testing.T) {
+	page := "<head><title>x</title></HEAD><body>" + strings.Repeat("x", 1<<20)
+	got, err := readUntilBody(chunked{strings.NewReader(page)})
+	if err != nil || !strings.HasSuffix(string(got), "</HEAD") {
+		t.Errorf("read %d bytes ending %q, %v", len(got), got[max(0, len(got)-10):], err)
+	}
+	got, _ = readUntilBody(strings.NewReader(strings.Repeat("y", 1<<20)))
+	if len(got) != maxHead {
+		t.Errorf("a page without a head end: read %d bytes, want the cap %d", len(got), maxHead)
 	}
 }
 

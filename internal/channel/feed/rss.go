@@ -22,7 +22,7 @@ type rssChannel struct {
 	Link          string    `xml:"link"`
 	Description   string    `xml:"description"`
 	AtomLink      atomLink  `xml:"atom:link"`
-	LastBuildDate string    `xml:"lastBuildDate"`
+	LastBuildDate string    `xml:"lastBuildDate,omitempty"`
 	Generator     string    `xml:"generator"`
 	Items         []rssItem `xml:"item"`
 }
@@ -52,7 +52,7 @@ func Render(w io.Writer, site *config.Site, items []Item, changed time.Time, gen
 	doc := rssDoc{Version: "2.0", Atom: "http://www.w3.org/2005/Atom", Channel: rssChannel{
 		Title: site.Feed.Title, Link: site.BaseURL + "/", Description: site.Feed.Description,
 		AtomLink:      atomLink{Href: site.Feed.URL, Rel: "self", Type: "application/rss+xml"},
-		LastBuildDate: changed.UTC().Format(time.RFC1123Z), Generator: generator,
+		LastBuildDate: rssDate(changed), Generator: generator,
 		Items: make([]rssItem, len(items)),
 	}}
 	for i, it := range items {
@@ -73,4 +73,12 @@ func Render(w io.Writer, site *config.Site, items []Item, changed time.Time, gen
 	}
 	_, err := io.WriteString(w, "\n")
 	return err
+}
+
+// rssDate writes a time as RSS wants it; a feed never built has no date.
+func rssDate(t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	return t.UTC().Format(time.RFC1123Z)
 }
