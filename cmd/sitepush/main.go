@@ -13,6 +13,12 @@ import (
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	go func() {
+		// The first signal stops gracefully; restoring the default handling makes a second one
+		// stop the process at once.
+		<-ctx.Done()
+		stop()
+	}()
 	code := cli.Main(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	stop()
 	os.Exit(code)
