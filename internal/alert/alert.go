@@ -1,0 +1,141 @@
+// Package alert posts an alert to the configured webhook when a run fails, or when a channel's
+// share of failed submissions in a run exceeds webhook.failureRate. The JSON carries a `text` (and
+// a `content`) field, so that Slack-, Mattermost- and Discord-style incoming webhooks show it as is.
+package alert
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/sitepush/sitepush/internal/config"
+	"github.com/sitepush/sitepush/internal/runner"
+)
+
+// Alert is what the webhook receives.
+type Alert struct {
+	// Text is the alert for a person, shown by chat incoming webhooks; Content repeats it for
+	// Discord's.
+	Text    string `json:"text"`
+	Content string `json:"content"`
+	Site    string `json:"site"`
+	RunID   int64  `json:"runId"`
+	Status  string `json:"status"`
+	// Channel is the failing channel, or "" when the run failed as a whole (no sitemap read).
+	Channel string `json:"channel"`
+	// Failed of Attempted URLs failed: a Rate above the threshold.
+	Failed    int     `json:"failed"`
+	Attempted int     `json:"attempted"`
+	Rate      float64 `json:"rate"`
+	Threshold float64 `json:"threshold"`
+	// Causes are the most frequent errors of the run, most frequent first.
+	Causes    []Cause   `json:"causes"`
+	Action    string    `json:"action"`
+	StartedAt time.Time `json:"startedAt"`
+}
+
+// Cause is one error of a run and how many times the record holds it.
+type Cause struct {
+	Error string `json:"error"`
+	Count int    `json:"count"`
+}
+
+// maxCauses is how many causes an alert lists.
+const maxCauses = 3
+
+// Of returns the alerts a finished run calls for: one per channel whose failed share of the URLs
+// it tried exceeds threshold, or one for the run when it failed without such a channel.
+func Of(rec *runner.Record, threshold float64) []Alert {
+	var out []Alert
+	for _, name := range config.Channels {
+		st, ok := rec.Channels[name]
+		if !ok || st.Failed == 0 {
+			continue
+		}
+		tried := st.Submitted + st.Failed
+		rate := float64(st.Failed) / float64(tried)
+		if rate <= threshold {
+			continue
+		}
+		a := newAlert(rec, name, threshold, name+": ")
+		a.Failed, a.Attempted, a.Rate = st.Failed, tried, rate
+		a.Text = fmt.Sprintf("sitepush: site %s, run %d (%s): %s failed %d of %d URLs (%.0f%%, above %.0f%%).",
+			rec.Site, rec.ID, rec.Status, name, st.Failed, tried, rate*100, threshold*100)
+		out = append(out, finish(a))
+	}
+	if len(out) == 0 && rec.Status == runner.StatusFailed {
+		a := newAlert(rec, "", threshold, "")
+		a.Failed, a.Attempted = rec.Sitemaps.Failed, rec.Sitemaps.Read+rec.Sitemaps.Failed
+		if a.Attempted > 0 {
+			a.Rate = float64(a.Failed) / float64(a.Attempted)
+		}
+		a.Text = fmt.Sprintf("sitepush: site %s, run %d failed.", rec.Site, rec.ID)
+		out = append(out, finish(a))
+	}
+	return out
+}
+
+func newAlert(rec *runner.Record, channel string, threshold float64, prefix string) Alert {
+	return Alert{Site: rec.Site, RunID: rec.ID, Status: rec.Status, Channel: channel, Threshold: threshold,
+		Causes: causes(rec.Errors, prefix), StartedAt: rec.StartedAt}
+}
+
+// finish adds the action and completes the text.
+func finish(a Alert) Alert {
+	top := ""
+	if len(a.Causes) > 0 {
+		top = a.Causes[0].Error
+		a.Text += " Cause: " + top + "."
+	}
+	a.Action = action(a.Site, a.Channel, top)
+	a.Text += " " + a.Action
+	a.Content = a.Text
+	return a
+}
+
+// causes counts the errors that start with prefix, without it, most frequent first.
+func causes(errs []string, prefix string) []Cause {
+	count := map[string]int{}
+	var order []string
+	for _, e := range errs {
+		msg, ok := strings.CutPrefix(e, prefix)
+		if !ok {
+			continue
+		}
+		if count[msg] == 0 {
+			order = append(order, msg)
+		}
+		count[msg]++
+	}
+	out := make([]Cause, len(order))
+	for i, msg := range order {
+		out[i] = Cause{Error: msg, Count: count[msg]}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Count > out[j].Count })
+	return out[:min(len(out), maxCauses)]
+}
+
+// action suggests what to do about the most frequent cause.
+func action(site, channel, cause string) string {
+	check := fmt.Sprintf("Run `sitepush check --site %s`", site)
+	has := func(words ...string) bool {
+		for _, w := range words {
+			if strings.Contains(cause, w) {
+				return true
+			}
+		}
+		return false
+	}
+	switch {
+	case channel == "":
+		return check + ": no sitemap could be read; the errors say which and why."
+	case has("key not valid", "API key", "HTTP 401", "HTTP 403", "may not submit"):
+		return "Fix the key as the error says, then " + strings.ToLower(check[:1]) + check[1:] + "; the URLs stay due until then."
+	case has("HTTP 429"):
+		return "The engine is throttling sitepush: raise indexnow.interval or lower indexnow.maxConcurrent; the URLs go first next run."
+	case has("HTTP 5", "timeout", "connection", "EOF", "no such host"):
+		return "The engine or the network is failing: nothing to fix on your side, the failed URLs go first next run; if it lasts, check the endpoint."
+	}
+	return check + " and read the run's errors (GET /api/sites/" + site + "/runs)."
+}
