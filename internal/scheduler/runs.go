@@ -1,0 +1,167 @@
+package scheduler
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/sitepush/sitepush/internal/config"
+	"github.com/sitepush/sitepush/internal/runner"
+)
+
+// ErrStopping is returned by Trigger once Shutdown has begun.
+var ErrStopping = errors.New("sitepush is shutting down; it runs nothing new")
+
+// Runs starts and follows the runs of a server: scheduled runs, at most a few at once, and
+// triggered runs at once. A site busy in this process or another is not run twice (its lease).
+type Runs struct {
+	runner *runner.Runner
+	// channels returns the channels of a run of site: every enabled one for "all", else the one named.
+	channels func(site *config.Site, only string) []runner.Channel
+	// finished is told of every run that ran, when its record is final.
+	finished func(rec *runner.Record)
+	logger   *slog.Logger
+
+	ctx    context.Context // the runs', ended by Shutdown
+	cancel context.CancelFunc
+	slots  chan struct{} // scheduled runs going at once
+
+	mu       sync.Mutex
+	stopping bool
+	wg       sync.WaitGroup
+	active   map[string]int64 // site → id of its run in this process
+}
+
+// NewRuns returns Runs that run at most maxScheduled scheduled runs at once.
+func NewRuns(r *runner.Runner, channels func(*config.Site, string) []runner.Channel, finished func(*runner.Record),
+	logger *slog.Logger, maxScheduled int) *Runs {
+	ctx, cancel := context.WithCancel(context.Background())
+	return &Runs{runner: r, channels: channels, finished: finished, logger: logger, ctx: ctx, cancel: cancel,
+		slots: make(chan struct{}, maxScheduled), active: map[string]int64{}}
+}
+
+// Scheduled runs site for its schedule's fire time at, in the background, unless a run started
+// since then (in this process or another).
+func (r *Runs) Scheduled(site *config.Site, at time.Time) {
+	if !r.add() {
+		return
+	}
+	go func() {
+		defer r.wg.Done()
+		select {
+		case r.slots <- struct{}{}:
+		case <-r.ctx.Done():
+			return
+		}
+		defer func() { <-r.slots }()
+		_, err := r.run(site, runner.Options{Trigger: "schedule", Since: at, Channels: r.channels(site, "all")}, nil)
+		switch {
+		case errors.Is(err, runner.ErrBusy), errors.Is(err, runner.ErrAlreadyRun):
+			r.logger.Info("scheduled run skipped", "site", site.ID, "why", err.Error())
+		case err != nil:
+			r.logger.Error("scheduled run could not start", "site", site.ID, "err", err)
+		}
+	}()
+}
+
+// Trigger starts a run of site on channel ("all" or one channel) now and returns its id once it
+// has started; runner.ErrBusy when the site is being run.
+func (r *Runs) Trigger(site *config.Site, channel string) (int64, error) {
+	if !r.add() {
+		return 0, ErrStopping
+	}
+	started, done := make(chan int64, 1), make(chan error, 1)
+	go func() {
+		defer r.wg.Done()
+		_, err := r.run(site, runner.Options{Trigger: "manual", Channels: r.channels(site, channel)}, started)
+		done <- err
+	}()
+	select {
+	case id := <-started:
+		return id, nil
+	case err := <-done:
+		select {
+		case id := <-started:
+			return id, nil // it started, and ended before this looked
+		default:
+			return 0, err
+		}
+	}
+}
+
+// Active returns the id of site's run in this process, if one is going.
+func (r *Runs) Active(site string) (int64, bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	id, ok := r.active[site]
+	return id, ok
+}
+
+// Shutdown stops starting runs and ends those going — they stop sending, record what was answered,
+// and finish their records — waiting for them at most wait. It reports whether they all ended.
+func (r *Runs) Shutdown(wait time.Duration) bool {
+	r.mu.Lock()
+	r.stopping = true
+	r.mu.Unlock()
+	r.cancel()
+	ended := make(chan struct{})
+	go func() {
+		r.wg.Wait()
+		close(ended)
+	}()
+	select {
+	case <-ended:
+		return true
+	case <-time.After(wait):
+		return false
+	}
+}
+
+// add counts a run about to start, unless Shutdown has begun.
+func (r *Runs) add() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.stopping {
+		return false
+	}
+	r.wg.Add(1)
+	return true
+}
+
+// run runs a site without waiting for its lease, tells started its id, and reports the run.
+func (r *Runs) run(site *config.Site, opt runner.Options, started chan<- int64) (*runner.Record, error) {
+	opt.NoWait = true
+	opt.Started = func(id int64) {
+		r.mu.Lock()
+		r.active[site.ID] = id
+		r.mu.Unlock()
+		if started != nil {
+			started <- id
+		}
+	}
+	rec, err := r.runner.Run(r.ctx, site, opt)
+	r.mu.Lock()
+	delete(r.active, site.ID)
+	r.mu.Unlock()
+	if rec == nil {
+		return nil, err // it never started
+	}
+	attrs := []any{"site", rec.Site, "run", rec.ID, "trigger", rec.Trigger, "status", rec.Status,
+		"urls", rec.TotalURLs, "duration", rec.FinishedAt.Sub(rec.StartedAt).Round(time.Millisecond)}
+	for _, name := range config.Channels {
+		if st, ok := rec.Channels[name]; ok {
+			attrs = append(attrs, name, slog.GroupValue(slog.Int("due", st.Due), slog.Int("submitted", st.Submitted),
+				slog.Int("failed", st.Failed), slog.Int("held", st.Held), slog.Int("left", st.Left)))
+		}
+	}
+	if len(rec.Errors) > 0 {
+		attrs = append(attrs, "error", rec.Errors[0])
+	}
+	r.logger.Info("run finished", attrs...)
+	if r.finished != nil {
+		r.finished(rec)
+	}
+	return rec, err
+}

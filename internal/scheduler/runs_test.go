@@ -1,0 +1,146 @@
+package scheduler
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/sitepush/sitepush/internal/config"
+	"github.com/sitepush/sitepush/internal/runner"
+	"github.com/sitepush/sitepush/internal/store/storetest"
+)
+
+// gate is a channel that delivers everything once let through, or stops with the run.
+type gate struct {
+	open chan struct{}
+}
+
+func (g *gate) Name() string { return "indexnow" }
+
+func (g *gate) Deliver(ctx context.Context, q *runner.Queue, rep runner.Reporter) error {
+	select {
+	case <-g.open:
+	case <-ctx.Done():
+		return nil
+	}
+	return rep.Finished(runner.Outcome{Channel: "indexnow", URLs: q.Refs(0, q.Len()), Delivered: true})
+}
+
+type finishedRuns struct {
+	mu   sync.Mutex
+	recs []*runner.Record
+}
+
+func (f *finishedRuns) add(rec *runner.Record) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.recs = append(f.recs, rec)
+}
+
+func (f *finishedRuns) all() []*runner.Record {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]*runner.Record(nil), f.recs...)
+}
+
+// syncBuffer is a log both the runs and the test use.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// eventually waits up to 5 s for cond.
+func eventually(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(5 * time.Second); !cond(); time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("waited 5 s for %s", what)
+		}
+	}
+}
+
+func newRuns(t *testing.T) (*Runs, *config.Site, *gate, *finishedRuns, *syncBuffer) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "s.xml"), []byte("<urlset><url><loc>https://a.example/p</loc></url></urlset>"), 0o644)
+	c, err := config.Parse([]byte("sites:\n  - {id: a, sitemaps: [s.xml], baseUrl: https://a.example}\n"), dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := &gate{open: make(chan struct{})}
+	done, log := &finishedRuns{}, &syncBuffer{}
+	runs := NewRuns(runner.New(storetest.Open(t)), func(*config.Site, string) []runner.Channel { return []runner.Channel{g} },
+		done.add, slog.New(slog.NewTextHandler(log, nil)), 2)
+	return runs, &c.Sites[0], g, done, log
+}
+
+func TestTrigger(t *testing.T) {
+	runs, site, g, done, _ := newRuns(t)
+	id, err := runs.Trigger(site, "all")
+	if err != nil || id == 0 {
+		t.Fatalf("trigger: %d, %v", id, err)
+	}
+	if active, ok := runs.Active("a"); !ok || active != id {
+		t.Errorf("active: %d %v", active, ok)
+	}
+	if _, err := runs.Trigger(site, "all"); !errors.Is(err, runner.ErrBusy) {
+		t.Errorf("a second trigger while the first runs: %v", err)
+	}
+	close(g.open)
+	eventually(t, "the run to end", func() bool { return len(done.all()) == 1 })
+	if recs := done.all(); len(recs) != 1 || recs[0].ID != id || recs[0].Status != runner.StatusOK || recs[0].Trigger != "manual" {
+		t.Fatalf("finished: %+v", recs)
+	}
+	if _, ok := runs.Active("a"); ok {
+		t.Error("a finished run is still active")
+	}
+}
+
+func TestScheduledRunsOncePerFireTime(t *testing.T) {
+	runs, site, g, done, log := newRuns(t)
+	close(g.open)
+	at := time.Now().Add(-time.Second)
+	runs.Scheduled(site, at)
+	eventually(t, "the scheduled run", func() bool { return len(done.all()) == 1 })
+	runs.Scheduled(site, at) // another instance's scheduler, or a make-up and a tick
+	eventually(t, "the second to be skipped", func() bool { return strings.Contains(log.String(), "the site was already run") })
+	runs.Scheduled(site, time.Now())
+	eventually(t, "the next fire time's run", func() bool { return len(done.all()) == 2 })
+	if recs := done.all(); recs[0].Trigger != "schedule" {
+		t.Errorf("runs %+v", recs)
+	}
+}
+
+func TestShutdownEndsRuns(t *testing.T) {
+	runs, site, _, done, _ := newRuns(t)
+	if _, err := runs.Trigger(site, "all"); err != nil {
+		t.Fatal(err)
+	}
+	if !runs.Shutdown(5 * time.Second) {
+		t.Fatal("a run held at its gate did not end on shutdown")
+	}
+	if recs := done.all(); len(recs) != 1 || recs[0].FinishedAt.IsZero() {
+		t.Errorf("the stopped run must still be recorded: %+v", recs)
+	}
+	if _, err := runs.Trigger(site, "all"); !errors.Is(err, ErrStopping) {
+		t.Errorf("a trigger during shutdown: %v", err)
+	}
+}

@@ -1,0 +1,103 @@
+package scheduler
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"slices"
+	"sync"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/sitepush/sitepush/internal/config"
+)
+
+// sitesOf loads sites with the given id → schedule.
+func sitesOf(t *testing.T, schedules ...string) []*config.Site {
+	t.Helper()
+	doc := "sites:\n"
+	for i := 0; i+1 < len(schedules); i += 2 {
+		doc += fmt.Sprintf("  - {id: %s, sitemaps: [https://%s.example/s.xml], schedule: %q}\n", schedules[i], schedules[i], schedules[i+1])
+	}
+	c, err := config.Parse([]byte(doc), t.TempDir(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []*config.Site
+	for i := range c.Sites {
+		out = append(out, &c.Sites[i])
+	}
+	return out
+}
+
+// firing records what a scheduler fires.
+type firing struct {
+	mu    sync.Mutex
+	sites []*config.Site
+	fired []string // "site@15:04"
+}
+
+func (f *firing) list() []*config.Site {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.sites
+}
+
+func (f *firing) set(sites []*config.Site) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.sites = sites
+}
+
+func (f *firing) fire(site *config.Site, at time.Time) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.fired = append(f.fired, site.ID+"@"+at.Format("15:04"))
+}
+
+func (f *firing) take() []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	out := f.fired
+	f.fired = nil
+	return out
+}
+
+func TestScheduler(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		// The bubble's clock starts at 2000-01-01 00:00 UTC.
+		f := &firing{sites: sitesOf(t, "every5", "*/5 * * * *", "hourly", "0 * * * *", "fresh", "0 * * * *")}
+		last := map[string]time.Time{
+			"hourly": time.Now().Add(-150 * time.Minute), // 21:30 yesterday: the 22:00, 23:00 and 00:00 runs were missed
+			"every5": time.Now(),                         // it just ran: nothing missed
+		}
+		s := New(f.list, func(_ context.Context, site string) (time.Time, error) { return last[site], nil }, f.fire,
+			slog.New(slog.NewTextHandler(io.Discard, nil)))
+		ctx, cancel := context.WithCancel(t.Context())
+		defer cancel()
+		go s.Run(ctx)
+		synctest.Wait()
+		if got := f.take(); !slices.Equal(got, []string{"hourly@22:00"}) {
+			t.Errorf("at start-up: %v; want the missed runs made up once, and a site that never ran left to its schedule", got)
+		}
+		time.Sleep(61 * time.Minute)
+		synctest.Wait()
+		want := []string{"every5@00:05", "every5@00:10", "every5@00:15", "every5@00:20", "every5@00:25", "every5@00:30",
+			"every5@00:35", "every5@00:40", "every5@00:45", "every5@00:50", "every5@00:55", "hourly@01:00", "fresh@01:00", "every5@01:00"}
+		if got := f.take(); !slices.Equal(slices.Sorted(slices.Values(got)), slices.Sorted(slices.Values(want))) {
+			t.Errorf("the first hour: %v", got)
+		}
+
+		// A schedule changed through the API counts from the change; a deleted site stops.
+		f.set(sitesOf(t, "every5", "30 * * * *"))
+		s.Wake()
+		time.Sleep(60 * time.Minute)
+		synctest.Wait()
+		if got := f.take(); !slices.Equal(got, []string{"every5@01:30"}) {
+			t.Errorf("after the change: %v", got)
+		}
+		cancel()
+	})
+}
