@@ -1,0 +1,29 @@
+package server
+
+import "net/http"
+
+// Handler returns the server's routes. Admin routes need the bearer token; the dashboard also
+// takes the session cookie its login form sets.
+func (s *Server) Handler() http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /healthz", s.healthz)
+	mux.Handle("GET /metrics", s.metrics)
+	// ServeMux cannot match "{id}.xml": the handler strips the extension.
+	mux.HandleFunc("GET /feeds/{file}", s.feed)
+
+	mux.Handle("GET /status", s.admin(s.status))
+	mux.Handle("GET /trigger", s.admin(s.trigger))
+	mux.Handle("POST /trigger", s.admin(s.trigger))
+	mux.Handle("GET /api/sites", s.admin(s.listSites))
+	mux.Handle("POST /api/sites", s.admin(s.createSite))
+	mux.Handle("GET /api/sites/{id}", s.admin(s.getSite))
+	mux.Handle("PUT /api/sites/{id}", s.admin(s.replaceSite))
+	mux.Handle("DELETE /api/sites/{id}", s.admin(s.deleteSite))
+	mux.Handle("GET /api/sites/{id}/runs", s.admin(s.siteRuns))
+	mux.Handle("GET /api/stats/daily", s.admin(s.dailyStats))
+
+	mux.HandleFunc("GET /{$}", s.dashboard)
+	mux.HandleFunc("POST /login", s.login)
+	mux.HandleFunc("POST /logout", s.logout)
+	return jsonErrors(mux)
+}

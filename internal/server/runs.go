@@ -1,0 +1,116 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/sitepush/sitepush/internal/config"
+	"github.com/sitepush/sitepush/internal/runner"
+	"github.com/sitepush/sitepush/internal/scheduler"
+)
+
+// disabled is what /trigger answers for a channel the site does not have.
+var disabled = map[string]string{
+	"indexnow": "IndexNow submission is not enabled for this site",
+	"bing":     "Bing submission is not enabled for this site",
+	"feed":     "The feed is not enabled for this site",
+}
+
+// trigger starts a run now and answers 202 with its id once it holds the site's lease.
+func (s *Server) trigger(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	id, channel := q.Get("site"), q.Get("channel")
+	if id == "" {
+		writeError(w, http.StatusBadRequest, "site is required: /trigger?site=ID[&channel=all|indexnow|bing|feed]")
+		return
+	}
+	e, ok := s.sites.Get(id)
+	if !ok {
+		s.noSite(w, id)
+		return
+	}
+	if channel == "" {
+		channel = "all"
+	}
+	site := e.Site
+	enabled := map[string]bool{"indexnow": site.IndexNow.Enabled, "bing": site.Bing.Enabled, "feed": site.Feed.Enabled}
+	switch {
+	case channel != "all" && !slices.Contains(config.Channels, channel):
+		errorf(w, http.StatusBadRequest, "channel must be one of all, %s; got %q", strings.Join(config.Channels, ", "), channel)
+		return
+	case channel != "all" && !enabled[channel]:
+		errorf(w, http.StatusBadRequest, "%s (%s.enabled is false for site %q)", disabled[channel], channel, id)
+		return
+	case channel == "all" && !site.IndexNow.Enabled && !site.Bing.Enabled && !site.Feed.Enabled:
+		errorf(w, http.StatusBadRequest, "site %q has no channel enabled: enable indexnow, bing or feed", id)
+		return
+	}
+	runID, err := s.runs.Trigger(site, channel)
+	switch {
+	case errors.Is(err, runner.ErrBusy):
+		errorf(w, http.StatusConflict, "site %q is being run now; try again when that run ends (GET /status?site=%s)", id, id)
+		return
+	case errors.Is(err, scheduler.ErrStopping):
+		writeError(w, http.StatusServiceUnavailable, err.Error())
+		return
+	case err != nil:
+		s.logger.Error("triggering a run", "site", id, "err", err)
+		errorf(w, http.StatusServiceUnavailable, "the run could not start: %v", err)
+		return
+	}
+	s.cache.invalidate()
+	writeJSON(w, http.StatusAccepted, map[string]any{"runId": runID, "site": id, "channel": channel, "status": runner.StatusRunning,
+		"statusUrl": "/status?site=" + id})
+}
+
+// siteRuns answers a site's execution history, newest first.
+func (s *Server) siteRuns(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("id")
+	if _, ok := s.sites.Get(id); !ok {
+		s.noSite(w, id)
+		return
+	}
+	limit, ok := intParam(w, r, "limit", 20, 1, 1000)
+	if !ok {
+		return
+	}
+	runs, err := s.state.Runs(r.Context(), id, limit)
+	if err != nil {
+		s.answer(w, nil, err)
+		return
+	}
+	if runs == nil {
+		runs = []runner.Record{}
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"site": id, "runs": runs})
+}
+
+// healthz answers 200 when the state answers a query within two seconds.
+func (s *Server) healthz(w http.ResponseWriter, r *http.Request) {
+	ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
+	defer cancel()
+	if err := s.state.Ping(ctx); err != nil {
+		writeError(w, http.StatusServiceUnavailable, err.Error())
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
+}
+
+// intParam reads an integer query parameter within [lo, hi], or answers 400.
+func intParam(w http.ResponseWriter, r *http.Request, name string, def, lo, hi int) (int, bool) {
+	v := r.URL.Query().Get(name)
+	if v == "" {
+		return def, true
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < lo || n > hi {
+		errorf(w, http.StatusBadRequest, "%s must be a whole number from %d to %d, got %q", name, lo, hi, v)
+		return 0, false
+	}
+	return n, true
+}

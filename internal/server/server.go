@@ -1,0 +1,70 @@
+// Package server is sitepush serve's HTTP side: the admin JSON API, the feeds, the metrics and a
+// read-only dashboard. routes.go lists every route. Every answer is JSON but the feeds, the
+// metrics and the dashboard; every error is {"error": "…"} with a status that fits, 404 and 405
+// included. Keys are masked in every answer.
+package server
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/sitepush/sitepush/internal/channel/feed"
+	"github.com/sitepush/sitepush/internal/config"
+	"github.com/sitepush/sitepush/internal/runner"
+	"github.com/sitepush/sitepush/internal/sites"
+	"github.com/sitepush/sitepush/internal/store"
+)
+
+// State is what the server reads of the store.
+type State interface {
+	Ping(ctx context.Context) error
+	Runs(ctx context.Context, site string, limit int) ([]runner.Record, error)
+	ChannelDays(ctx context.Context, since time.Time, site string) ([]store.ChannelDay, error)
+	LastSuccess(ctx context.Context, site, channel string) (time.Time, error)
+	QuotaUsed(ctx context.Context, site, day string) (int, bool, error)
+	Leased(ctx context.Context, site string, now time.Time) (bool, error)
+	FeedState(ctx context.Context, site string) (bool, time.Time, error)
+	FeedItems(ctx context.Context, site string, limit int) ([]feed.Item, error)
+}
+
+// Runs starts runs and tells which are going in this process.
+type Runs interface {
+	Trigger(site *config.Site, channel string) (int64, error)
+	Active(site string) (int64, bool)
+}
+
+// Server answers HTTP requests. Create it with New.
+type Server struct {
+	sites   *sites.Registry
+	runs    Runs
+	state   State
+	metrics http.Handler
+	token   string
+	// changed is told when a site was created, replaced or deleted (the scheduler wakes up).
+	changed func()
+	logger  *slog.Logger
+	now     func() time.Time
+	cache   *cache
+}
+
+// Options are the parts of a Server.
+type Options struct {
+	Sites      *sites.Registry
+	Runs       Runs
+	State      State
+	Metrics    http.Handler
+	AdminToken string
+	Changed    func()
+	Logger     *slog.Logger
+}
+
+// New returns a server.
+func New(o Options) *Server {
+	return &Server{sites: o.Sites, runs: o.Runs, state: o.State, metrics: o.Metrics, token: o.AdminToken,
+		changed: o.Changed, logger: o.Logger, now: time.Now, cache: newCache(time.Second)}
+}
+
+// Invalidate drops what the server cached: a run ended, so statuses, statistics and feeds changed.
+func (s *Server) Invalidate() { s.cache.invalidate() }

@@ -1,0 +1,127 @@
+package server
+
+import (
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"time"
+
+	"github.com/sitepush/sitepush/internal/config"
+	"github.com/sitepush/sitepush/internal/sites"
+)
+
+// siteView is a site as the API shows it: its effective configuration, keys masked, and where
+// it comes from.
+type siteView struct {
+	Site      config.Site `json:"site"`
+	Source    string      `json:"source"`
+	CreatedAt *time.Time  `json:"createdAt,omitempty"`
+	UpdatedAt *time.Time  `json:"updatedAt,omitempty"`
+}
+
+func view(e sites.Entry) siteView {
+	v := siteView{Site: e.Site.Masked(), Source: e.Source}
+	if e.Source == sites.FromAPI {
+		v.CreatedAt, v.UpdatedAt = &e.CreatedAt, &e.UpdatedAt
+	}
+	return v
+}
+
+func (s *Server) listSites(w http.ResponseWriter, r *http.Request) {
+	all := s.sites.All()
+	out := struct {
+		Sites []siteView `json:"sites"`
+	}{Sites: make([]siteView, len(all))}
+	for i, e := range all {
+		out.Sites[i] = view(e)
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+func (s *Server) getSite(w http.ResponseWriter, r *http.Request) {
+	e, ok := s.sites.Get(r.PathValue("id"))
+	if !ok {
+		s.noSite(w, r.PathValue("id"))
+		return
+	}
+	writeJSON(w, http.StatusOK, view(e))
+}
+
+func (s *Server) createSite(w http.ResponseWriter, r *http.Request) {
+	body, ok := readBody(w, r)
+	if !ok {
+		return
+	}
+	e, err := s.sites.Create(r.Context(), body, s.now())
+	if err != nil {
+		s.siteError(w, err)
+		return
+	}
+	s.siteChanged()
+	w.Header().Set("Location", "/api/sites/"+e.Site.ID)
+	writeJSON(w, http.StatusCreated, view(e))
+}
+
+func (s *Server) replaceSite(w http.ResponseWriter, r *http.Request) {
+	body, ok := readBody(w, r)
+	if !ok {
+		return
+	}
+	e, err := s.sites.Replace(r.Context(), r.PathValue("id"), body, s.now())
+	if err != nil {
+		s.siteError(w, err)
+		return
+	}
+	s.siteChanged()
+	writeJSON(w, http.StatusOK, view(e))
+}
+
+func (s *Server) deleteSite(w http.ResponseWriter, r *http.Request) {
+	if err := s.sites.Delete(r.Context(), r.PathValue("id")); err != nil {
+		s.siteError(w, err)
+		return
+	}
+	s.siteChanged()
+	w.WriteHeader(http.StatusNoContent)
+}
+
+func (s *Server) siteChanged() {
+	s.cache.invalidate()
+	if s.changed != nil {
+		s.changed()
+	}
+}
+
+// siteError answers a failed change with the status its kind calls for.
+func (s *Server) siteError(w http.ResponseWriter, err error) {
+	switch {
+	case errors.Is(err, sites.ErrInvalid):
+		writeError(w, http.StatusBadRequest, err.Error())
+	case errors.Is(err, sites.ErrExists), errors.Is(err, sites.ErrFileSite):
+		writeError(w, http.StatusConflict, err.Error())
+	case errors.Is(err, sites.ErrNotFound):
+		writeError(w, http.StatusNotFound, err.Error())
+	default:
+		s.logger.Error("changing a site", "err", err)
+		writeError(w, http.StatusServiceUnavailable, "the state could not be written: "+err.Error())
+	}
+}
+
+// readBody reads a JSON request body of at most maxBody bytes, or answers why not.
+func readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBody))
+	var tooBig *http.MaxBytesError
+	switch {
+	case errors.As(err, &tooBig):
+		errorf(w, http.StatusRequestEntityTooLarge, "the body is larger than %d bytes; a site's configuration is far smaller", maxBody)
+		return nil, false
+	case err != nil:
+		errorf(w, http.StatusBadRequest, "reading the body: %v", err)
+		return nil, false
+	case !json.Valid(body):
+		writeError(w, http.StatusBadRequest, `the body must be JSON: a site with the configuration file's keys, like {"id": "example.com", "sitemaps": ["https://example.com/sitemap.xml"]}`)
+		return nil, false
+	}
+	return body, true
+}

@@ -1,0 +1,169 @@
+package server
+
+import (
+	"context"
+	"net/http"
+	"time"
+
+	"github.com/sitepush/sitepush/internal/config"
+	"github.com/sitepush/sitepush/internal/runner"
+	"github.com/sitepush/sitepush/internal/sites"
+)
+
+// siteStatus is the answer of GET /status?site=ID.
+type siteStatus struct {
+	SiteID string `json:"siteId"`
+	Source string `json:"source"`
+	// Status is "running" while a run of the site holds its lease, in this instance or another.
+	Status        string                    `json:"status"`
+	RunningRunID  int64                     `json:"runningRunId,omitempty"`
+	Schedule      string                    `json:"schedule"`
+	NextRun       time.Time                 `json:"nextRun"`
+	LastExecution *runner.Record            `json:"lastExecution"`
+	Channels      map[string]*channelStatus `json:"channels"`
+	Bing          bingStatus                `json:"bing"`
+}
+
+// channelStatus is a channel's part of a site's status.
+type channelStatus struct {
+	Enabled bool `json:"enabled"`
+	// Today counts the URLs whose delivery ended today (UTC).
+	Today          dayCounts  `json:"today"`
+	LastSubmission *time.Time `json:"lastSubmission"`
+	// Path is where the feed is served (the feed channel only).
+	Path string `json:"path,omitempty"`
+}
+
+type dayCounts struct {
+	Total      int `json:"total"`
+	Successful int `json:"successful"`
+	Failed     int `json:"failed"`
+}
+
+// bingStatus is the Bing block of the original design, with the quota of today (UTC).
+type bingStatus struct {
+	Enabled             bool       `json:"enabled"`
+	DailyQuota          int        `json:"dailyQuota,omitempty"`
+	TodayQuotaUsed      *int       `json:"todayQuotaUsed,omitempty"`
+	TodayQuotaRemaining *int       `json:"todayQuotaRemaining,omitempty"`
+	LastSubmission      *time.Time `json:"lastSubmission,omitempty"`
+}
+
+// status answers one site's status, or every site's without ?site.
+func (s *Server) status(w http.ResponseWriter, r *http.Request) {
+	id := r.URL.Query().Get("site")
+	if id == "" {
+		v, err := s.cache.get("status:", func() (any, error) {
+			ctx, cancel := detached(r)
+			defer cancel()
+			out := struct {
+				Sites []*siteStatus `json:"sites"`
+			}{Sites: []*siteStatus{}}
+			for _, e := range s.sites.All() {
+				st, err := s.siteStatus(ctx, e)
+				if err != nil {
+					return nil, err
+				}
+				out.Sites = append(out.Sites, st)
+			}
+			return marshal(out)
+		})
+		s.answer(w, v, err)
+		return
+	}
+	e, ok := s.sites.Get(id)
+	if !ok {
+		s.noSite(w, id)
+		return
+	}
+	v, err := s.cache.get("status:"+id, func() (any, error) {
+		ctx, cancel := detached(r)
+		defer cancel()
+		st, err := s.siteStatus(ctx, e)
+		if err != nil {
+			return nil, err
+		}
+		return marshal(st)
+	})
+	s.answer(w, v, err)
+}
+
+func (s *Server) siteStatus(ctx context.Context, e sites.Entry) (*siteStatus, error) {
+	site, now := e.Site, s.now().UTC()
+	st := &siteStatus{SiteID: site.ID, Source: e.Source, Status: "idle", Schedule: site.Schedule,
+		Channels: map[string]*channelStatus{}, Bing: bingStatus{Enabled: site.Bing.Enabled}}
+	if sched := site.Cron(); sched != nil {
+		st.NextRun = sched.Next(now)
+	}
+	if id, ok := s.runs.Active(site.ID); ok {
+		st.Status, st.RunningRunID = "running", id
+	} else if leased, err := s.state.Leased(ctx, site.ID, now); err != nil {
+		return nil, err
+	} else if leased {
+		st.Status = "running"
+	}
+	if err := s.lastExecution(ctx, st); err != nil {
+		return nil, err
+	}
+	days, err := s.state.ChannelDays(ctx, now, site.ID)
+	if err != nil {
+		return nil, err
+	}
+	enabled := map[string]bool{"indexnow": site.IndexNow.Enabled, "bing": site.Bing.Enabled, "feed": site.Feed.Enabled}
+	for _, name := range config.Channels {
+		cs := &channelStatus{Enabled: enabled[name]}
+		for _, d := range days {
+			if d.Channel == name {
+				cs.Today = dayCounts{d.Total, d.Successful, d.Failed}
+			}
+		}
+		last, err := s.state.LastSuccess(ctx, site.ID, name)
+		if err != nil {
+			return nil, err
+		}
+		if !last.IsZero() {
+			cs.LastSubmission = &last
+		}
+		st.Channels[name] = cs
+	}
+	st.Channels["feed"].Path = "/feeds/" + site.ID + ".xml"
+	if site.Bing.Enabled {
+		used, full, err := s.state.QuotaUsed(ctx, site.ID, now.Format(time.DateOnly))
+		if err != nil {
+			return nil, err
+		}
+		remaining := max(0, site.Bing.DailyQuota-used)
+		if full {
+			remaining = 0
+		}
+		st.Bing.DailyQuota, st.Bing.TodayQuotaUsed, st.Bing.TodayQuotaRemaining = site.Bing.DailyQuota, &used, &remaining
+		st.Bing.LastSubmission = st.Channels["bing"].LastSubmission
+	}
+	return st, nil
+}
+
+// lastExecution is the site's latest run: the one going, or the last that ended.
+func (s *Server) lastExecution(ctx context.Context, st *siteStatus) error {
+	runs, err := s.state.Runs(ctx, st.SiteID, 1)
+	if err != nil {
+		return err
+	}
+	if len(runs) > 0 {
+		st.LastExecution = &runs[0]
+	}
+	return nil
+}
+
+// answer writes a cached JSON answer, or the error that kept it from being made.
+func (s *Server) answer(w http.ResponseWriter, v any, err error) {
+	if err != nil {
+		s.logger.Error("answering a request", "err", err)
+		writeError(w, http.StatusServiceUnavailable, "the state could not be read: "+err.Error())
+		return
+	}
+	writeRaw(w, http.StatusOK, v.([]byte))
+}
+
+func (s *Server) noSite(w http.ResponseWriter, id string) {
+	errorf(w, http.StatusNotFound, "no site %q: GET /api/sites lists them", id)
+}
