@@ -24,7 +24,7 @@ func TestUsage(t *testing.T) {
 		{nil, exitUsage, "", "Usage:"},
 		{[]string{"--help"}, exitOK, "sitepush urls SITEMAP", ""},
 		{[]string{"help"}, exitOK, "sitepush version", ""},
-		{[]string{"urlz"}, exitUsage, "", `unknown command "urlz"; the commands are run, check, feed, urls, version`},
+		{[]string{"urlz"}, exitUsage, "", `unknown command "urlz"; the commands are run, serve, check, feed, urls, version`},
 		{[]string{"urls"}, exitUsage, "", "usage: sitepush urls SITEMAP"},
 		{[]string{"urls", "a", "b"}, exitUsage, "", "usage: sitepush urls SITEMAP"},
 		{[]string{"urls", "a", "--format", "xml"}, exitUsage, "", `--format must be one of text, tsv, jsonl, not "xml"`},

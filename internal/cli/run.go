@@ -9,6 +9,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/sitepush/sitepush/internal/alert"
 	"github.com/sitepush/sitepush/internal/channel/bing"
 	"github.com/sitepush/sitepush/internal/channel/feed"
 	"github.com/sitepush/sitepush/internal/channel/indexnow"
@@ -76,6 +77,7 @@ func runSites(e *env, cfg *config.Config, st *store.Store, sites []*config.Site,
 	r.Notify = func(msg string) { fmt.Fprintf(e.stderr, "%s\n", msg) }
 	prog := newProgress(e.stderr)
 	r.Progress = prog.show
+	alerts := alert.New(cfg.Webhook, client, cfg.UserAgent)
 	failed := 0
 	for _, site := range sites {
 		chans := channels(site, *f.channel, client, cfg.UserAgent, st)
@@ -89,6 +91,11 @@ func runSites(e *env, cfg *config.Config, st *store.Store, sites []*config.Site,
 			// The run could not be carried out at all: still one record per site for --json.
 			rec = &runner.Record{Site: site.ID, Trigger: "cli", DryRun: *f.dryRun, Status: runner.StatusFailed,
 				Errors: []string{err.Error()}, Channels: map[string]*runner.ChannelStats{}}
+		}
+		for _, a := range alerts.Alerts(rec) {
+			if err := alerts.Send(e.ctx, a); err != nil {
+				fmt.Fprintf(e.stderr, "warning: %v\n", err)
+			}
 		}
 		if *f.json {
 			enc := json.NewEncoder(e.stdout)

@@ -1,0 +1,139 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/sitepush/sitepush/internal/alert"
+	"github.com/sitepush/sitepush/internal/config"
+	"github.com/sitepush/sitepush/internal/metrics"
+	"github.com/sitepush/sitepush/internal/runner"
+	"github.com/sitepush/sitepush/internal/scheduler"
+	"github.com/sitepush/sitepush/internal/server"
+	"github.com/sitepush/sitepush/internal/sites"
+	"github.com/sitepush/sitepush/internal/store"
+)
+
+// Bounds of serve's shutdown: the second signal of an impatient user ends it at once anyway.
+const (
+	shutdownHTTP   = 3 * time.Second // requests in flight
+	shutdownRuns   = 4 * time.Second // runs recording what was answered
+	shutdownAlerts = 2 * time.Second // alerts queued
+	// maxScheduledRuns bounds the scheduled runs going at once; triggered runs start at once.
+	maxScheduledRuns = 4
+	// reloadSites is how often sites created through the API by other instances are read.
+	reloadSites = 30 * time.Second
+)
+
+// runServe runs the scheduler, the admin API, the feeds and the metrics until a signal.
+func runServe(e *env, cmd command, args []string) error {
+	fs := newFlags(cmd.name)
+	path := configFlag(fs)
+	if _, err := parseArgs(e, cmd, fs, args, 0, 0); err != nil {
+		return err
+	}
+	cfg, err := loadConfig(*path)
+	if err != nil {
+		return err
+	}
+	if cfg.AdminToken == "" {
+		return usageError("sitepush serve needs adminToken in %s, the admin API's bearer token: add adminToken: ${SITEPUSH_ADMIN_TOKEN} and set that variable to a long random value", *path)
+	}
+	logger := slog.New(slog.NewTextHandler(e.stderr, nil))
+	if len(cfg.AdminToken) < 16 {
+		logger.Warn("adminToken is shorter than 16 characters: anyone who can reach the API may guess it")
+	}
+	st, err := store.Open(e.ctx, cfg.State)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	ln, err := net.Listen("tcp", cfg.Listen)
+	if err != nil {
+		return fmt.Errorf("listen %s: %w (is another sitepush serve running? change listen: in the configuration)", cfg.Listen, err)
+	}
+	return serve(e.ctx, cfg, st, ln, logger)
+}
+
+// serve wires the parts of the server and runs them until ctx ends, then stops them in order:
+// the scheduler, the HTTP server, the runs, the alerts.
+func serve(ctx context.Context, cfg *config.Config, st *store.Store, ln net.Listener, logger *slog.Logger) error {
+	registry := sites.New(cfg, st, logger)
+	if err := registry.Load(ctx); err != nil {
+		return err
+	}
+	client := httpClient()
+	r := runner.New(st)
+	r.Client, r.UserAgent = client, cfg.UserAgent
+	r.Warn = func(site, msg string) { logger.Warn(msg, "site", site) }
+	m := metrics.New(prometheus.NewRegistry(), registry.Sites, st, logger)
+	r.OnRequest = m.Request
+	alerts := alert.NewQueue(alert.New(cfg.Webhook, client, cfg.UserAgent), logger)
+
+	var api *server.Server
+	runs := scheduler.NewRuns(r, func(site *config.Site, only string) []runner.Channel {
+		return channels(site, only, client, cfg.UserAgent, st)
+	}, func(rec *runner.Record) {
+		m.RunFinished(rec)
+		alerts.Finished(rec)
+		api.Invalidate()
+	}, logger, maxScheduledRuns)
+	sched := scheduler.New(registry.Sites, st.LastStarted, runs.Scheduled, logger)
+	api = server.New(server.Options{Sites: registry, Runs: runs, State: st, Metrics: m.Handler(),
+		AdminToken: cfg.AdminToken, Changed: sched.Wake, Logger: logger})
+
+	httpSrv := &http.Server{Handler: api.Handler(), ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second,
+		WriteTimeout: time.Minute, IdleTimeout: 2 * time.Minute, ErrorLog: slog.NewLogLogger(logger.Handler(), slog.LevelWarn)}
+	served := make(chan error, 1)
+	go func() { served <- httpSrv.Serve(ln) }()
+	background, stop := context.WithCancel(context.Background())
+	defer stop()
+	go sched.Run(background)
+	go reload(background, registry, sched, logger)
+	logger.Info("sitepush serve started", "listen", ln.Addr().String(), "sites", len(registry.All()), "state", cfg.State)
+
+	var err error
+	select {
+	case <-ctx.Done():
+		logger.Info("stopping: no new runs; runs going record what they have (a second signal stops at once)")
+	case err = <-served:
+		err = fmt.Errorf("the HTTP server stopped: %w", err)
+	}
+	stop()
+	httpCtx, cancel := context.WithTimeout(context.Background(), shutdownHTTP)
+	defer cancel()
+	if herr := httpSrv.Shutdown(httpCtx); herr != nil && !errors.Is(herr, http.ErrServerClosed) {
+		httpSrv.Close()
+	}
+	if !runs.Shutdown(shutdownRuns) {
+		logger.Warn("stopped with runs still going: what they delivered is recorded; their records are closed by the next run")
+	}
+	alerts.Close(shutdownAlerts)
+	logger.Info("stopped")
+	return err
+}
+
+// reload reads the API sites again from time to time: other instances may have changed them.
+func reload(ctx context.Context, registry *sites.Registry, sched *scheduler.Scheduler, logger *slog.Logger) {
+	t := time.NewTicker(reloadSites)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			if err := registry.Load(ctx); err != nil && ctx.Err() == nil {
+				logger.Error("reading the sites created through the API", "err", err)
+				continue
+			}
+			sched.Wake()
+		}
+	}
+}
