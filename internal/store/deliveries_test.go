@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"slices"
-	"strings"
 	"testing"
 	"time"
 
@@ -13,19 +12,15 @@ import (
 	"github.com/sitepush/sitepush/internal/store/storetest"
 )
 
-// openRaw opens a test state and a plain connection to its file, to look at what was written.
+// openRaw opens a test state and a plain connection to it, to look at what was written.
 func openRaw(t *testing.T) (*store.Store, *sql.DB) {
 	state := storetest.State(t)
 	s, err := store.Open(context.Background(), state)
 	if err != nil {
 		t.Fatal(err)
 	}
-	db, err := sql.Open("sqlite", "file:"+strings.TrimPrefix(state, "sqlite:"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close(); s.Close() })
-	return s, db
+	t.Cleanup(func() { s.Close() })
+	return s, storetest.Raw(t, state)
 }
 
 type deliveryRow struct {

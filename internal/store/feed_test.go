@@ -122,6 +122,9 @@ func TestResetFeedStateKeepsItemsAndPages(t *testing.T) {
 }
 
 func TestUnusableFeedState(t *testing.T) {
+	if storetest.Postgres() {
+		t.Skip("PostgreSQL's typed columns cannot hold text where a time goes")
+	}
 	s, db := openRaw(t)
 	s.MarkFeedBuilt(ctx, "a", t0)
 	if _, err := db.Exec(`UPDATE feed_state SET built_at = 'yesterday'`); err != nil {

@@ -51,10 +51,19 @@ func (s *Store) migrations() ([]migration, error) {
 	return out, nil
 }
 
-// migrate brings the schema up to date, refusing a database written by a newer sitepush.
+// migrate brings the schema up to date, refusing a database written by a newer sitepush. On
+// PostgreSQL, instances starting together take turns under an advisory lock; on SQLite, each
+// migration's write transaction serializes them.
 func (s *Store) migrate(ctx context.Context) error {
+	if s.dialect == postgres {
+		unlock, err := s.lockMigrations(ctx)
+		if err != nil {
+			return err
+		}
+		defer unlock()
+	}
 	if _, err := s.db.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
-		version INTEGER PRIMARY KEY, applied_at INTEGER NOT NULL)`); err != nil {
+		version INTEGER PRIMARY KEY, applied_at BIGINT NOT NULL)`); err != nil {
 		return fmt.Errorf("state %s: %w", s.name, err)
 	}
 	all, err := s.migrations()

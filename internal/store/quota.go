@@ -16,12 +16,12 @@ func (s *Store) ReserveQuota(ctx context.Context, site, day string, n, limit int
 		return 0, err
 	}
 	defer tx.Rollback()
-	if _, err := tx.ExecContext(ctx, `INSERT INTO bing_quota (site_id, day, used, full) VALUES ($1, $2, 0, 0)
+	if _, err := tx.ExecContext(ctx, `INSERT INTO bing_quota (site_id, day, used, "full") VALUES ($1, $2, 0, 0)
 		ON CONFLICT (site_id, day) DO NOTHING`, site, day); err != nil {
 		return 0, fmt.Errorf("reserving Bing quota of site %q: %w", site, err)
 	}
 	var used, full int
-	if err := tx.QueryRowContext(ctx, `SELECT used, full FROM bing_quota WHERE site_id = $1 AND day = $2`+s.forUpdate(),
+	if err := tx.QueryRowContext(ctx, `SELECT used, "full" FROM bing_quota WHERE site_id = $1 AND day = $2`+s.forUpdate(),
 		site, day).Scan(&used, &full); err != nil {
 		return 0, err
 	}
@@ -45,15 +45,15 @@ func (s *Store) ReleaseQuota(ctx context.Context, site, day string, n int) error
 // MarkQuotaFull records that Bing refused site's submissions for quota on day: nothing more is
 // reserved that day.
 func (s *Store) MarkQuotaFull(ctx context.Context, site, day string) error {
-	_, err := s.db.ExecContext(ctx, `INSERT INTO bing_quota (site_id, day, used, full) VALUES ($1, $2, 0, 1)
-		ON CONFLICT (site_id, day) DO UPDATE SET full = 1`, site, day)
+	_, err := s.db.ExecContext(ctx, `INSERT INTO bing_quota (site_id, day, used, "full") VALUES ($1, $2, 0, 1)
+		ON CONFLICT (site_id, day) DO UPDATE SET "full" = 1`, site, day)
 	return err
 }
 
 // QuotaUsed returns how many URLs of site's quota day has used, and whether Bing said it was full.
 func (s *Store) QuotaUsed(ctx context.Context, site, day string) (int, bool, error) {
 	var used, full int
-	err := s.db.QueryRowContext(ctx, `SELECT used, full FROM bing_quota WHERE site_id = $1 AND day = $2`, site, day).Scan(&used, &full)
+	err := s.db.QueryRowContext(ctx, `SELECT used, "full" FROM bing_quota WHERE site_id = $1 AND day = $2`, site, day).Scan(&used, &full)
 	if errors.Is(err, sql.ErrNoRows) {
 		return 0, false, nil
 	}

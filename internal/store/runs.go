@@ -87,6 +87,7 @@ func (s *Store) Runs(ctx context.Context, site string, limit int) ([]runner.Reco
 			}
 		} else {
 			r.Site, r.StartedAt = site, time.UnixMilli(started).UTC()
+			r.Channels, r.Errors = map[string]*runner.ChannelStats{}, []string{}
 			if r.Status != runner.StatusRunning {
 				r.Errors = []string{interrupted}
 			}

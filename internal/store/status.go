@@ -41,7 +41,7 @@ type ChannelDay struct {
 // ChannelDays sums the URL-level statistics of the days from since (inclusive) per day and
 // channel, oldest first: of one site, or of every site when site is "".
 func (s *Store) ChannelDays(ctx context.Context, since time.Time, site string) ([]ChannelDay, error) {
-	q := `SELECT day, channel, sum(total), sum(successful), sum(failed) FROM daily_stats
+	q := `SELECT day, channel, CAST(sum(total) AS BIGINT), CAST(sum(successful) AS BIGINT), CAST(sum(failed) AS BIGINT) FROM daily_stats
 		WHERE endpoint = '' AND day >= $1 GROUP BY day, channel ORDER BY day, channel`
 	args := []any{day(since)}
 	if site != "" {
@@ -86,7 +86,7 @@ type QuotaDay struct {
 
 // QuotaDays returns every site's use of its Bing quota on day, by site.
 func (s *Store) QuotaDays(ctx context.Context, day string) (map[string]QuotaDay, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT site_id, used, full FROM bing_quota WHERE day = $1`, day)
+	rows, err := s.db.QueryContext(ctx, `SELECT site_id, used, "full" FROM bing_quota WHERE day = $1`, day)
 	if err != nil {
 		return nil, fmt.Errorf("reading Bing quotas: %w", err)
 	}

@@ -31,14 +31,19 @@ type Store struct {
 	name string
 }
 
-// Open opens the state a configuration's `state` names — "sqlite:PATH" — creating and migrating
-// it as needed.
+// Open opens the state a configuration's `state` names — "sqlite:PATH" or a postgres:// URL —
+// creating and migrating it as needed.
 func Open(ctx context.Context, state string) (*Store, error) {
-	path, ok := strings.CutPrefix(state, "sqlite:")
-	if !ok {
-		return nil, fmt.Errorf("state %q: only sqlite:PATH is supported by this build", schemeOf(state))
+	var s *Store
+	var err error
+	switch path, ok := strings.CutPrefix(state, "sqlite:"); {
+	case ok:
+		s, err = openSQLite(path, false)
+	case isPostgres(state):
+		s, err = openPostgres(ctx, state, false)
+	default:
+		return nil, fmt.Errorf("state %q: write sqlite:PATH or a postgres:// URL", schemeOf(state))
 	}
-	s, err := openSQLite(path, false)
 	if err != nil {
 		return nil, err
 	}
@@ -50,18 +55,33 @@ func Open(ctx context.Context, state string) (*Store, error) {
 }
 
 // OpenReadOnly opens the state without ever writing to it, for dry runs: an existing database
-// is opened read-only, and a missing one stands in as an empty state in memory.
+// is opened read-only, and a missing one (or a PostgreSQL database without a state yet) stands
+// in as an empty state in memory.
 func OpenReadOnly(ctx context.Context, state string) (*Store, error) {
-	path, ok := strings.CutPrefix(state, "sqlite:")
-	if !ok {
-		return nil, fmt.Errorf("state %q: only sqlite:PATH is supported by this build", schemeOf(state))
-	}
-	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
-		s, err := openSQLite(":memory:", false)
+	if isPostgres(state) {
+		s, err := openPostgres(ctx, state, true)
 		if err != nil {
 			return nil, err
 		}
-		return s, s.migrate(ctx)
+		if ok, err := s.hasSchema(ctx); err != nil || !ok {
+			s.Close()
+			if err != nil {
+				return nil, err
+			}
+			return emptyState(ctx)
+		}
+		if err := s.checkSchema(ctx); err != nil {
+			s.Close()
+			return nil, err
+		}
+		return s, nil
+	}
+	path, ok := strings.CutPrefix(state, "sqlite:")
+	if !ok {
+		return nil, fmt.Errorf("state %q: write sqlite:PATH or a postgres:// URL", schemeOf(state))
+	}
+	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
+		return emptyState(ctx)
 	}
 	s, err := openSQLite(path, true)
 	if err != nil {
@@ -72,6 +92,15 @@ func OpenReadOnly(ctx context.Context, state string) (*Store, error) {
 		return nil, err
 	}
 	return s, nil
+}
+
+// emptyState is a new state in memory, for a dry run of a state that does not exist yet.
+func emptyState(ctx context.Context) (*Store, error) {
+	s, err := openSQLite(":memory:", false)
+	if err != nil {
+		return nil, err
+	}
+	return s, s.migrate(ctx)
 }
 
 // Close closes the database.

@@ -2,7 +2,6 @@ package store_test
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"strings"
 	"sync"
@@ -12,7 +11,6 @@ import (
 	"github.com/sitepush/sitepush/internal/runner"
 	"github.com/sitepush/sitepush/internal/store"
 	"github.com/sitepush/sitepush/internal/store/storetest"
-	_ "modernc.org/sqlite"
 )
 
 var (
@@ -29,20 +27,23 @@ func TestOpenMigratesOnceAndRefusesNewerSchemas(t *testing.T) {
 		}
 		s.Close()
 	}
-	db, _ := sql.Open("sqlite", "file:"+strings.TrimPrefix(state, "sqlite:"))
+	db := storetest.Raw(t, state)
 	var n, latest int
 	db.QueryRow(`SELECT COUNT(*), MAX(version) FROM schema_migrations`).Scan(&n, &latest)
 	if n != latest || n < 2 {
 		t.Errorf("%d migrations recorded up to version %d after two opens: each must be applied once", n, latest)
 	}
 	db.Exec(`INSERT INTO schema_migrations VALUES (999, 0)`)
-	db.Close()
 	_, err := store.Open(ctx, state)
 	if err == nil || !strings.Contains(err.Error(), "schema version 999, written by a newer sitepush") || !strings.Contains(err.Error(), "upgrade sitepush") {
 		t.Errorf("err = %v", err)
 	}
-	if _, err := store.Open(ctx, "postgres://u:secret@h/db"); err == nil || strings.Contains(err.Error(), "secret") {
-		t.Errorf("unsupported state: %v", err)
+	if _, err := store.Open(ctx, "postgres://u:secret@127.0.0.1:1/db"); err == nil || strings.Contains(err.Error(), "secret") ||
+		!strings.Contains(err.Error(), "postgres://u@127.0.0.1:1/db") {
+		t.Errorf("a PostgreSQL server that is not there: %v", err)
+	}
+	if _, err := store.Open(ctx, "mysql://u:secret@h/db"); err == nil || strings.Contains(err.Error(), "secret") {
+		t.Errorf("an unsupported state: %v", err)
 	}
 }
 
