@@ -144,3 +144,48 @@ func TestShutdownEndsRuns(t *testing.T) {
 		t.Errorf("a trigger during shutdown: %v", err)
 	}
 }
+
+// instance is one sitepush serve of several sharing a state: its own runner, its own runs.
+func instance(st runner.State, g *gate, done *finishedRuns) *Runs {
+	return NewRuns(runner.New(st), func(*config.Site, string) []runner.Channel { return []runner.Channel{g} },
+		done.add, slog.New(slog.NewTextHandler(&syncBuffer{}, nil)), 2)
+}
+
+func TestInstancesSharingAStateRunAFireTimeOnce(t *testing.T) {
+	_, site, _, _, _ := newRuns(t)
+	st := storetest.Open(t)
+	g := &gate{open: make(chan struct{})}
+	close(g.open)
+	done := &finishedRuns{}
+	a, b := instance(st, g, done), instance(st, g, done)
+	for round := range 5 {
+		at := time.Now()
+		a.Scheduled(site, at)
+		b.Scheduled(site, at) // both schedulers fire the same minute
+		eventually(t, "a run", func() bool { return len(done.all()) == round+1 })
+		time.Sleep(50 * time.Millisecond) // the other instance's attempt
+	}
+	a.Shutdown(5 * time.Second)
+	b.Shutdown(5 * time.Second)
+	if runs, _ := st.Runs(context.Background(), "a", 100); len(runs) != 5 || len(done.all()) != 5 {
+		t.Errorf("5 fire times, 2 instances: %d runs recorded, %d finished", len(runs), len(done.all()))
+	}
+}
+
+func TestADeadInstancesLeaseExpires(t *testing.T) {
+	runs, site, g, done, _ := newRuns(t)
+	close(g.open)
+	st := runs.runner.State
+	// An instance took the site's lease 14 s ago and died: it expires in a second.
+	if ok, _, _, err := st.AcquireLease(context.Background(), "a", "dead-instance", time.Now().Add(-14*time.Second), 15*time.Second); !ok || err != nil {
+		t.Fatal(ok, err)
+	}
+	if _, err := runs.Trigger(site, "all"); !errors.Is(err, runner.ErrBusy) {
+		t.Fatalf("while the dead instance's lease lasts: %v", err)
+	}
+	time.Sleep(1100 * time.Millisecond)
+	if _, err := runs.Trigger(site, "all"); err != nil {
+		t.Fatalf("after it expired: %v", err)
+	}
+	eventually(t, "the run", func() bool { return len(done.all()) == 1 })
+}
