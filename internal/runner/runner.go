@@ -90,7 +90,8 @@ func (r *Runner) Run(ctx context.Context, site *config.Site, opt Options) (*Reco
 			if err != nil {
 				return nil, err
 			}
-			if !last.Before(opt.Since) {
+			// Start times are stored to the millisecond.
+			if !last.Before(opt.Since.Truncate(time.Millisecond)) {
 				return nil, fmt.Errorf("%w: a run of site %q started at %s", ErrAlreadyRun, site.ID, last.Format(time.RFC3339))
 			}
 		}

@@ -42,28 +42,52 @@ func NewRuns(r *runner.Runner, channels func(*config.Site, string) []runner.Chan
 		slots: make(chan struct{}, maxScheduled), active: map[string]int64{}}
 }
 
+// busyTries and busyWait bound how a scheduled run tries again a site found busy: the holder
+// may be another instance that only checks, for an earlier fire time, that the site was run.
+const (
+	busyTries = 3
+	busyWait  = time.Second
+)
+
 // Scheduled runs site for its schedule's fire time at, in the background, unless a run started
-// since then (in this process or another).
+// since then (in this process or another). A site busy with a run is skipped: the run going
+// stands for this fire time.
 func (r *Runs) Scheduled(site *config.Site, at time.Time) {
 	if !r.add() {
 		return
 	}
 	go func() {
 		defer r.wg.Done()
-		select {
-		case r.slots <- struct{}{}:
-		case <-r.ctx.Done():
+		for try := 1; ; try++ {
+			err := r.scheduled(site, at)
+			switch {
+			case errors.Is(err, runner.ErrBusy) && try < busyTries:
+				select {
+				case <-time.After(busyWait):
+					continue
+				case <-r.ctx.Done():
+					return
+				}
+			case errors.Is(err, runner.ErrBusy), errors.Is(err, runner.ErrAlreadyRun):
+				r.logger.Info("scheduled run skipped", "site", site.ID, "why", err.Error())
+			case err != nil && r.ctx.Err() == nil:
+				r.logger.Error("scheduled run could not start", "site", site.ID, "err", err)
+			}
 			return
 		}
-		defer func() { <-r.slots }()
-		_, err := r.run(site, runner.Options{Trigger: "schedule", Since: at, Channels: r.channels(site, "all")}, nil)
-		switch {
-		case errors.Is(err, runner.ErrBusy), errors.Is(err, runner.ErrAlreadyRun):
-			r.logger.Info("scheduled run skipped", "site", site.ID, "why", err.Error())
-		case err != nil:
-			r.logger.Error("scheduled run could not start", "site", site.ID, "err", err)
-		}
 	}()
+}
+
+// scheduled makes one try of a scheduled run, in one of the slots.
+func (r *Runs) scheduled(site *config.Site, at time.Time) error {
+	select {
+	case r.slots <- struct{}{}:
+	case <-r.ctx.Done():
+		return r.ctx.Err()
+	}
+	defer func() { <-r.slots }()
+	_, err := r.run(site, runner.Options{Trigger: "schedule", Since: at, Channels: r.channels(site, "all")}, nil)
+	return err
 }
 
 // Trigger starts a run of site on channel ("all" or one channel) now and returns its id once it

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -146,9 +147,9 @@ func TestShutdownEndsRuns(t *testing.T) {
 }
 
 // instance is one sitepush serve of several sharing a state: its own runner, its own runs.
-func instance(st runner.State, g *gate, done *finishedRuns) *Runs {
+func instance(st runner.State, g *gate, done *finishedRuns, log *syncBuffer) *Runs {
 	return NewRuns(runner.New(st), func(*config.Site, string) []runner.Channel { return []runner.Channel{g} },
-		done.add, slog.New(slog.NewTextHandler(&syncBuffer{}, nil)), 2)
+		done.add, slog.New(slog.NewTextHandler(log, nil)), 2)
 }
 
 func TestInstancesSharingAStateRunAFireTimeOnce(t *testing.T) {
@@ -157,12 +158,18 @@ func TestInstancesSharingAStateRunAFireTimeOnce(t *testing.T) {
 	g := &gate{open: make(chan struct{})}
 	close(g.open)
 	done := &finishedRuns{}
-	a, b := instance(st, g, done), instance(st, g, done)
+	log := &syncBuffer{}
+	a, b := instance(st, g, done, log), instance(st, g, done, log)
 	for round := range 5 {
 		at := time.Now()
 		a.Scheduled(site, at)
 		b.Scheduled(site, at) // both schedulers fire the same minute
-		eventually(t, "a run", func() bool { return len(done.all()) == round+1 })
+		t.Cleanup(func() {
+			if t.Failed() {
+				t.Logf("log:\n%s", log)
+			}
+		})
+		eventually(t, fmt.Sprintf("a run in round %d", round), func() bool { return len(done.all()) == round+1 })
 		time.Sleep(50 * time.Millisecond) // the other instance's attempt
 	}
 	a.Shutdown(5 * time.Second)
