@@ -128,6 +128,11 @@ func checkSchedule(spec string, p *problems) cron.Schedule {
 		p.fieldf("schedule", "schedule %q must be at least @every %s", spec, minEvery)
 		return nil
 	}
+	// A date that never comes (30 February) parses, but cron finds no time for it.
+	if sched.Next(time.Now()).IsZero() {
+		p.fieldf("schedule", "schedule %q never fires (no such date); %s", spec, hint)
+		return nil
+	}
 	return sched
 }
 

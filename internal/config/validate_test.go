@@ -138,6 +138,7 @@ func TestValidateSchedulingAndLimits(t *testing.T) {
 		{"every 59s", "schedule: \"@every 59s\"", `site "example.com": schedule "@every 59s" must be at least @every 1m0s`},
 		{"every 0", "schedule: \"@every 0s\"", `schedule "@every 0s" must be at least @every 1m0s`},
 		{"every negative", "schedule: \"@every -5m\"", `schedule "@every -5m" must be at least @every 1m0s`},
+		{"never", "schedule: \"0 0 30 2 *\"", `site "example.com": schedule "0 0 30 2 *" never fires (no such date)`},
 		{"four fields", `schedule: "0 0 * *"`, `site "example.com": schedule "0 0 * *" is not a cron expression (expected exactly 5 fields, found 4: [0 0 * *]); use five fields`},
 		{"six fields", `schedule: "0 0 0 * * *"`, "is not a cron expression"},
 		{"out of range", `schedule: "0 25 * * *"`, `schedule "0 25 * * *" is not a cron expression`},

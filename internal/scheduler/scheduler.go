@@ -76,8 +76,8 @@ func (s *Scheduler) update(ctx context.Context, next map[string]entry, now time.
 	seen := map[string]bool{}
 	for _, site := range s.Sites() {
 		sched := site.Cron()
-		if sched == nil {
-			continue
+		if sched == nil || sched.Next(now).IsZero() {
+			continue // never fires: validation refuses such schedules
 		}
 		seen[site.ID] = true
 		e, ok := next[site.ID]
@@ -112,7 +112,7 @@ func (s *Scheduler) makeUp(ctx context.Context, site *config.Site, now time.Time
 	if last.IsZero() {
 		return
 	}
-	if missed := site.Cron().Next(last.UTC()); !missed.After(now) {
+	if missed := site.Cron().Next(last.UTC()); !missed.IsZero() && !missed.After(now) {
 		s.Logger.Info("making up a scheduled run missed while sitepush was not running", "site", site.ID,
 			"last_run", last.UTC().Format(time.RFC3339), "missed", missed.Format(time.RFC3339))
 		s.Fire(site, missed)
