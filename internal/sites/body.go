@@ -1,92 +1,107 @@
 package sites
 
 import (
+	"bytes"
 	"encoding/json"
-	"fmt"
+	"strings"
 
 	"github.com/sitepush/sitepush/internal/config"
 )
 
-// object decodes a JSON object one level deep.
-func object(body []byte) (map[string]json.RawMessage, error) {
-	var m map[string]json.RawMessage
+// object decodes a JSON object.
+func object(body []byte) (map[string]any, error) {
+	var m map[string]any
 	if err := json.Unmarshal(body, &m); err != nil || m == nil {
-		return nil, fmt.Errorf("%w: a site must be a JSON object with the configuration file's keys, like "+
-			`{"id": "example.com", "sitemaps": ["https://example.com/sitemap.xml"]}`, ErrInvalid)
+		return nil, errorOf(ErrInvalid, "a site must be a JSON object with the configuration file's keys, like "+
+			`{"id": "example.com", "sitemaps": ["https://example.com/sitemap.xml"]}`)
 	}
 	return m, nil
 }
 
-// withID returns body with its id set to id when it has none: PUT /api/sites/{id} may leave it
-// out. An id that is not the path's is refused: a site cannot be renamed.
-func withID(body []byte, id string) ([]byte, error) {
+// given turns the body of PUT /api/sites/{id} into what is stored for the site: its id (which the
+// body may leave out, and may not change), and only what its author means to give. A key given
+// back masked, as GET shows it, is the key the site has; a value equal to what the site now
+// inherits or derives, and that it did not give itself, stays inherited — so that a client may
+// GET a site, change a field and PUT it back without freezing every default and derived value
+// (a keyLocation derived from an old key, a baseUrl from an old sitemap).
+func (r *Registry) given(id string, body []byte) ([]byte, error) {
 	m, err := object(body)
 	if err != nil {
 		return nil, err
 	}
 	if raw, ok := m["id"]; ok {
-		var given string
-		if json.Unmarshal(raw, &given) == nil && given != id {
-			return nil, fmt.Errorf(`%w: the body's id %q is not the site's, %q; a site cannot be renamed: create the new one and delete the old`,
-				ErrInvalid, given, id)
+		given, isText := raw.(string)
+		if !isText || !strings.EqualFold(given, id) {
+			return nil, errorOf(ErrInvalid, `the body's id %s is not the site's, %q; a site cannot be renamed: create the new one and delete the old`,
+				compact(raw), id)
 		}
-		return body, nil
 	}
-	m["id"], _ = json.Marshal(id)
-	return json.Marshal(m)
-}
-
-// unmask puts the keys of site id back where body gives them masked, as GET shows them: a client
-// may send back what it read and change only what it means to. A key the site inherited is
-// inherited again.
-func (r *Registry) unmask(id string, body []byte) ([]byte, error) {
+	m["id"] = id
 	r.mu.RLock()
 	stored, current := r.raw[id], r.api[id]
 	r.mu.RUnlock()
-	m, err := object(body)
-	if err != nil {
-		return nil, err
+	own, _ := object(stored)
+	if own == nil {
+		own = map[string]any{}
 	}
-	old, _ := object(stored)
-	effective := map[string]string{}
+	effective := map[string]any{}
 	if current.Site != nil {
-		effective["indexnow"], effective["bing"] = current.Site.IndexNow.Key, current.Site.Bing.APIKey
+		b, _ := json.Marshal(current.Site)
+		effective, _ = object(b)
+		unmask(m, own, current.Site)
 	}
-	changed := false
-	for _, k := range []struct{ block, key string }{{"indexnow", "key"}, {"bing", "apiKey"}} {
-		given, ok := field(m, k.block, k.key)
-		was, stored := field(old, k.block, k.key)
-		if !ok || !(stored && config.IsMasked(given, was) || config.IsMasked(given, effective[k.block])) {
-			continue
-		}
-		block, _ := object(m[k.block])
-		if stored {
-			block[k.key], _ = json.Marshal(was)
-		} else {
-			delete(block, k.key)
-		}
-		m[k.block], _ = json.Marshal(block)
-		changed = true
-	}
-	if !changed {
-		return body, nil
-	}
+	inherit(m, own, effective)
 	return json.Marshal(m)
 }
 
-// field returns the text at m[block][key], if it is text.
-func field(m map[string]json.RawMessage, block, key string) (string, bool) {
-	raw, ok := m[block]
-	if !ok {
-		return "", false
+// unmask puts a key given back masked back as the site has it: its own, or none when inherited.
+func unmask(m, own map[string]any, site *config.Site) {
+	for _, k := range []struct {
+		block, key, value string
+	}{{"indexnow", "key", site.IndexNow.Key}, {"bing", "apiKey", site.Bing.APIKey}} {
+		block, _ := m[k.block].(map[string]any)
+		given, _ := block[k.key].(string)
+		if block == nil || !config.IsMasked(given, k.value) {
+			continue
+		}
+		if ownBlock, _ := own[k.block].(map[string]any); ownBlock != nil && ownBlock[k.key] != nil {
+			block[k.key] = ownBlock[k.key]
+		} else {
+			delete(block, k.key)
+		}
 	}
-	var b map[string]json.RawMessage
-	if json.Unmarshal(raw, &b) != nil {
-		return "", false
+}
+
+// inherit drops from m the values the site did not give itself (own) and that equal what it has
+// now (effective): they stay inherited or derived.
+func inherit(m, own, effective map[string]any) {
+	for k, v := range m {
+		_, isOwn := own[k]
+		sub, isObject := v.(map[string]any)
+		effSub, effObject := effective[k].(map[string]any)
+		switch {
+		case isObject && effObject:
+			ownSub, _ := own[k].(map[string]any)
+			if ownSub == nil {
+				ownSub = map[string]any{}
+			}
+			inherit(sub, ownSub, effSub)
+			if len(sub) == 0 && !isOwn {
+				delete(m, k)
+			}
+		case !isOwn && sameJSON(v, effective[k]):
+			delete(m, k)
+		}
 	}
-	var v string
-	if json.Unmarshal(b[key], &v) != nil {
-		return "", false
-	}
-	return v, true
+}
+
+func sameJSON(a, b any) bool {
+	ja, err1 := json.Marshal(a)
+	jb, err2 := json.Marshal(b)
+	return err1 == nil && err2 == nil && bytes.Equal(ja, jb)
+}
+
+func compact(v any) string {
+	b, _ := json.Marshal(v)
+	return string(b)
 }

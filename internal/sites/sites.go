@@ -23,9 +23,10 @@ const (
 	FromAPI  = "api"
 )
 
-// Errors of changes, each with a message that says what to do.
+// Kinds of errors of changes; the errors' messages say what to do, and are the loader's for a
+// site that breaks a rule.
 var (
-	// ErrInvalid wraps a site that breaks a rule of the configuration.
+	// ErrInvalid is a site that breaks a rule of the configuration.
 	ErrInvalid = errors.New("invalid site")
 	// ErrExists is a create whose id is taken, whatever its case.
 	ErrExists = errors.New("site exists")
@@ -34,6 +35,19 @@ var (
 	// ErrNotFound is a site that does not exist.
 	ErrNotFound = errors.New("no such site")
 )
+
+// kindError is an error of a kind above whose message is its own.
+type kindError struct {
+	kind error
+	msg  string
+}
+
+func (e *kindError) Error() string { return e.msg }
+func (e *kindError) Unwrap() error { return e.kind }
+
+func errorOf(kind error, format string, a ...any) error {
+	return &kindError{kind: kind, msg: fmt.Sprintf(format, a...)}
+}
 
 // Entry is one site and where it comes from.
 type Entry struct {
@@ -57,10 +71,11 @@ type Registry struct {
 	store  Store
 	logger *slog.Logger
 
+	loading sync.Mutex // one Load at a time: an older read never replaces a newer one
 	mu      sync.RWMutex
 	api     map[string]Entry
-	raw     map[string][]byte // the stored JSON of each API site, also of those that no longer load
-	invalid map[string]string // API sites that no longer load: the message last logged
+	raw     map[string][]byte // the stored JSON of each API site, also of those that do not load
+	invalid map[string]string // API sites that do not load: the message last logged
 }
 
 // New returns the registry of cfg's sites and those in the store; Load reads the latter.
@@ -69,9 +84,11 @@ func New(cfg *config.Config, st Store, logger *slog.Logger) *Registry {
 }
 
 // Load reads the API sites from the store again — other instances may have changed them. A
-// stored site that no longer passes validation (the file's defaults changed under it) is left
-// out, with an error logged once.
+// stored site that does not load (the file's defaults changed under it, or the file now declares
+// a site with its id) is left out, with an error logged once.
 func (r *Registry) Load(ctx context.Context) error {
+	r.loading.Lock()
+	defer r.loading.Unlock()
 	stored, err := r.store.Sites(ctx)
 	if err != nil {
 		return err
@@ -80,8 +97,16 @@ func (r *Registry) Load(ctx context.Context) error {
 	for _, st := range stored {
 		raw[st.ID] = st.Config
 		site, err := r.cfg.ParseSite(st.Config)
-		if err != nil {
+		switch {
+		case err != nil:
 			invalid[st.ID] = err.Error()
+			continue
+		case site.ID != st.ID:
+			invalid[st.ID] = fmt.Sprintf("its configuration names it %q", site.ID)
+			continue
+		}
+		if other, ok := r.fileSite(site.ID); ok {
+			invalid[st.ID] = fmt.Sprintf("the configuration file declares site %q too; delete this one or rename the file's", other.ID)
 			continue
 		}
 		api[site.ID] = Entry{Site: site, Source: FromAPI, CreatedAt: st.CreatedAt, UpdatedAt: st.UpdatedAt}
@@ -90,12 +115,22 @@ func (r *Registry) Load(ctx context.Context) error {
 	defer r.mu.Unlock()
 	for id, msg := range invalid {
 		if r.invalid[id] != msg {
-			r.logger.Error("a site created through the API no longer loads and is not run; replace it with PUT /api/sites/"+id,
+			r.logger.Error("a site created through the API does not load and is not run; replace it with PUT /api/sites/"+id,
 				"site", id, "err", msg)
 		}
 	}
 	r.api, r.raw, r.invalid = api, raw, invalid
 	return nil
+}
+
+// fileSite returns the file's site whose id is id regardless of case.
+func (r *Registry) fileSite(id string) (*config.Site, bool) {
+	for i := range r.cfg.Sites {
+		if strings.EqualFold(r.cfg.Sites[i].ID, id) {
+			return &r.cfg.Sites[i], true
+		}
+	}
+	return nil, false
 }
 
 // All returns every site that loads: the file's in file order, then the API's by id.
@@ -125,26 +160,31 @@ func (r *Registry) Sites() []*config.Site {
 	return out
 }
 
-// Get returns the site with id.
+// Get returns the site with id, whatever its case: ids that differ only by case are one site.
 func (r *Registry) Get(id string) (Entry, bool) {
-	if s, ok := r.cfg.Site(id); ok {
+	if s, ok := r.fileSite(id); ok {
 		return Entry{Site: s, Source: FromFile}, true
 	}
 	r.mu.RLock()
 	defer r.mu.RUnlock()
-	e, ok := r.api[id]
-	return e, ok
-}
-
-// taken returns the id of the site whose id equals id regardless of case, if any.
-func (r *Registry) taken(id string) (string, bool) {
-	for i := range r.cfg.Sites {
-		if strings.EqualFold(r.cfg.Sites[i].ID, id) {
-			return r.cfg.Sites[i].ID, true
+	if e, ok := r.api[id]; ok {
+		return e, true
+	}
+	for other, e := range r.api {
+		if strings.EqualFold(other, id) {
+			return e, true
 		}
 	}
+	return Entry{}, false
+}
+
+// stored returns the id of the stored API site whose id is id regardless of case, loading or not.
+func (r *Registry) stored(id string) (string, bool) {
 	r.mu.RLock()
 	defer r.mu.RUnlock()
+	if _, ok := r.raw[id]; ok {
+		return id, true
+	}
 	for other := range r.raw {
 		if strings.EqualFold(other, id) {
 			return other, true
@@ -159,7 +199,10 @@ func (r *Registry) Create(ctx context.Context, body []byte, now time.Time) (Entr
 	if err != nil {
 		return Entry{}, err
 	}
-	if other, ok := r.taken(site.ID); ok {
+	if other, ok := r.fileSite(site.ID); ok {
+		return Entry{}, existsError(site.ID, other.ID)
+	}
+	if other, ok := r.stored(site.ID); ok {
 		return Entry{}, existsError(site.ID, other)
 	}
 	if err := r.store.CreateSite(ctx, site.ID, body, now); errors.Is(err, store.ErrSiteExists) {
@@ -171,20 +214,17 @@ func (r *Registry) Create(ctx context.Context, body []byte, now time.Time) (Entr
 }
 
 // Replace validates and stores a new version of the API site id. Keys given back masked, as the
-// API shows them, stay as they were.
+// API shows them, and values equal to what the site inherits or derives, stay as they were.
 func (r *Registry) Replace(ctx context.Context, id string, body []byte, now time.Time) (Entry, error) {
-	old, ok := r.Get(id)
-	switch {
-	case ok && old.Source == FromFile:
+	if _, ok := r.fileSite(id); ok {
 		return Entry{}, fileSiteError(id)
-	case !ok && !r.stored(id):
-		return Entry{}, fmt.Errorf("%w: no site %q; create it with POST /api/sites", ErrNotFound, id)
 	}
-	body, err := withID(body, id)
+	id, ok := r.stored(id)
+	if !ok {
+		return Entry{}, errorOf(ErrNotFound, "no site %q; create it with POST /api/sites", id)
+	}
+	body, err := r.given(id, body)
 	if err != nil {
-		return Entry{}, err
-	}
-	if body, err = r.unmask(id, body); err != nil {
 		return Entry{}, err
 	}
 	site, err := r.parse(body)
@@ -192,7 +232,7 @@ func (r *Registry) Replace(ctx context.Context, id string, body []byte, now time
 		return Entry{}, err
 	}
 	if err := r.store.ReplaceSite(ctx, id, body, now); errors.Is(err, store.ErrNoSite) {
-		return Entry{}, fmt.Errorf("%w: no site %q; it was deleted meanwhile", ErrNotFound, id)
+		return Entry{}, errorOf(ErrNotFound, "no site %q; it was deleted meanwhile", id)
 	} else if err != nil {
 		return Entry{}, err
 	}
@@ -201,35 +241,37 @@ func (r *Registry) Replace(ctx context.Context, id string, body []byte, now time
 
 // Delete deletes the API site id. What its runs recorded stays in the state.
 func (r *Registry) Delete(ctx context.Context, id string) error {
-	if _, ok := r.cfg.Site(id); ok {
+	if _, ok := r.fileSite(id); ok {
 		return fileSiteError(id)
 	}
+	id, ok := r.stored(id)
+	if !ok {
+		return errorOf(ErrNotFound, "no site %q", id)
+	}
 	if err := r.store.DeleteSite(ctx, id); errors.Is(err, store.ErrNoSite) {
-		return fmt.Errorf("%w: no site %q", ErrNotFound, id)
+		return errorOf(ErrNotFound, "no site %q", id)
 	} else if err != nil {
 		return err
 	}
 	return r.Load(ctx)
 }
 
-func (r *Registry) stored(id string) bool {
-	r.mu.RLock()
-	defer r.mu.RUnlock()
-	_, ok := r.raw[id]
-	return ok
-}
-
-// parse checks body as a site.
+// parse checks body as a site of the API: the loader's rules, and no file of the server named,
+// read or written — those are the configuration file's to name.
 func (r *Registry) parse(body []byte) (*config.Site, error) {
 	site, err := r.cfg.ParseSite(body)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrInvalid, err)
+		return nil, &kindError{kind: ErrInvalid, msg: err.Error()}
 	}
-	for _, e := range r.All() {
-		if e.Site.ID != site.ID && site.Feed.Enabled && e.Site.Feed.Enabled && site.Feed.Out != "" && site.Feed.Out == e.Site.Feed.Out {
-			return nil, fmt.Errorf("%w: site %q: feed.out %q is also written by site %q; give each site its own file",
-				ErrInvalid, site.ID, site.Feed.Out, e.Site.ID)
+	for i, sm := range site.Sitemaps {
+		if !strings.HasPrefix(sm, "http://") && !strings.HasPrefix(sm, "https://") {
+			return nil, errorOf(ErrInvalid, "site %q: sitemaps[%d] must be an http(s) URL: a site created through the API cannot read files of the server "+
+				"(declare it in the configuration file to read a local sitemap)", site.ID, i)
 		}
+	}
+	if site.Feed.Out != "" {
+		return nil, errorOf(ErrInvalid, "site %q: feed.out cannot be set through the API, as it writes a file on the server: readers find the feed at "+
+			"/feeds/%s.xml (declare the site in the configuration file to write a file)", site.ID, site.ID)
 	}
 	return site, nil
 }
@@ -241,19 +283,18 @@ func (r *Registry) reload(ctx context.Context, id string) (Entry, error) {
 	}
 	e, ok := r.Get(id)
 	if !ok {
-		return Entry{}, fmt.Errorf("%w: site %q was deleted meanwhile", ErrNotFound, id)
+		return Entry{}, errorOf(ErrNotFound, "site %q was deleted meanwhile", id)
 	}
 	return e, nil
 }
 
 func existsError(id, other string) error {
 	if id == other {
-		return fmt.Errorf("%w: a site %q exists; change it with PUT /api/sites/%s", ErrExists, id, id)
+		return errorOf(ErrExists, "a site %q exists; change it with PUT /api/sites/%s", id, id)
 	}
-	return fmt.Errorf("%w: a site %q exists, and ids that differ only by case are the same (they appear in URLs and file names); choose another id",
-		ErrExists, other)
+	return errorOf(ErrExists, "a site %q exists, and ids that differ only by case are the same (they appear in URLs and file names); choose another id", other)
 }
 
 func fileSiteError(id string) error {
-	return fmt.Errorf("%w: site %q is declared in the configuration file; change it there and restart sitepush serve", ErrFileSite, id)
+	return errorOf(ErrFileSite, "site %q is declared in the configuration file; change it there and restart sitepush serve", id)
 }

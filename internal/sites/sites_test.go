@@ -3,6 +3,7 @@ package sites
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"log/slog"
 	"strings"
@@ -93,14 +94,22 @@ func TestChangesRefused(t *testing.T) {
 			_, err := r.Create(ctx, []byte(`{"id": "x", "sitemaps": ["https://x.example/s.xml"], "bing": {"enabled": true}}`), t0)
 			return err
 		}, ErrInvalid, `site "x": bing.apiKey is required when bing.enabled is true`},
-		{"another site's feed file", func() error {
-			_, err := r.Create(ctx, []byte(`{"id": "x", "sitemaps": ["https://x.example/s.xml"], "feed": {"enabled": true, "out": "/srv/blog/feed.xml"}}`), t0)
+		{"a file to write", func() error {
+			_, err := r.Create(ctx, []byte(`{"id": "x", "sitemaps": ["https://x.example/s.xml"], "feed": {"enabled": true, "out": "/etc/passwd"}}`), t0)
 			return err
-		}, ErrInvalid, `feed.out "/srv/blog/feed.xml" is also written by site "blog"`},
+		}, ErrInvalid, `site "x": feed.out cannot be set through the API, as it writes a file on the server`},
+		{"a file to read", func() error {
+			_, err := r.Create(ctx, []byte(`{"id": "x", "sitemaps": ["https://x.example/s.xml", "/etc/shadow"]}`), t0)
+			return err
+		}, ErrInvalid, `site "x": sitemaps[1] must be an http(s) URL: a site created through the API cannot read files of the server`},
+		{"an id that is not text", func() error {
+			_, err := r.Replace(ctx, "shop", []byte(`{"id": 5, "sitemaps": ["https://shop.example/s.xml"]}`), t0)
+			return err
+		}, ErrInvalid, `the body's id 5 is not the site's, "shop"`},
 		{"not an object", func() error { _, err := r.Replace(ctx, "shop", []byte(`[1]`), t0); return err }, ErrInvalid, "must be a JSON object"},
 	} {
 		err := tt.do()
-		if !errors.Is(err, tt.is) || !strings.Contains(err.Error(), tt.want) {
+		if !errors.Is(err, tt.is) || !strings.Contains(err.Error(), tt.want) || strings.HasPrefix(err.Error(), "invalid site") {
 			t.Errorf("%s: %v", tt.name, err)
 		}
 	}
@@ -146,11 +155,46 @@ func TestDeleteAndASiteThatNoLongerLoads(t *testing.T) {
 	// The file's defaults change under a stored site: it no longer loads, and says why, once.
 	again, log := newRegistry(t, st, strings.Replace(fileConfig, "maxItems: 20", "maxItems: 10", 1))
 	again.Load(ctx)
-	if _, ok := again.Get("tiny"); ok || strings.Count(log.String(), "no longer loads") != 1 ||
+	if _, ok := again.Get("tiny"); ok || strings.Count(log.String(), "does not load") != 1 ||
 		!strings.Contains(log.String(), "feed.baselineItems (15) must be at most feed.maxItems (10, inherited)") {
 		t.Errorf("log: %s", log)
 	}
 	if _, err := again.Replace(ctx, "tiny", []byte(`{"sitemaps": ["https://tiny.example/s.xml"]}`), t0); err != nil {
 		t.Errorf("a site that no longer loads can be replaced: %v", err)
+	}
+}
+
+func TestGetEditPutKeepsWhatIsInheritedAndDerived(t *testing.T) {
+	r, _ := newRegistry(t, storetest.Open(t), fileConfig)
+	r.Create(ctx, []byte(`{"id": "shop", "sitemaps": ["https://shop.example/sitemap.xml"], "indexnow": {"enabled": true, "key": "old-key-123456"}}`), t0)
+	e, _ := r.Get("SHOP") // ids that differ only by case are one site
+	// What GET shows — every value, masked keys — with the sitemap moved and a new key.
+	shown := e.Site.Masked()
+	shown.Sitemaps = []string{"https://www.shop.example/sitemap.xml"}
+	shown.IndexNow.Key = "new-key-1234567"
+	body, _ := json.Marshal(shown)
+	e, err := r.Replace(ctx, "shop", body, t0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e.Site.BaseURL != "https://www.shop.example" || e.Site.IndexNow.KeyLocation != "https://www.shop.example/new-key-1234567.txt" ||
+		e.Site.Feed.MaxItems != 20 {
+		t.Errorf("derived values must follow: baseUrl %q, keyLocation %q", e.Site.BaseURL, e.Site.IndexNow.KeyLocation)
+	}
+	// The defaults change: the site follows them, as it never gave its own.
+	again, _ := newRegistry(t, r.store.(*store.Store), strings.Replace(fileConfig, "maxItems: 20", "maxItems: 30", 1))
+	if e, _ := again.Get("shop"); e.Site.Feed.MaxItems != 30 || e.Site.Schedule != "0 3 * * *" {
+		t.Errorf("after the defaults changed: maxItems %d", e.Site.Feed.MaxItems)
+	}
+}
+
+func TestAnAPISiteTheFileNowDeclares(t *testing.T) {
+	st := storetest.Open(t)
+	r, _ := newRegistry(t, st, fileConfig)
+	r.Create(ctx, []byte(`{"id": "shop", "sitemaps": ["https://shop.example/sitemap.xml"]}`), t0)
+	withShop := fileConfig + "  - id: Shop\n    sitemaps: [https://shop.example/sitemap.xml]\n"
+	again, log := newRegistry(t, st, withShop)
+	if all := again.All(); len(all) != 2 || all[1].Source != FromFile || !strings.Contains(log.String(), "the configuration file declares site") {
+		t.Errorf("sites %d, log %s", len(all), log)
 	}
 }
