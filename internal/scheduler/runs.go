@@ -28,6 +28,9 @@ type Runs struct {
 	cancel context.CancelFunc
 	slots  chan struct{} // scheduled runs going at once
 
+	// OnStart, when set, is told when a run has started (statuses changed).
+	OnStart func()
+
 	mu       sync.Mutex
 	stopping bool
 	wg       sync.WaitGroup
@@ -161,17 +164,22 @@ func (r *Runs) run(site *config.Site, opt runner.Options, started chan<- int64) 
 		r.mu.Lock()
 		r.active[site.ID] = id
 		r.mu.Unlock()
+		if r.OnStart != nil {
+			r.OnStart()
+		}
 		if started != nil {
 			started <- id
 		}
 	}
 	rec, err := r.runner.Run(r.ctx, site, opt)
-	r.mu.Lock()
-	delete(r.active, site.ID)
-	r.mu.Unlock()
 	if rec == nil {
-		return nil, err // it never started
+		return nil, err // it never started: the site's run going, if any, is another's
 	}
+	r.mu.Lock()
+	if r.active[site.ID] == rec.ID {
+		delete(r.active, site.ID)
+	}
+	r.mu.Unlock()
 	attrs := []any{"site", rec.Site, "run", rec.ID, "trigger", rec.Trigger, "status", rec.Status,
 		"urls", rec.TotalURLs, "duration", rec.FinishedAt.Sub(rec.StartedAt).Round(time.Millisecond)}
 	for _, name := range config.Channels {

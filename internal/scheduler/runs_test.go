@@ -196,3 +196,18 @@ func TestADeadInstancesLeaseExpires(t *testing.T) {
 	}
 	eventually(t, "the run", func() bool { return len(done.all()) == 1 })
 }
+
+func TestARefusedTriggerLeavesTheRunGoing(t *testing.T) {
+	runs, site, g, _, _ := newRuns(t)
+	id, err := runs.Trigger(site, "all")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := runs.Trigger(site, "all"); !errors.Is(err, runner.ErrBusy) {
+		t.Fatal(err)
+	}
+	if active, ok := runs.Active("a"); !ok || active != id {
+		t.Errorf("after a refused trigger: %d %v, want run %d going", active, ok, id)
+	}
+	close(g.open)
+}
