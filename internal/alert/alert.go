@@ -5,7 +5,6 @@ package alert
 
 import (
 	"fmt"
-	"sort"
 	"strings"
 	"time"
 
@@ -29,16 +28,10 @@ type Alert struct {
 	Attempted int     `json:"attempted"`
 	Rate      float64 `json:"rate"`
 	Threshold float64 `json:"threshold"`
-	// Causes are the most frequent errors of the run, most frequent first.
-	Causes    []Cause   `json:"causes"`
+	// Causes are the run's first errors about the channel (a record keeps each error once).
+	Causes    []string  `json:"causes"`
 	Action    string    `json:"action"`
 	StartedAt time.Time `json:"startedAt"`
-}
-
-// Cause is one error of a run and how many times the record holds it.
-type Cause struct {
-	Error string `json:"error"`
-	Count int    `json:"count"`
 }
 
 // maxCauses is how many causes an alert lists.
@@ -85,7 +78,7 @@ func newAlert(rec *runner.Record, channel string, threshold float64, prefix stri
 func finish(a Alert) Alert {
 	top := ""
 	if len(a.Causes) > 0 {
-		top = a.Causes[0].Error
+		top = a.Causes[0]
 		a.Text += " Cause: " + top + "."
 	}
 	a.Action = action(a.Site, a.Channel, top)
@@ -94,26 +87,15 @@ func finish(a Alert) Alert {
 	return a
 }
 
-// causes counts the errors that start with prefix, without it, most frequent first.
-func causes(errs []string, prefix string) []Cause {
-	count := map[string]int{}
-	var order []string
+// causes returns the first errors that start with prefix, without it.
+func causes(errs []string, prefix string) []string {
+	out := []string{}
 	for _, e := range errs {
-		msg, ok := strings.CutPrefix(e, prefix)
-		if !ok {
-			continue
+		if msg, ok := strings.CutPrefix(e, prefix); ok && len(out) < maxCauses {
+			out = append(out, msg)
 		}
-		if count[msg] == 0 {
-			order = append(order, msg)
-		}
-		count[msg]++
 	}
-	out := make([]Cause, len(order))
-	for i, msg := range order {
-		out[i] = Cause{Error: msg, Count: count[msg]}
-	}
-	sort.SliceStable(out, func(i, j int) bool { return out[i].Count > out[j].Count })
-	return out[:min(len(out), maxCauses)]
+	return out
 }
 
 // action suggests what to do about the most frequent cause.
