@@ -7,11 +7,13 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/sitepush/sitepush/internal/alert"
+	"github.com/sitepush/sitepush/internal/channel/bing"
 	"github.com/sitepush/sitepush/internal/config"
 	"github.com/sitepush/sitepush/internal/metrics"
 	"github.com/sitepush/sitepush/internal/runner"
@@ -85,9 +87,14 @@ func serve(ctx context.Context, cfg *config.Config, st *store.Store, ln net.List
 		alerts.Finished(rec)
 		api.Invalidate()
 	}, logger, maxScheduledRuns)
+	runs.OnStart = func() { api.Invalidate() }
 	sched := scheduler.New(registry.Sites, st.LastStarted, runs.Scheduled, logger)
 	api = server.New(server.Options{Sites: registry, Runs: runs, State: st, Metrics: m.Handler(),
-		AdminToken: cfg.AdminToken, Changed: sched.Wake, Logger: logger})
+		AdminToken: cfg.AdminToken, Changed: sched.Wake, Logger: logger,
+		BingQuota: func(ctx context.Context, site *config.Site) (int, error) {
+			left, _, err := bing.New(site, client, cfg.UserAgent, st, time.Now()).Quota(ctx)
+			return left, err
+		}})
 
 	httpSrv := &http.Server{Handler: api.Handler(), ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second,
 		WriteTimeout: time.Minute, IdleTimeout: 2 * time.Minute, ErrorLog: slog.NewLogLogger(logger.Handler(), slog.LevelWarn)}
@@ -97,7 +104,7 @@ func serve(ctx context.Context, cfg *config.Config, st *store.Store, ln net.List
 	defer stop()
 	go sched.Run(background)
 	go reload(background, registry, sched, logger)
-	logger.Info("sitepush serve started", "listen", ln.Addr().String(), "sites", len(registry.All()), "state", cfg.State)
+	logger.Info("sitepush serve started", "listen", ln.Addr().String(), "sites", len(registry.All()), "state", st.Name())
 
 	var err error
 	select {
@@ -106,15 +113,20 @@ func serve(ctx context.Context, cfg *config.Config, st *store.Store, ln net.List
 	case err = <-served:
 		err = fmt.Errorf("the HTTP server stopped: %w", err)
 	}
+	// No new run, and the runs going told to stop, at once; meanwhile the requests in flight end.
 	stop()
+	var stopping sync.WaitGroup
+	stopping.Go(func() {
+		if !runs.Shutdown(shutdownRuns) {
+			logger.Warn("stopped with runs still going: what they delivered is recorded; their records are closed by the next run")
+		}
+	})
 	httpCtx, cancel := context.WithTimeout(context.Background(), shutdownHTTP)
 	defer cancel()
 	if herr := httpSrv.Shutdown(httpCtx); herr != nil && !errors.Is(herr, http.ErrServerClosed) {
 		httpSrv.Close()
 	}
-	if !runs.Shutdown(shutdownRuns) {
-		logger.Warn("stopped with runs still going: what they delivered is recorded; their records are closed by the next run")
-	}
+	stopping.Wait()
 	alerts.Close(shutdownAlerts)
 	logger.Info("stopped")
 	return err

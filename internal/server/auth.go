@@ -33,8 +33,8 @@ func (s *Server) admin(h http.HandlerFunc) http.Handler {
 // bearer reports whether the request carries the admin token, comparing in constant time: the
 // hashes have one length whatever was sent.
 func (s *Server) bearer(r *http.Request) bool {
-	given, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-	return ok && s.tokenIs(strings.TrimSpace(given))
+	scheme, given, ok := strings.Cut(r.Header.Get("Authorization"), " ")
+	return ok && strings.EqualFold(scheme, "Bearer") && s.tokenIs(strings.TrimSpace(given))
 }
 
 func (s *Server) tokenIs(given string) bool {
@@ -70,6 +70,8 @@ func (s *Server) hasSession(r *http.Request) bool {
 }
 
 func (s *Server) setSession(w http.ResponseWriter, r *http.Request, value string, maxAge int) {
+	// Behind a reverse proxy that ends TLS, the proxy says the browser came over HTTPS.
+	secure := r.TLS != nil || strings.EqualFold(r.Header.Get("X-Forwarded-Proto"), "https")
 	http.SetCookie(w, &http.Cookie{Name: sessionCookie, Value: value, Path: "/", MaxAge: maxAge, HttpOnly: true,
-		Secure: r.TLS != nil, SameSite: http.SameSiteStrictMode})
+		Secure: secure, SameSite: http.SameSiteStrictMode})
 }

@@ -40,9 +40,14 @@ func TestCache(t *testing.T) {
 		if v, _ := c.get("k", compute); v != int32(2) || calls.Load() != 2 {
 			t.Errorf("after the refresh: %v, %d computations", v, calls.Load())
 		}
+		// Too old to be served: computed again before it is.
+		time.Sleep(5 * time.Second)
+		if v, _ := c.get("k", compute); v != int32(3) {
+			t.Errorf("an answer older than stale: %v", v)
+		}
 		// Invalidated: the next caller waits for a fresh answer.
 		c.invalidate()
-		if v, _ := c.get("k", compute); v != int32(3) {
+		if v, _ := c.get("k", compute); v != int32(4) {
 			t.Errorf("after invalidate: %v", v)
 		}
 		// Errors are not kept.
@@ -52,6 +57,13 @@ func TestCache(t *testing.T) {
 		}
 		if v, err := c.get("e", func() (any, error) { return 7, nil }); v != 7 || err != nil {
 			t.Errorf("after an error: %v %v", v, err)
+		}
+		// A panic is an error for every caller, not a hang.
+		if _, err := c.get("p", func() (any, error) { panic("bug") }); err == nil {
+			t.Error("a panic was no error")
+		}
+		if v, _ := c.get("p", func() (any, error) { return 8, nil }); v != 8 {
+			t.Errorf("after a panic: %v", v)
 		}
 	})
 }

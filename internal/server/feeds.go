@@ -10,6 +10,7 @@ import (
 	"github.com/cespare/xxhash/v2"
 
 	"github.com/sitepush/sitepush/internal/channel/feed"
+	"github.com/sitepush/sitepush/internal/sites"
 )
 
 // renderedFeed is a feed ready to serve, with its validators.
@@ -31,7 +32,12 @@ func (s *Server) feed(w http.ResponseWriter, r *http.Request) {
 		s.noSite(w, id)
 		return
 	}
-	site := e.Site
+	site, id := e.Site, e.Site.ID
+	// A feed changes with its items, and with its site's configuration (title, maxItems).
+	configured := e.UpdatedAt
+	if e.Source != sites.FromAPI {
+		configured = s.started
+	}
 	v, err := s.cache.get("feed:"+id, func() (any, error) {
 		ctx, cancel := detached(r)
 		defer cancel()
@@ -49,6 +55,9 @@ func (s *Server) feed(w http.ResponseWriter, r *http.Request) {
 		var buf bytes.Buffer
 		if err := feed.Render(&buf, site, items, changed, feed.Generator()); err != nil {
 			return nil, err
+		}
+		if configured.After(changed) {
+			changed = configured
 		}
 		return &renderedFeed{body: buf.Bytes(), etag: fmt.Sprintf(`"%016x"`, xxhash.Sum64(buf.Bytes())), changed: changed}, nil
 	})

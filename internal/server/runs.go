@@ -23,6 +23,11 @@ var disabled = map[string]string{
 
 // trigger starts a run now and answers 202 with its id once it holds the site's lease.
 func (s *Server) trigger(w http.ResponseWriter, r *http.Request) {
+	if r.Method == http.MethodHead {
+		w.Header().Set("Allow", "GET, POST")
+		writeError(w, http.StatusMethodNotAllowed, "HEAD /trigger is not allowed, as it would start a run; use GET or POST")
+		return
+	}
 	q := r.URL.Query()
 	id, channel := q.Get("site"), q.Get("channel")
 	if id == "" {
@@ -34,6 +39,7 @@ func (s *Server) trigger(w http.ResponseWriter, r *http.Request) {
 		s.noSite(w, id)
 		return
 	}
+	id = e.Site.ID
 	if channel == "" {
 		channel = "all"
 	}
@@ -70,11 +76,12 @@ func (s *Server) trigger(w http.ResponseWriter, r *http.Request) {
 
 // siteRuns answers a site's execution history, newest first.
 func (s *Server) siteRuns(w http.ResponseWriter, r *http.Request) {
-	id := r.PathValue("id")
-	if _, ok := s.sites.Get(id); !ok {
-		s.noSite(w, id)
+	e, ok := s.sites.Get(r.PathValue("id"))
+	if !ok {
+		s.noSite(w, r.PathValue("id"))
 		return
 	}
+	id := e.Site.ID
 	limit, ok := intParam(w, r, "limit", 20, 1, 1000)
 	if !ok {
 		return
@@ -95,7 +102,8 @@ func (s *Server) healthz(w http.ResponseWriter, r *http.Request) {
 	ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
 	defer cancel()
 	if err := s.state.Ping(ctx); err != nil {
-		writeError(w, http.StatusServiceUnavailable, err.Error())
+		s.logger.Error("health check: the state does not answer", "err", err)
+		writeError(w, http.StatusServiceUnavailable, "the state does not answer (see the server's log)")
 		return
 	}
 	writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})

@@ -47,6 +47,11 @@ type Server struct {
 	logger  *slog.Logger
 	now     func() time.Time
 	cache   *cache
+	// bingQuota asks Bing what a site may still submit today; its answers are kept a while.
+	bingQuota func(ctx context.Context, site *config.Site) (int, error)
+	bing      *cache
+	// started is when the configuration file was read: its sites' feeds may have changed then.
+	started time.Time
 }
 
 // Options are the parts of a Server.
@@ -58,13 +63,21 @@ type Options struct {
 	AdminToken string
 	Changed    func()
 	Logger     *slog.Logger
+	// BingQuota, when set, asks Bing (GetUrlSubmissionQuota) how many URLs a site may still
+	// submit today, for /status.
+	BingQuota func(ctx context.Context, site *config.Site) (int, error)
 }
 
 // New returns a server.
 func New(o Options) *Server {
 	return &Server{sites: o.Sites, runs: o.Runs, state: o.State, metrics: o.Metrics, token: o.AdminToken,
-		changed: o.Changed, logger: o.Logger, now: time.Now, cache: newCache(time.Second)}
+		changed: o.Changed, logger: o.Logger, now: time.Now, cache: newCache(time.Second),
+		bingQuota: o.BingQuota, bing: newCache(bingAsked), started: time.Now()}
 }
 
-// Invalidate drops what the server cached: a run ended, so statuses, statistics and feeds changed.
-func (s *Server) Invalidate() { s.cache.invalidate() }
+// Invalidate drops what the server cached: a run started or ended, so statuses, statistics and
+// feeds changed.
+func (s *Server) Invalidate() {
+	s.cache.invalidate()
+	s.bing.invalidate()
+}

@@ -17,6 +17,11 @@ func decode(t *testing.T, body string, v any) {
 
 func TestAuthAndErrors(t *testing.T) {
 	w := newWorld(t)
+	req, _ := http.NewRequest("GET", w.http.URL+"/api/sites", nil)
+	req.Header.Set("Authorization", "bearer "+token) // the scheme's case does not matter
+	if resp, err := http.DefaultClient.Do(req); err != nil || resp.StatusCode != 200 {
+		t.Errorf("a lower-case scheme: %v %v", resp, err)
+	}
 	for _, tok := range []string{"", "wrong", token + "x"} {
 		if code, body := w.call("GET", "/api/sites", "", tok); code != http.StatusUnauthorized || !strings.Contains(body, `"error":"this route needs the header Authorization: Bearer`) {
 			t.Errorf("token %q: %d %s", tok, code, body)
@@ -36,6 +41,7 @@ func TestAuthAndErrors(t *testing.T) {
 		{"GET", "/api/stats/daily?days=91", 400, "days must be a whole number from 1 to 90"},
 		{"GET", "/api/sites/filesite/runs?limit=x", 400, "limit must be a whole number"},
 		{"GET", "/healthz", 200, `"status":"ok"`},
+		{"HEAD", "/trigger?site=filesite", 405, ""},
 	} {
 		code, body := w.call(tc.method, tc.path, "")
 		if code != tc.code || !strings.Contains(body, tc.want) {
@@ -123,7 +129,7 @@ func TestTriggerStatusStatsFeedMetrics(t *testing.T) {
 	}
 	w.waitFinished("filesite")
 
-	code, body = w.call("GET", "/status?site=filesite", "")
+	code, body = w.call("GET", "/status?site=FileSite", "") // ids that differ only by case are one site
 	var st struct {
 		SiteID        string `json:"siteId"`
 		Status        string `json:"status"`
@@ -144,13 +150,14 @@ func TestTriggerStatusStatsFeedMetrics(t *testing.T) {
 			Enabled             bool       `json:"enabled"`
 			TodayQuotaUsed      int        `json:"todayQuotaUsed"`
 			TodayQuotaRemaining int        `json:"todayQuotaRemaining"`
+			BingRemaining       int        `json:"bingRemaining"`
 			LastSubmission      *time.Time `json:"lastSubmission"`
 		} `json:"bing"`
 	}
 	decode(t, body, &st)
 	if code != 200 || st.Status != "idle" || st.LastExecution.ID != started.RunID || st.LastExecution.Status != "ok" ||
 		st.NextRun.Year() != time.Now().Year()+1 || !st.Bing.Enabled || st.Bing.TodayQuotaUsed != 25 || st.Bing.TodayQuotaRemaining != 15 ||
-		st.Bing.LastSubmission == nil || st.Channels["indexnow"].Today.Successful != 25 {
+		st.Bing.LastSubmission == nil || st.Channels["indexnow"].Today.Successful != 25 || st.Bing.BingRemaining != 75 || st.SiteID != "filesite" {
 		t.Fatalf("status: %d %s", code, body)
 	}
 	if len(w.engine.Accepted()) != 25 || len(w.bing.Accepted()) != 25 {
@@ -261,5 +268,14 @@ func TestDashboard(t *testing.T) {
 	req.AddCookie(cookies[0])
 	if resp, _ := client.Do(req); resp.StatusCode != 401 {
 		t.Errorf("a forged session: %d", resp.StatusCode)
+	}
+}
+
+func TestStatusSaysWhenBingRefusesTheKey(t *testing.T) {
+	w := newWorld(t)
+	w.call("POST", "/api/sites", `{"id": "badkey", "sitemaps": ["`+w.site.URL+`/sitemap.xml"], "bing": {"enabled": true, "apiKey": "not-a-key", "endpoint": "`+w.config.Sites[0].Bing.Endpoint+`"}}`)
+	code, body := w.call("GET", "/status?site=badkey", "")
+	if code != 200 || !strings.Contains(body, `"error":"Bing did not tell the quota left:`) || strings.Contains(body, "not-a-key") {
+		t.Errorf("%d %s", code, body)
 	}
 }

@@ -20,10 +20,12 @@ func (s *Server) dailyStats(w http.ResponseWriter, r *http.Request) {
 	}
 	site := r.URL.Query().Get("site")
 	if site != "" {
-		if _, ok := s.sites.Get(site); !ok {
+		e, ok := s.sites.Get(site)
+		if !ok {
 			s.noSite(w, site)
 			return
 		}
+		site = e.Site.ID
 	}
 	today := s.now().UTC().Truncate(24 * time.Hour)
 	key := fmt.Sprintf("stats:%d:%s:%s", days, site, today.Format(time.DateOnly))

@@ -47,6 +47,32 @@ type bingStatus struct {
 	TodayQuotaUsed      *int       `json:"todayQuotaUsed,omitempty"`
 	TodayQuotaRemaining *int       `json:"todayQuotaRemaining,omitempty"`
 	LastSubmission      *time.Time `json:"lastSubmission,omitempty"`
+	// BingRemaining is what Bing says the site may still submit today, asked at most every few
+	// minutes; Error says why Bing could not tell (a key it refuses).
+	BingRemaining *int   `json:"bingRemaining,omitempty"`
+	Error         string `json:"error,omitempty"`
+}
+
+// bingAsked is how long Bing's answer about a site's quota is kept.
+const bingAsked = 5 * time.Minute
+
+// bingAnswer is what Bing said of a site's quota; a refusal is kept like an answer, so that a
+// refused key is not asked about again every second.
+type bingAnswer struct {
+	left int
+	err  error
+}
+
+// bingSays asks Bing how many URLs site may still submit today, or returns its last answer.
+func (s *Server) bingSays(ctx context.Context, site *config.Site) (int, error) {
+	v, _ := s.bing.get(site.ID, func() (any, error) {
+		ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		defer cancel()
+		left, err := s.bingQuota(ctx, site)
+		return bingAnswer{left, err}, nil
+	})
+	a := v.(bingAnswer)
+	return a.left, a.err
 }
 
 // status answers one site's status, or every site's without ?site.
@@ -76,7 +102,7 @@ func (s *Server) status(w http.ResponseWriter, r *http.Request) {
 		s.noSite(w, id)
 		return
 	}
-	v, err := s.cache.get("status:"+id, func() (any, error) {
+	v, err := s.cache.get("status:"+e.Site.ID, func() (any, error) {
 		ctx, cancel := detached(r)
 		defer cancel()
 		st, err := s.siteStatus(ctx, e)
@@ -135,6 +161,13 @@ func (s *Server) siteStatus(ctx context.Context, e sites.Entry) (*siteStatus, er
 		remaining := max(0, site.Bing.DailyQuota-used)
 		if full {
 			remaining = 0
+		}
+		if s.bingQuota != nil {
+			if left, err := s.bingSays(ctx, site); err != nil {
+				st.Bing.Error = "Bing did not tell the quota left: " + err.Error()
+			} else {
+				st.Bing.BingRemaining, remaining = &left, min(remaining, left)
+			}
 		}
 		st.Bing.DailyQuota, st.Bing.TodayQuotaUsed, st.Bing.TodayQuotaRemaining = site.Bing.DailyQuota, &used, &remaining
 		st.Bing.LastSubmission = st.Channels["bing"].LastSubmission

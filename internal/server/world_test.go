@@ -115,7 +115,11 @@ sites:
 		w.api.Invalidate()
 	}, logger, 2)
 	t.Cleanup(func() { w.runs.Shutdown(5 * time.Second) })
-	w.api = New(Options{Sites: registry, Runs: w.runs, State: w.store, Metrics: m.Handler(), AdminToken: token, Logger: logger})
+	w.api = New(Options{Sites: registry, Runs: w.runs, State: w.store, Metrics: m.Handler(), AdminToken: token, Logger: logger,
+		BingQuota: func(ctx context.Context, site *config.Site) (int, error) {
+			left, _, err := bing.New(site, client, "sitepush-test", w.store, time.Now()).Quota(ctx)
+			return left, err
+		}})
 	w.http = httptest.NewServer(w.api.Handler())
 	t.Cleanup(w.http.Close)
 	return w

@@ -132,3 +132,7 @@ func fromMS(v sql.NullInt64) time.Time {
 
 // day is the UTC calendar day of t, as stored in daily statistics.
 func day(t time.Time) string { return t.UTC().Format(time.DateOnly) }
+
+// Name says where the state lives, for messages and logs: a file path, or a PostgreSQL URL
+// without its password.
+func (s *Store) Name() string { return s.name }
