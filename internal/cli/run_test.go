@@ -3,8 +3,6 @@ package cli
 import (
 	"encoding/json"
 	"fmt"
-	"io"
-	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
@@ -29,15 +27,7 @@ func newTestWorld(t *testing.T, extra string) *testWorld {
 	w := &testWorld{files: enginetest.Files{"/" + testKey + ".txt": testKey}}
 	w.site = httptest.NewServer(w.files)
 	t.Cleanup(w.site.Close)
-	w.eng = &enginetest.IndexNow{FetchKey: func(u string) (string, error) {
-		resp, err := http.Get(u)
-		if err != nil {
-			return "", err
-		}
-		defer resp.Body.Close()
-		b, err := io.ReadAll(resp.Body)
-		return string(b), err
-	}}
+	w.eng = &enginetest.IndexNow{FetchKey: enginetest.FetchOverHTTP}
 	w.engine = httptest.NewServer(w.eng)
 	t.Cleanup(w.engine.Close)
 	dir := t.TempDir()

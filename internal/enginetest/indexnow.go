@@ -45,6 +45,18 @@ type IndexNow struct {
 	submissions []Submission
 }
 
+// FetchOverHTTP reads a keyLocation over the network, as a real engine does: a FetchKey for a
+// site served by an httptest server.
+func FetchOverHTTP(keyLocation string) (string, error) {
+	resp, err := http.Get(keyLocation)
+	if err != nil {
+		return "", err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	return string(b), err
+}
+
 // Fail scripts the next answers, one per request, before normal service resumes.
 func (e *IndexNow) Fail(f ...Fault) {
 	e.mu.Lock()

@@ -51,15 +51,7 @@ func newWorld(t *testing.T) *world {
 	w := &world{t: t, files: enginetest.Files{"/" + siteKey + ".txt": siteKey}, store: storetest.Open(t)}
 	w.site = httptest.NewServer(w.files)
 	t.Cleanup(w.site.Close)
-	w.engine = &enginetest.IndexNow{FetchKey: func(u string) (string, error) {
-		resp, err := http.Get(u)
-		if err != nil {
-			return "", err
-		}
-		defer resp.Body.Close()
-		b, err := io.ReadAll(resp.Body)
-		return string(b), err
-	}}
+	w.engine = &enginetest.IndexNow{FetchKey: enginetest.FetchOverHTTP}
 	engine := httptest.NewServer(w.engine)
 	t.Cleanup(engine.Close)
 	w.bing = &enginetest.Bing{Keys: map[string]int{bingKey: 100}}
