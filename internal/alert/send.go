@@ -60,12 +60,8 @@ func (s *Sender) Send(ctx context.Context, a Alert) error {
 			}
 			return nil
 		}
-		t := time.NewTimer(s.Backoff[attempt])
-		select {
-		case <-ctx.Done():
-			t.Stop()
+		if runner.Sleep(ctx, s.Backoff[attempt]) != nil {
 			return fmt.Errorf("the alert about site %q could not be sent to the webhook: %w", a.Site, err)
-		case <-t.C:
 		}
 	}
 }

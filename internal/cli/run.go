@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net"
 	"net/http"
 	"os"
 	"time"
@@ -15,6 +14,7 @@ import (
 	"github.com/sitepush/sitepush/internal/channel/indexnow"
 	"github.com/sitepush/sitepush/internal/config"
 	"github.com/sitepush/sitepush/internal/runner"
+	"github.com/sitepush/sitepush/internal/sitemap"
 	"github.com/sitepush/sitepush/internal/store"
 )
 
@@ -118,29 +118,21 @@ func runSites(e *env, cfg *config.Config, st *store.Store, sites []*config.Site,
 // Bing, which never holds IndexNow up, then the feed.
 func channels(site *config.Site, only string, client *http.Client, userAgent string, st *store.Store) []runner.Channel {
 	var out []runner.Channel
-	if site.IndexNow.Enabled && (only == "all" || only == "indexnow") {
+	take := func(name string) bool { return site.Enabled(name) && (only == "all" || only == name) }
+	if take("indexnow") {
 		out = append(out, indexnow.New(site, client, userAgent))
 	}
-	if site.Bing.Enabled && (only == "all" || only == "bing") {
+	if take("bing") {
 		out = append(out, bing.New(site, client, userAgent, st, time.Now()))
 	}
-	if site.Feed.Enabled && (only == "all" || only == "feed") {
+	if take("feed") {
 		out = append(out, feed.New(site, client, userAgent, st, time.Now()))
 	}
 	return out
 }
 
 // httpClient is the client every request to engines and sites goes through.
-func httpClient() *http.Client {
-	return &http.Client{Transport: &http.Transport{
-		Proxy:               http.ProxyFromEnvironment,
-		DialContext:         (&net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
-		TLSHandshakeTimeout: 10 * time.Second,
-		MaxIdleConnsPerHost: 16,
-		IdleConnTimeout:     90 * time.Second,
-		ForceAttemptHTTP2:   true,
-	}}
-}
+func httpClient() *http.Client { return sitemap.NewClient(16) }
 
 // isTerminal reports whether f is a terminal, where progress can be redrawn in place.
 func isTerminal(w any) bool {

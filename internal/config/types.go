@@ -34,6 +34,21 @@ type Webhook struct {
 // Channels are the channels a site can have, in the order a run delivers them.
 var Channels = []string{"indexnow", "bing", "feed"}
 
+// Enabled reports whether the site has channel turned on; "all" means any of them.
+func (s *Site) Enabled(channel string) bool {
+	switch channel {
+	case "indexnow":
+		return s.IndexNow.Enabled
+	case "bing":
+		return s.Bing.Enabled
+	case "feed":
+		return s.Feed.Enabled
+	case "all":
+		return s.IndexNow.Enabled || s.Bing.Enabled || s.Feed.Enabled
+	}
+	return false
+}
+
 // Site is one website sitepush watches.
 type Site struct {
 	// ID names the site in commands, URLs (/feeds/{id}.xml) and file names, so it is unique in a

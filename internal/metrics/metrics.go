@@ -126,12 +126,8 @@ func (c *stateCollector) Collect(ch chan<- prometheus.Metric) {
 	for _, s := range c.sites() {
 		if s.Bing.Enabled && quotas != nil {
 			q := quotas[s.ID]
-			remaining := max(0, s.Bing.DailyQuota-q.Used)
-			if q.Full {
-				remaining = 0
-			}
 			ch <- prometheus.MustNewConstMetric(quotaUsed, prometheus.GaugeValue, float64(q.Used), s.ID)
-			ch <- prometheus.MustNewConstMetric(quotaRemaining, prometheus.GaugeValue, float64(remaining), s.ID)
+			ch <- prometheus.MustNewConstMetric(quotaRemaining, prometheus.GaugeValue, float64(q.Left(s.Bing.DailyQuota)), s.ID)
 		}
 		if at, ok := good[s.ID]; ok {
 			ch <- prometheus.MustNewConstMetric(lastGood, prometheus.GaugeValue, float64(at.UnixMilli())/1000, s.ID)

@@ -50,10 +50,8 @@ func (r *Runner) lease(ctx context.Context, site, holder string, noWait bool) (r
 			r.Notify(fmt.Sprintf("site %q is being run by %s; waiting for it to finish (a killed run frees it by %s UTC)", site, other, until.Format(time.TimeOnly)))
 			said = true
 		}
-		select {
-		case <-ctx.Done():
-			return nil, nil, ctx.Err()
-		case <-time.After(r.LeasePoll):
+		if err := Sleep(ctx, r.LeasePoll); err != nil {
+			return nil, nil, err
 		}
 	}
 	done, lostCh, renewing := make(chan struct{}), make(chan struct{}), make(chan struct{})

@@ -65,11 +65,8 @@ func (r *Runs) Scheduled(site *config.Site, at time.Time) {
 			err := r.scheduled(site, at)
 			switch {
 			case errors.Is(err, runner.ErrBusy) && try < busyTries:
-				select {
-				case <-time.After(busyWait):
+				if runner.Sleep(r.ctx, busyWait) == nil {
 					continue
-				case <-r.ctx.Done():
-					return
 				}
 			case errors.Is(err, runner.ErrBusy), errors.Is(err, runner.ErrAlreadyRun):
 				r.logger.Info("scheduled run skipped", "site", site.ID, "why", err.Error())

@@ -35,25 +35,12 @@ func (s *Server) dashboard(w http.ResponseWriter, r *http.Request) {
 		s.page(w, http.StatusUnauthorized, dashboardData{Login: true})
 		return
 	}
-	v, err := s.cache.get("dashboard", func() (any, error) {
-		ctx, cancel := detached(r)
-		defer cancel()
-		var out []*siteStatus
-		for _, e := range s.sites.All() {
-			st, err := s.siteStatus(ctx, e)
-			if err != nil {
-				return nil, err
-			}
-			out = append(out, st)
-		}
-		return out, nil
-	})
+	all, err := s.statuses(r)
 	if err != nil {
 		s.answer(w, nil, err)
 		return
 	}
-	s.page(w, http.StatusOK, dashboardData{Version: version.Version(), Now: s.now().UTC(), Channels: config.Channels,
-		Sites: v.([]*siteStatus)})
+	s.page(w, http.StatusOK, dashboardData{Version: version.Version(), Now: s.now().UTC(), Channels: config.Channels, Sites: all})
 }
 
 // login checks the token of the form and starts a session.

@@ -44,15 +44,14 @@ func (s *Server) trigger(w http.ResponseWriter, r *http.Request) {
 		channel = "all"
 	}
 	site := e.Site
-	enabled := map[string]bool{"indexnow": site.IndexNow.Enabled, "bing": site.Bing.Enabled, "feed": site.Feed.Enabled}
 	switch {
 	case channel != "all" && !slices.Contains(config.Channels, channel):
 		errorf(w, http.StatusBadRequest, "channel must be one of all, %s; got %q", strings.Join(config.Channels, ", "), channel)
 		return
-	case channel != "all" && !enabled[channel]:
+	case channel != "all" && !site.Enabled(channel):
 		errorf(w, http.StatusBadRequest, "%s (%s.enabled is false for site %q)", disabled[channel], channel, id)
 		return
-	case channel == "all" && !site.IndexNow.Enabled && !site.Bing.Enabled && !site.Feed.Enabled:
+	case !site.Enabled("all"):
 		errorf(w, http.StatusBadRequest, "site %q has no channel enabled: enable indexnow, bing or feed", id)
 		return
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/sitepush/sitepush/internal/config"
 	"github.com/sitepush/sitepush/internal/runner"
 	"github.com/sitepush/sitepush/internal/sites"
+	"github.com/sitepush/sitepush/internal/store"
 )
 
 // siteStatus is the answer of GET /status?site=ID.
@@ -79,22 +80,12 @@ func (s *Server) bingSays(ctx context.Context, site *config.Site) (int, error) {
 func (s *Server) status(w http.ResponseWriter, r *http.Request) {
 	id := r.URL.Query().Get("site")
 	if id == "" {
-		v, err := s.cache.get("status:", func() (any, error) {
-			ctx, cancel := detached(r)
-			defer cancel()
-			out := struct {
-				Sites []*siteStatus `json:"sites"`
-			}{Sites: []*siteStatus{}}
-			for _, e := range s.sites.All() {
-				st, err := s.siteStatus(ctx, e)
-				if err != nil {
-					return nil, err
-				}
-				out.Sites = append(out.Sites, st)
-			}
-			return marshal(out)
-		})
-		s.answer(w, v, err)
+		all, err := s.statuses(r)
+		if err != nil {
+			s.answer(w, nil, err)
+			return
+		}
+		writeJSON(w, http.StatusOK, map[string][]*siteStatus{"sites": all})
 		return
 	}
 	e, ok := s.sites.Get(id)
@@ -112,6 +103,27 @@ func (s *Server) status(w http.ResponseWriter, r *http.Request) {
 		return marshal(st)
 	})
 	s.answer(w, v, err)
+}
+
+// statuses returns every site's status, for GET /status and the dashboard.
+func (s *Server) statuses(r *http.Request) ([]*siteStatus, error) {
+	v, err := s.cache.get("statuses", func() (any, error) {
+		ctx, cancel := detached(r)
+		defer cancel()
+		out := []*siteStatus{}
+		for _, e := range s.sites.All() {
+			st, err := s.siteStatus(ctx, e)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, st)
+		}
+		return out, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return v.([]*siteStatus), nil
 }
 
 func (s *Server) siteStatus(ctx context.Context, e sites.Entry) (*siteStatus, error) {
@@ -135,9 +147,8 @@ func (s *Server) siteStatus(ctx context.Context, e sites.Entry) (*siteStatus, er
 	if err != nil {
 		return nil, err
 	}
-	enabled := map[string]bool{"indexnow": site.IndexNow.Enabled, "bing": site.Bing.Enabled, "feed": site.Feed.Enabled}
 	for _, name := range config.Channels {
-		cs := &channelStatus{Enabled: enabled[name]}
+		cs := &channelStatus{Enabled: site.Enabled(name)}
 		for _, d := range days {
 			if d.Channel == name {
 				cs.Today = dayCounts{d.Total, d.Successful, d.Failed}
@@ -158,10 +169,7 @@ func (s *Server) siteStatus(ctx context.Context, e sites.Entry) (*siteStatus, er
 		if err != nil {
 			return nil, err
 		}
-		remaining := max(0, site.Bing.DailyQuota-used)
-		if full {
-			remaining = 0
-		}
+		remaining := store.QuotaDay{Used: used, Full: full}.Left(site.Bing.DailyQuota)
 		if s.bingQuota != nil {
 			if left, err := s.bingSays(ctx, site); err != nil {
 				st.Bing.Error = "Bing did not tell the quota left: " + err.Error()

@@ -61,16 +61,23 @@ func NewReader(opt Options) *Reader {
 	}
 	client := opt.Client
 	if client == nil {
-		client = &http.Client{Transport: &http.Transport{
-			Proxy:               http.ProxyFromEnvironment,
-			DialContext:         (&net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
-			TLSHandshakeTimeout: 10 * time.Second,
-			MaxIdleConnsPerHost: 4,
-			IdleConnTimeout:     90 * time.Second,
-			ForceAttemptHTTP2:   true,
-		}}
+		client = NewClient(4)
 	}
 	return &Reader{opt: opt, client: client}
+}
+
+// NewClient returns an HTTP client with the timeouts sitepush gives every connection — to sites
+// and to engines alike — keeping up to idlePerHost idle connections per host. A request's own
+// deadline comes from its context.
+func NewClient(idlePerHost int) *http.Client {
+	return &http.Client{Transport: &http.Transport{
+		Proxy:               http.ProxyFromEnvironment,
+		DialContext:         (&net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
+		TLSHandshakeTimeout: 10 * time.Second,
+		MaxIdleConnsPerHost: idlePerHost,
+		IdleConnTimeout:     90 * time.Second,
+		ForceAttemptHTTP2:   true,
+	}}
 }
 
 // Read reads the given sitemaps — URLs or local files; a site root or robots.txt URL means

@@ -84,6 +84,14 @@ type QuotaDay struct {
 	Full bool
 }
 
+// Left is how many URLs a site with daily quota limit may still send that day.
+func (q QuotaDay) Left(limit int) int {
+	if q.Full {
+		return 0
+	}
+	return max(0, limit-q.Used)
+}
+
 // QuotaDays returns every site's use of its Bing quota on day, by site.
 func (s *Store) QuotaDays(ctx context.Context, day string) (map[string]QuotaDay, error) {
 	rows, err := s.db.QueryContext(ctx, `SELECT site_id, used, "full" FROM bing_quota WHERE day = $1`, day)

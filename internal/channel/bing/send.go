@@ -128,7 +128,7 @@ func (c *Channel) send(ctx context.Context, urls []runner.Due, rep runner.Report
 				wait = a.wait
 			}
 		}
-		if sleep(ctx, wait) != nil {
+		if runner.Sleep(ctx, wait) != nil {
 			return a, true
 		}
 	}
@@ -152,15 +152,3 @@ func (c *Channel) attempt(ctx context.Context, urls []string) answer {
 }
 
 func isInvalidKey(err error) bool { return errors.Is(err, ErrInvalidKey) }
-
-// sleep waits d unless ctx ends first.
-func sleep(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
-}

@@ -124,8 +124,9 @@ func (c *Channel) baseline(ctx context.Context, q *runner.Queue, rep runner.Repo
 		rep.Noted(name, "the feed's first run waits for a run that reads every sitemap whole, so that it knows the newest pages")
 		return false, nil
 	}
-	due := make(map[int64]runner.Due, q.Len())
-	for _, d := range q.Refs(0, q.Len()) {
+	refs := q.Refs(0, q.Len())
+	due := make(map[int64]runner.Due, len(refs))
+	for _, d := range refs {
 		due[d.Hash] = d
 	}
 	// The newest pages already known (a feed built again) keep the items they have, or get one
@@ -149,7 +150,7 @@ func (c *Channel) baseline(ctx context.Context, q *runner.Queue, rep runner.Repo
 		return false, err
 	}
 	var rest []runner.Due
-	for _, d := range q.Refs(0, q.Len()) {
+	for _, d := range refs {
 		if !chosen[d.Hash] {
 			rest = append(rest, d)
 		}

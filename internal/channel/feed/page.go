@@ -17,6 +17,8 @@ import (
 	"golang.org/x/net/html/charset"
 	"golang.org/x/text/encoding"
 	"golang.org/x/text/encoding/unicode"
+
+	"github.com/sitepush/sitepush/internal/runner"
 )
 
 const (
@@ -54,12 +56,8 @@ func (f *fetcher) fetch(ctx context.Context, u string) (page, error) {
 		if err == nil || errors.Is(err, errNoTitle) || attempt >= f.retries {
 			return p, err
 		}
-		t := time.NewTimer(f.retryInterval)
-		select {
-		case <-ctx.Done():
-			t.Stop()
+		if runner.Sleep(ctx, f.retryInterval) != nil {
 			return p, err
-		case <-t.C:
 		}
 	}
 }

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"golang.org/x/time/rate"
+
+	"github.com/sitepush/sitepush/internal/runner"
 )
 
 // endpoint is one engine's IndexNow endpoint during a run: its pace, its pauses and, once it has
@@ -39,7 +41,7 @@ func (e *endpoint) ready(ctx context.Context) error {
 		if wait <= 0 {
 			return e.limiter.Wait(ctx)
 		}
-		if err := sleep(ctx, wait); err != nil {
+		if err := runner.Sleep(ctx, wait); err != nil {
 			return err
 		}
 	}
@@ -67,16 +69,4 @@ func (e *endpoint) broken() string {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	return e.brokenMsg
-}
-
-// sleep waits d unless ctx ends first.
-func sleep(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
 }

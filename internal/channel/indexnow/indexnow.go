@@ -211,7 +211,7 @@ func (c *Channel) wait(ctx context.Context, e *endpoint, a answer, attempt int) 
 	if b := c.cfg.Backoff; len(b) > 0 {
 		d = b[min(attempt, len(b)-1)].D()
 	}
-	return sleep(ctx, d)
+	return runner.Sleep(ctx, d)
 }
 
 // attempt makes one request. A request that has started is let finish even when ctx ends (what
