@@ -1,12 +1,15 @@
 // Package metrics exposes sitepush serve's Prometheus metrics, on a registry passed in: what runs
-// did, as they do it, and what the state says at scrape time (Bing quotas, the last good run of
-// each site), so that every instance sharing a database reports the same state.
+// did, as they do it, and what the state says (Bing quotas, the last good run of each site), read
+// at scrape time at most every stateTTL, so that every instance sharing a database reports the
+// same state and a scrape costs O(sites) from memory, however many scrapes and however long the
+// history.
 package metrics
 
 import (
 	"context"
 	"log/slog"
 	"net/http"
+	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -20,8 +23,8 @@ import (
 
 // State is what the scrape-time metrics read.
 type State interface {
-	QuotaDays(ctx context.Context, day string) (map[string]store.QuotaDay, error)
-	LastGoodRuns(ctx context.Context) (map[string]time.Time, error)
+	QuotaUsed(ctx context.Context, site, day string) (used int, full bool, err error)
+	LastGoodRun(ctx context.Context, site string) (time.Time, error)
 }
 
 // Metrics are sitepush's collectors.
@@ -33,6 +36,7 @@ type Metrics struct {
 	requestSeconds *prometheus.HistogramVec
 	feedItems      *prometheus.CounterVec
 	sitemapErrors  *prometheus.CounterVec
+	state          *stateCollector
 }
 
 // New registers sitepush's metrics, the Go runtime's and the process's on reg. sites and state
@@ -56,9 +60,9 @@ func New(reg *prometheus.Registry, sites func() []*config.Site, state State, log
 			Help: "New pages added to a site's feed."}, []string{"site"}),
 		sitemapErrors: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "sitepush_sitemap_errors_total",
 			Help: "Sitemaps that could not be read in a run, by site."}, []string{"site"}),
+		state: &stateCollector{sites: sites, state: state, logger: logger, now: time.Now},
 	}
-	reg.MustRegister(m.runs, m.runSeconds, m.urls, m.requestSeconds, m.feedItems, m.sitemapErrors,
-		&stateCollector{sites: sites, state: state, logger: logger},
+	reg.MustRegister(m.runs, m.runSeconds, m.urls, m.requestSeconds, m.feedItems, m.sitemapErrors, m.state,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }
@@ -78,8 +82,9 @@ func (m *Metrics) Request(site string, r runner.Request) {
 	m.requestSeconds.WithLabelValues(r.Channel, r.Endpoint).Observe(r.Latency.Seconds())
 }
 
-// RunFinished counts a run that ended.
+// RunFinished counts a run that ended; the next scrape reads the state again.
 func (m *Metrics) RunFinished(rec *runner.Record) {
+	m.state.invalidate()
 	m.runs.WithLabelValues(rec.Site, rec.Trigger, rec.Status).Inc()
 	m.runSeconds.WithLabelValues(rec.Site).Observe(rec.FinishedAt.Sub(rec.StartedAt).Seconds())
 	if rec.Sitemaps.Failed > 0 {
@@ -90,11 +95,23 @@ func (m *Metrics) RunFinished(rec *runner.Record) {
 	}
 }
 
-// stateCollector reads, at each scrape, the Bing quota of the day and each site's last good run.
+// stateTTL is how long what the state says is kept for scrapes: a burst of scrapes, from one
+// Prometheus or many clients, reads the state once.
+const stateTTL = 10 * time.Second
+
+// stateCollector reads, at scrape time, the Bing quota of the day and each site's last good run:
+// two index seeks a site, made at most once per stateTTL and sooner after a run of this process
+// ended. Every scrape in between is answered from memory.
 type stateCollector struct {
 	sites  func() []*config.Site
 	state  State
 	logger *slog.Logger
+	now    func() time.Time
+
+	// mu is held while the state is read, so that concurrent scrapes wait for one read.
+	mu     sync.Mutex
+	readAt time.Time // zero: read at the next scrape
+	values []prometheus.Metric
 }
 
 var (
@@ -113,24 +130,61 @@ func (c *stateCollector) Describe(ch chan<- *prometheus.Desc) {
 }
 
 func (c *stateCollector) Collect(ch chan<- prometheus.Metric) {
+	for _, m := range c.current() {
+		ch <- m
+	}
+}
+
+// current returns the values read last, reading them again when they are older than stateTTL.
+// A state that cannot be read is asked again only after stateTTL too; meanwhile the values read
+// before stand.
+func (c *stateCollector) current() []prometheus.Metric {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	now := c.now()
+	if !c.readAt.IsZero() && now.Sub(c.readAt) < stateTTL {
+		return c.values
+	}
+	c.readAt = now
+	values, err := c.read(now.UTC())
+	if err != nil {
+		c.logger.Error("metrics: reading the state; the values read before stand", "err", err)
+		return c.values
+	}
+	c.values = values
+	return values
+}
+
+// invalidate makes the next scrape read the state: a run ended.
+func (c *stateCollector) invalidate() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.readAt = time.Time{}
+}
+
+// read reads, for every site, its Bing quota of today and its last good run.
+func (c *stateCollector) read(now time.Time) ([]prometheus.Metric, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	quotas, err := c.state.QuotaDays(ctx, time.Now().UTC().Format(time.DateOnly))
-	if err != nil {
-		c.logger.Error("metrics: reading the Bing quotas", "err", err)
-	}
-	good, err := c.state.LastGoodRuns(ctx)
-	if err != nil {
-		c.logger.Error("metrics: reading the last runs", "err", err)
-	}
+	today := now.Format(time.DateOnly)
+	var out []prometheus.Metric
 	for _, s := range c.sites() {
-		if s.Bing.Enabled && quotas != nil {
-			q := quotas[s.ID]
-			ch <- prometheus.MustNewConstMetric(quotaUsed, prometheus.GaugeValue, float64(q.Used), s.ID)
-			ch <- prometheus.MustNewConstMetric(quotaRemaining, prometheus.GaugeValue, float64(q.Left(s.Bing.DailyQuota)), s.ID)
+		if s.Bing.Enabled {
+			used, full, err := c.state.QuotaUsed(ctx, s.ID, today)
+			if err != nil {
+				return nil, err
+			}
+			left := store.QuotaDay{Used: used, Full: full}.Left(s.Bing.DailyQuota)
+			out = append(out, prometheus.MustNewConstMetric(quotaUsed, prometheus.GaugeValue, float64(used), s.ID),
+				prometheus.MustNewConstMetric(quotaRemaining, prometheus.GaugeValue, float64(left), s.ID))
 		}
-		if at, ok := good[s.ID]; ok {
-			ch <- prometheus.MustNewConstMetric(lastGood, prometheus.GaugeValue, float64(at.UnixMilli())/1000, s.ID)
+		at, err := c.state.LastGoodRun(ctx, s.ID)
+		if err != nil {
+			return nil, err
+		}
+		if !at.IsZero() {
+			out = append(out, prometheus.MustNewConstMetric(lastGood, prometheus.GaugeValue, float64(at.UnixMilli())/1000, s.ID))
 		}
 	}
+	return out, nil
 }

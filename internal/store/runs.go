@@ -38,8 +38,8 @@ func (s *Store) StartRun(ctx context.Context, site, trigger string, now time.Tim
 // interrupted is the error of a run whose process died before it finished.
 const interrupted = "interrupted: the process running it stopped before it finished; what it delivered was recorded"
 
-// FinishRun stores a finished execution record, and drops records and statistics of the site
-// older than 90 days.
+// FinishRun stores a finished execution record, and drops records, statistics and Bing quota
+// counts of the site older than 90 days.
 func (s *Store) FinishRun(ctx context.Context, rec *runner.Record) error {
 	body, err := json.Marshal(rec)
 	if err != nil {
@@ -58,8 +58,10 @@ func (s *Store) FinishRun(ctx context.Context, rec *runner.Record) error {
 	if _, err := tx.ExecContext(ctx, `DELETE FROM runs WHERE site_id = $1 AND started_at < $2`, rec.Site, cutoff.UnixMilli()); err != nil {
 		return err
 	}
-	if _, err := tx.ExecContext(ctx, `DELETE FROM daily_stats WHERE site_id = $1 AND day < $2`, rec.Site, day(cutoff)); err != nil {
-		return err
+	for _, table := range []string{"daily_stats", "bing_quota"} {
+		if _, err := tx.ExecContext(ctx, `DELETE FROM `+table+` WHERE site_id = $1 AND day < $2`, rec.Site, day(cutoff)); err != nil {
+			return err
+		}
 	}
 	return tx.Commit()
 }

@@ -12,6 +12,8 @@ func TestRuns(t *testing.T) {
 	s := storetest.Open(t)
 	old, _ := s.StartRun(ctx, "a", "schedule", t0.Add(-100*24*time.Hour))
 	s.RecordRequests(ctx, "a", t0.Add(-100*24*time.Hour), []runner.Request{{Channel: "indexnow", Endpoint: "e", URLs: 1}})
+	oldDay := t0.Add(-100 * 24 * time.Hour).Format(time.DateOnly)
+	s.ReserveQuota(ctx, "a", oldDay, 7, 100)
 	id, err := s.StartRun(ctx, "a", "cli", t0)
 	if err != nil || id <= old {
 		t.Fatalf("StartRun = %d, %v", id, err)
@@ -41,6 +43,9 @@ func TestRuns(t *testing.T) {
 	}
 	if stats, _ := s.DailyStats(ctx, t0.Add(-200*24*time.Hour), "a"); len(stats) != 0 {
 		t.Errorf("statistics older than 90 days were kept: %+v", stats)
+	}
+	if used, _, _ := s.QuotaUsed(ctx, "a", oldDay); used != 0 {
+		t.Errorf("the Bing quota of a day older than 90 days was kept: %d used", used)
 	}
 }
 

@@ -10,6 +10,15 @@ import (
 	_ "modernc.org/sqlite" // the database/sql driver "sqlite", pure Go
 )
 
+// Bounds of the SQLite pool. Each connection keeps a page cache of its own (cache_size, 8 MiB at
+// most) and a file descriptor; readers share the database in WAL mode and writers take turns
+// anyway, so a burst of requests queues for a few connections instead of opening one each.
+const (
+	maxSQLiteConns  = 8
+	idleSQLiteConns = 2
+	idleSQLiteTime  = time.Minute
+)
+
 // openSQLite opens a SQLite database in WAL mode: readers never wait for the writer, and a busy
 // timeout makes processes that share the file wait for each other instead of failing. Write
 // transactions take the lock when they begin, which spares SQLite's deadlock-prone upgrade of a
@@ -34,8 +43,12 @@ func openSQLite(path string, readOnly bool) (*Store, error) {
 		return nil, fmt.Errorf("state %s: %w", path, err)
 	}
 	if path == ":memory:" {
-		// Every connection to :memory: is a database of its own.
+		// Every connection to :memory: is a database of its own, gone when it closes.
 		db.SetMaxOpenConns(1)
+	} else {
+		db.SetMaxOpenConns(maxSQLiteConns)
+		db.SetMaxIdleConns(idleSQLiteConns)
+		db.SetConnMaxIdleTime(idleSQLiteTime)
 	}
 	if err := ping(db); err != nil {
 		db.Close()

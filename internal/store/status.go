@@ -92,46 +92,22 @@ func (q QuotaDay) Left(limit int) int {
 	return max(0, limit-q.Used)
 }
 
-// QuotaDays returns every site's use of its Bing quota on day, by site.
-func (s *Store) QuotaDays(ctx context.Context, day string) (map[string]QuotaDay, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT site_id, used, "full" FROM bing_quota WHERE day = $1`, day)
-	if err != nil {
-		return nil, fmt.Errorf("reading Bing quotas: %w", err)
-	}
-	defer rows.Close()
-	out := map[string]QuotaDay{}
-	for rows.Next() {
-		var site string
-		var q QuotaDay
-		if err := rows.Scan(&site, &q.Used, &q.Full); err != nil {
-			return nil, err
-		}
-		out[site] = q
-	}
-	return out, rows.Err()
-}
+// lastGoodRunSQL reads the last finish of a site's runs of two statuses, each by a seek into the
+// index runs_by_outcome.
+const lastGoodRunSQL = `SELECT
+	(SELECT max(finished_at) FROM runs WHERE site_id = $1 AND status = $2),
+	(SELECT max(finished_at) FROM runs WHERE site_id = $1 AND status = $3)`
 
-// LastGoodRuns returns, by site, when its last run without failures (ok, or stopped by its
-// budget) finished, within the history kept.
-func (s *Store) LastGoodRuns(ctx context.Context) (map[string]time.Time, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT site_id, max(finished_at) FROM runs WHERE status IN ($1, $2) GROUP BY site_id`,
-		runner.StatusOK, runner.StatusBudgetExhausted)
+// LastGoodRun returns when site's last run without failures (ok, or stopped by its budget)
+// finished, within the history kept; zero when none did. It costs two index seeks, however long
+// the history.
+func (s *Store) LastGoodRun(ctx context.Context, site string) (time.Time, error) {
+	var ok, stopped sql.NullInt64
+	err := s.db.QueryRowContext(ctx, lastGoodRunSQL, site, runner.StatusOK, runner.StatusBudgetExhausted).Scan(&ok, &stopped)
 	if err != nil {
-		return nil, fmt.Errorf("reading the last runs: %w", err)
+		return time.Time{}, fmt.Errorf("reading the last good run of site %q: %w", site, err)
 	}
-	defer rows.Close()
-	out := map[string]time.Time{}
-	for rows.Next() {
-		var site string
-		var at sql.NullInt64
-		if err := rows.Scan(&site, &at); err != nil {
-			return nil, err
-		}
-		if at.Valid {
-			out[site] = fromMS(at)
-		}
-	}
-	return out, rows.Err()
+	return fromMS(sql.NullInt64{Int64: max(ok.Int64, stopped.Int64), Valid: ok.Valid || stopped.Valid}), nil
 }
 
 // Ping checks that the database answers a query.

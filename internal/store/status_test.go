@@ -31,9 +31,12 @@ func TestRunTimes(t *testing.T) {
 	if last, _ := s.LastStarted(ctx, "a"); !last.Equal(t0.Add(2 * time.Hour)) {
 		t.Errorf("last started %v", last)
 	}
-	good, err := s.LastGoodRuns(ctx)
-	if err != nil || len(good) != 1 || !good["a"].Equal(t0.Add(time.Hour+time.Minute)) {
-		t.Errorf("last good runs %v, %v", good, err)
+	good, err := s.LastGoodRun(ctx, "a")
+	if err != nil || !good.Equal(t0.Add(time.Hour+time.Minute)) {
+		t.Errorf("last good run %v, %v", good, err)
+	}
+	if never, err := s.LastGoodRun(ctx, "b"); err != nil || !never.IsZero() {
+		t.Errorf("a site never run: last good run %v, %v", never, err)
 	}
 	if err := s.Ping(ctx); err != nil {
 		t.Error(err)
@@ -92,17 +95,5 @@ func TestChannelDaysAndLastSuccess(t *testing.T) {
 	}
 	if last, _ := s.LastSuccess(ctx, "a", "bing"); !last.IsZero() {
 		t.Errorf("no bing success: %v", last)
-	}
-}
-
-func TestQuotaDays(t *testing.T) {
-	s := storetest.Open(t)
-	s.ReserveQuota(ctx, "a", "2026-03-01", 30, 100)
-	s.ReserveQuota(ctx, "b", "2026-03-01", 5, 100)
-	s.MarkQuotaFull(ctx, "b", "2026-03-01")
-	s.ReserveQuota(ctx, "a", "2026-02-28", 70, 100)
-	got, err := s.QuotaDays(ctx, "2026-03-01")
-	if err != nil || len(got) != 2 || got["a"] != (store.QuotaDay{Used: 30}) || got["b"] != (store.QuotaDay{Used: 5, Full: true}) {
-		t.Errorf("quota days %+v, %v", got, err)
 	}
 }

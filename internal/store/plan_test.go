@@ -1,0 +1,58 @@
+package store
+
+import (
+	"context"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// openTestSQLite opens a migrated SQLite store of the test's own. The tests of this file look
+// inside the store (its pool, its query plans), which storetest's callers cannot.
+func openTestSQLite(t *testing.T) *Store {
+	t.Helper()
+	s, err := openSQLite(filepath.Join(t.TempDir(), "state.db"), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	if err := s.migrate(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// TestLastGoodRunSeeks checks that a site's last good run is found through an index, never by a
+// scan of the runs: metrics read it for every site at every refresh, whatever the history.
+func TestLastGoodRunSeeks(t *testing.T) {
+	s := openTestSQLite(t)
+	rows, err := s.db.Query("EXPLAIN QUERY PLAN "+lastGoodRunSQL, "a", "ok", "budget_exhausted")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var plan []string
+	for rows.Next() {
+		var id, parent, unused int
+		var detail string
+		if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
+			t.Fatal(err)
+		}
+		plan = append(plan, detail)
+	}
+	text := strings.Join(plan, "; ")
+	if strings.Contains(text, "SCAN runs") || !strings.Contains(text, "runs_by_outcome") {
+		t.Errorf("the last good run is not read by an index seek: %s", text)
+	}
+}
+
+// TestSQLitePoolIsBounded checks that concurrent readers share a few connections: each SQLite
+// connection keeps a page cache of its own, so an unbounded pool lets a burst of requests
+// (scrapes of /metrics, dashboards) hold memory and file descriptors long after it.
+func TestSQLitePoolIsBounded(t *testing.T) {
+	s := openTestSQLite(t)
+	st := s.db.Stats()
+	if st.MaxOpenConnections == 0 || st.MaxOpenConnections > maxSQLiteConns {
+		t.Errorf("SQLite pool: at most %d connections open, want 1..%d", st.MaxOpenConnections, maxSQLiteConns)
+	}
+}
