@@ -52,6 +52,9 @@ func runServe(e *env, cmd command, args []string) error {
 	if len(cfg.AdminToken) < 16 {
 		logger.Warn("adminToken is shorter than 16 characters: anyone who can reach the API may guess it")
 	}
+	if cfg.MetricsToken != "" && len(cfg.MetricsToken) < 16 {
+		logger.Warn("metricsToken is shorter than 16 characters: anyone who can reach /metrics may guess it")
+	}
 	st, err := store.Open(e.ctx, cfg.State)
 	if err != nil {
 		return err
@@ -90,7 +93,7 @@ func serve(ctx context.Context, cfg *config.Config, st *store.Store, ln net.List
 	runs.OnStart = func() { api.Invalidate() }
 	sched := scheduler.New(registry.Sites, st.LastStarted, runs.Scheduled, logger)
 	api = server.New(server.Options{Sites: registry, Runs: runs, State: st, Metrics: m.Handler(),
-		AdminToken: cfg.AdminToken, Changed: sched.Wake, Logger: logger,
+		AdminToken: cfg.AdminToken, MetricsToken: cfg.MetricsToken, Changed: sched.Wake, Logger: logger,
 		BingQuota: func(ctx context.Context, site *config.Site) (int, error) {
 			left, _, err := bing.New(site, client, cfg.UserAgent, st, time.Now()).Quota(ctx)
 			return left, err

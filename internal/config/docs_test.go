@@ -20,7 +20,7 @@ func TestDocsExample(t *testing.T) {
 	if !found {
 		t.Fatal("no yaml block after ## Example")
 	}
-	vars := map[string]string{"SITEPUSH_ADMIN_TOKEN": "t", "SITEPUSH_WEBHOOK_URL": "https://hooks.example.com/x",
+	vars := map[string]string{"SITEPUSH_ADMIN_TOKEN": "t", "SITEPUSH_METRICS_TOKEN": "m", "SITEPUSH_WEBHOOK_URL": "https://hooks.example.com/x",
 		"EXAMPLE_INDEXNOW_KEY": "abcd1234", "EXAMPLE_BING_KEY": "k"}
 	c := mustParse(t, example, vars)
 	if len(c.Sites) != 2 || c.Sites[0].Sitemaps[0] != "https://example.com/sitemap.xml" {

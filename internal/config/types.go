@@ -10,6 +10,9 @@ type Config struct {
 	Listen string `yaml:"listen"`
 	// AdminToken guards the admin API of `sitepush serve`.
 	AdminToken string `yaml:"adminToken"`
+	// MetricsToken, when set, is the bearer token `sitepush serve` asks of GET /metrics, which
+	// is open without it.
+	MetricsToken string `yaml:"metricsToken"`
 	// UserAgent is sent with every request sitepush makes to a website.
 	UserAgent string `yaml:"userAgent"`
 	// Webhook, when set, receives alerts about failing runs.

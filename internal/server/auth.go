@@ -18,27 +18,83 @@ const (
 	sessionTTL    = 12 * time.Hour
 )
 
-// admin lets a request through with a valid bearer token, and answers 401 otherwise.
+// verdict is what a request's credentials are worth.
+type verdict struct {
+	ok bool
+	// wait is set for a client refused for its wrong tokens: how long until it may try again.
+	wait time.Duration
+}
+
+// admin lets a request through with a valid bearer token, and answers 401 otherwise — 429 to
+// an address that sent too many wrong tokens.
 func (s *Server) admin(h http.HandlerFunc) http.Handler {
+	return s.withBearer("this route needs the header Authorization: Bearer ADMIN_TOKEN (adminToken in the configuration)", h, s.token)
+}
+
+// withBearer lets a request through with one of tokens as its bearer token; hint is the 401's
+// message.
+func (s *Server) withBearer(hint string, h http.Handler, tokens ...string) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if !s.bearer(r) {
+		given, present := bearerOf(r)
+		v := s.attempt(r, given, present, tokens...)
+		switch {
+		case v.ok:
+			h.ServeHTTP(w, r)
+		case v.wait > 0:
+			s.tooManyGuesses(w, r, v.wait)
+		default:
 			w.Header().Set("WWW-Authenticate", `Bearer realm="sitepush"`)
-			writeError(w, http.StatusUnauthorized, "this route needs the header Authorization: Bearer ADMIN_TOKEN (adminToken in the configuration)")
-			return
+			writeError(w, http.StatusUnauthorized, hint)
 		}
-		h(w, r)
 	})
 }
 
-// bearer reports whether the request carries the admin token, comparing in constant time: the
-// hashes have one length whatever was sent.
-func (s *Server) bearer(r *http.Request) bool {
-	scheme, given, ok := strings.Cut(r.Header.Get("Authorization"), " ")
-	return ok && strings.EqualFold(scheme, "Bearer") && s.tokenIs(strings.TrimSpace(given))
+// tooManyGuesses answers 429 to a client refused for its wrong tokens.
+func (s *Server) tooManyGuesses(w http.ResponseWriter, r *http.Request, wait time.Duration) {
+	w.Header().Set("Retry-After", strconv.Itoa(retryAfterSeconds(wait)))
+	errorf(w, http.StatusTooManyRequests, "too many wrong tokens from %s: try again in %d s", clientOf(r).Addr(), retryAfterSeconds(wait))
 }
 
-func (s *Server) tokenIs(given string) bool {
-	a, b := sha256.Sum256([]byte(given)), sha256.Sum256([]byte(s.token))
+// retryAfterSeconds rounds a wait up to whole seconds, as Retry-After counts.
+func retryAfterSeconds(d time.Duration) int { return int((d + time.Second - 1) / time.Second) }
+
+// bearerOf returns the bearer token of a request; present is false when it sends no
+// Authorization header at all, which is no guess at the token.
+func bearerOf(r *http.Request) (given string, present bool) {
+	h := r.Header.Get("Authorization")
+	scheme, token, ok := strings.Cut(h, " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") {
+		return "", h != ""
+	}
+	return strings.TrimSpace(token), true
+}
+
+// attempt judges the token a request gives (present: it gives one) against tokens. A client
+// refused for its wrong tokens is refused whatever it gives, and its attempt is not judged; a
+// wrong token counts against its address.
+func (s *Server) attempt(r *http.Request, given string, present bool, tokens ...string) verdict {
+	client, now := clientOf(r), s.now()
+	if wait := s.guesses.refused(client, now); wait > 0 {
+		return verdict{wait: wait}
+	}
+	if !present {
+		return verdict{}
+	}
+	for _, t := range tokens {
+		if t != "" && tokenIs(given, t) {
+			return verdict{ok: true}
+		}
+	}
+	if penalty := s.guesses.wrong(client, now); penalty > 0 {
+		s.logger.Warn("too many wrong admin tokens: the address is refused for a while", "client", client.Addr().String(),
+			"refused_for", penalty.String(), "path", r.URL.Path)
+	}
+	return verdict{}
+}
+
+// tokenIs compares in constant time: the hashes have one length whatever was sent.
+func tokenIs(given, token string) bool {
+	a, b := sha256.Sum256([]byte(given)), sha256.Sum256([]byte(token))
 	return subtle.ConstantTimeCompare(a[:], b[:]) == 1
 }
 

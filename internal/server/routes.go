@@ -3,11 +3,11 @@ package server
 import "net/http"
 
 // Handler returns the server's routes. Admin routes need the bearer token; the dashboard also
-// takes the session cookie its login form sets.
+// takes the session cookie its login form sets; /metrics needs metricsToken when it is set.
 func (s *Server) Handler() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /healthz", s.healthz)
-	mux.Handle("GET /metrics", s.metrics)
+	mux.Handle("GET /metrics", s.metricsHandler())
 	// ServeMux cannot match "{id}.xml": the handler strips the extension.
 	mux.HandleFunc("GET /feeds/{file}", s.feed)
 
@@ -26,4 +26,14 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("POST /login", s.login)
 	mux.HandleFunc("POST /logout", s.logout)
 	return jsonErrors(mux)
+}
+
+// metricsHandler serves the metrics: openly, as Prometheus expects by default, or behind
+// metricsToken (or the admin token) when it is set.
+func (s *Server) metricsHandler() http.Handler {
+	if s.metricsToken == "" {
+		return s.metrics
+	}
+	return s.withBearer("/metrics needs the header Authorization: Bearer METRICS_TOKEN (metricsToken in the configuration)",
+		s.metrics, s.metricsToken, s.token)
 }

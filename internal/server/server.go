@@ -42,6 +42,11 @@ type Server struct {
 	state   State
 	metrics http.Handler
 	token   string
+	// metricsToken, when set, is the bearer token /metrics needs (the admin token works too).
+	metricsToken string
+	// guesses counts wrong tokens per client address; origins refuses forms sent from other sites.
+	guesses *guesses
+	origins *http.CrossOriginProtection
 	// changed is told when a site was created, replaced or deleted (the scheduler wakes up).
 	changed func()
 	logger  *slog.Logger
@@ -61,8 +66,10 @@ type Options struct {
 	State      State
 	Metrics    http.Handler
 	AdminToken string
-	Changed    func()
-	Logger     *slog.Logger
+	// MetricsToken, when set, is the bearer token GET /metrics needs; empty leaves it open.
+	MetricsToken string
+	Changed      func()
+	Logger       *slog.Logger
 	// BingQuota, when set, asks Bing (GetUrlSubmissionQuota) how many URLs a site may still
 	// submit today, for /status.
 	BingQuota func(ctx context.Context, site *config.Site) (int, error)
@@ -71,7 +78,7 @@ type Options struct {
 // New returns a server.
 func New(o Options) *Server {
 	return &Server{sites: o.Sites, runs: o.Runs, state: o.State, metrics: o.Metrics, token: o.AdminToken,
-		changed: o.Changed, logger: o.Logger, now: time.Now, cache: newCache(time.Second),
+		metricsToken: o.MetricsToken, guesses: newGuesses(), origins: http.NewCrossOriginProtection(), changed: o.Changed, logger: o.Logger, now: time.Now, cache: newCache(time.Second),
 		bingQuota: o.BingQuota, bing: newCache(bingAsked), started: time.Now()}
 }
 
