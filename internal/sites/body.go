@@ -18,6 +18,12 @@ func object(body []byte) (map[string]any, error) {
 	return m, nil
 }
 
+// asGiven decodes a body that parsed as a site; nil when it is no object (parsing said why).
+func asGiven(body []byte) map[string]any {
+	m, _ := object(body)
+	return m
+}
+
 // given turns the body of PUT /api/sites/{id} into what is stored for the site: its id (which the
 // body may leave out, and may not change), and only what its author means to give. A key given
 // back masked, as GET shows it, is the key the site has; a value equal to what the site now

@@ -199,6 +199,9 @@ func (r *Registry) Create(ctx context.Context, body []byte, now time.Time) (Entr
 	if err != nil {
 		return Entry{}, err
 	}
+	if err := r.keepSecretsHome(asGiven(body), site, nil); err != nil {
+		return Entry{}, err
+	}
 	if other, ok := r.fileSite(site.ID); ok {
 		return Entry{}, existsError(site.ID, other.ID)
 	}
@@ -223,12 +226,19 @@ func (r *Registry) Replace(ctx context.Context, id string, body []byte, now time
 	if !ok {
 		return Entry{}, errorOf(ErrNotFound, "no site %q; create it with POST /api/sites", id)
 	}
+	sent := asGiven(body)
 	body, err := r.given(id, body)
 	if err != nil {
 		return Entry{}, err
 	}
 	site, err := r.parse(body)
 	if err != nil {
+		return Entry{}, err
+	}
+	r.mu.RLock()
+	before := r.api[id].Site
+	r.mu.RUnlock()
+	if err := r.keepSecretsHome(sent, site, before); err != nil {
 		return Entry{}, err
 	}
 	if err := r.store.ReplaceSite(ctx, id, body, now); errors.Is(err, store.ErrNoSite) {
