@@ -28,7 +28,8 @@ const (
 	shutdownHTTP   = 3 * time.Second // requests in flight
 	shutdownRuns   = 4 * time.Second // runs recording what was answered
 	shutdownAlerts = 2 * time.Second // alerts queued
-	// maxScheduledRuns bounds the scheduled runs going at once; triggered runs start at once.
+	// maxScheduledRuns bounds the scheduled runs that start together (each for scheduler.SlotTurn at
+	// most); triggered runs start at once.
 	maxScheduledRuns = 4
 	// reloadSites is how often sites created through the API by other instances are read.
 	reloadSites = 30 * time.Second

@@ -26,7 +26,11 @@ type Runs struct {
 
 	ctx    context.Context // the runs', ended by Shutdown
 	cancel context.CancelFunc
-	slots  chan struct{} // scheduled runs going at once
+	// slots are taken by scheduled runs as they start, each for at most turn: so many runs start
+	// and work together, and a run still going after its turn — a site whose hosts hang, a big
+	// first run — goes on beside the others instead of holding their schedules up.
+	slots chan struct{}
+	turn  time.Duration
 
 	// OnStart, when set, is told when a run has started (statuses changed).
 	OnStart func()
@@ -37,12 +41,17 @@ type Runs struct {
 	active   map[string]int64 // site → id of its run in this process
 }
 
-// NewRuns returns Runs that run at most maxScheduled scheduled runs at once.
+// SlotTurn is how long a scheduled run holds its slot at most: the longest one site can delay
+// another's scheduled run.
+const SlotTurn = 30 * time.Second
+
+// NewRuns returns Runs that start at most maxScheduled scheduled runs together, each holding its
+// slot for at most SlotTurn.
 func NewRuns(r *runner.Runner, channels func(*config.Site, string) []runner.Channel, finished func(*runner.Record),
 	logger *slog.Logger, maxScheduled int) *Runs {
 	ctx, cancel := context.WithCancel(context.Background())
 	return &Runs{runner: r, channels: channels, finished: finished, logger: logger, ctx: ctx, cancel: cancel,
-		slots: make(chan struct{}, maxScheduled), active: map[string]int64{}}
+		slots: make(chan struct{}, maxScheduled), turn: SlotTurn, active: map[string]int64{}}
 }
 
 // busyTries and busyWait bound how a scheduled run tries again a site found busy: the holder
@@ -78,14 +87,21 @@ func (r *Runs) Scheduled(site *config.Site, at time.Time) {
 	}()
 }
 
-// scheduled makes one try of a scheduled run, in one of the slots.
+// scheduled makes one try of a scheduled run, in one of the slots: it waits for a free slot, in
+// the order the sites came due, and leaves it when the run ends or its turn is over.
 func (r *Runs) scheduled(site *config.Site, at time.Time) error {
 	select {
 	case r.slots <- struct{}{}:
 	case <-r.ctx.Done():
 		return r.ctx.Err()
 	}
-	defer func() { <-r.slots }()
+	var leave sync.Once
+	free := func() { leave.Do(func() { <-r.slots }) }
+	turn := time.AfterFunc(r.turn, free)
+	defer func() {
+		turn.Stop()
+		free()
+	}()
 	_, err := r.run(site, runner.Options{Trigger: "schedule", Since: at, Channels: r.channels(site, "all")}, nil)
 	return err
 }
