@@ -3,6 +3,7 @@ package config
 import (
 	"errors"
 	"fmt"
+	"path/filepath"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
@@ -130,7 +131,8 @@ func idTaken(s, earlier *Site, line int, p *problems) {
 // outTaken compares the resolved feed files of two sites whose feeds are enabled (a disabled feed
 // writes nothing): two sites writing one file would overwrite each other's feed after every run.
 func outTaken(s, earlier *Site, label string, line int, p *problems) {
-	if !s.Feed.Enabled || !earlier.Feed.Enabled || s.Feed.Out == "" || s.Feed.Out != earlier.Feed.Out {
+	if !s.Feed.Enabled || !earlier.Feed.Enabled || s.Feed.Out == "" || earlier.Feed.Out == "" ||
+		fileKey(s.Feed.Out) != fileKey(earlier.Feed.Out) {
 		return
 	}
 	inherited := ""
@@ -138,6 +140,22 @@ func outTaken(s, earlier *Site, label string, line int, p *problems) {
 		inherited = " (inherited)"
 	}
 	p.addf("feed.out %q%s is also written by %s (line %d); give each site its own file", s.Feed.Out, inherited, label, line)
+}
+
+// fileKey is how a file is known whatever its spelling: its path cleaned and absolute, through
+// the symbolic links to it or to its directory (the file itself may not exist yet).
+func fileKey(p string) string {
+	p = filepath.Clean(p)
+	if abs, err := filepath.Abs(p); err == nil {
+		p = abs
+	}
+	if real, err := filepath.EvalSymlinks(p); err == nil {
+		return real
+	}
+	if dir, err := filepath.EvalSymlinks(filepath.Dir(p)); err == nil {
+		return filepath.Join(dir, filepath.Base(p))
+	}
+	return p
 }
 
 // Validate derives the values that default to others (baseUrl, indexnow.keyLocation, the feed's

@@ -1,6 +1,8 @@
 package config
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -256,6 +258,33 @@ func TestFeedOutUnique(t *testing.T) {
 			_, err := parse(tt.doc, nil)
 			checkErr(t, err, tt.want)
 		})
+	}
+}
+
+// TestFeedOutUniqueWhateverTheSpelling checks that two spellings of one file are one file: an
+// absolute path with "." or "..", and a path through a symbolic link.
+func TestFeedOutUniqueWhateverTheSpelling(t *testing.T) {
+	dir := t.TempDir()
+	real := filepath.Join(dir, "public")
+	if err := os.Mkdir(real, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(real, filepath.Join(dir, "www")); err != nil {
+		t.Skip("no symbolic links here:", err)
+	}
+	two := func(a, b string) string {
+		return "defaults:\n  feed: {enabled: true}\nsites:\n  - id: a\n    sitemaps: [https://a.example/s.xml]\n    feed: {out: " + a + "}\n" +
+			"  - id: b\n    sitemaps: [https://b.example/s.xml]\n    feed: {out: " + b + "}\n"
+	}
+	for _, tc := range []struct{ name, a, b string }{
+		{"an absolute path with . and ..", real + "/feed.xml", real + "/./x/../feed.xml"},
+		{"a symbolic link to the directory", real + "/feed.xml", filepath.Join(dir, "www", "feed.xml")},
+		{"a relative path through the link", "public/feed.xml", "www/feed.xml"},
+	} {
+		_, err := Parse([]byte(two(tc.a, tc.b)), dir, nil)
+		if err == nil || !strings.Contains(err.Error(), `is also written by site "a"`) {
+			t.Errorf("%s: %v", tc.name, err)
+		}
 	}
 }
 
