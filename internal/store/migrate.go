@@ -64,7 +64,7 @@ func (s *Store) migrate(ctx context.Context) error {
 	}
 	if _, err := s.db.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
 		version INTEGER PRIMARY KEY, applied_at BIGINT NOT NULL)`); err != nil {
-		return fmt.Errorf("state %s: %w", s.name, err)
+		return s.explain(fmt.Errorf("state %s: %w", s.name, err))
 	}
 	all, err := s.migrations()
 	if err != nil {
@@ -116,7 +116,7 @@ func (s *Store) apply(ctx context.Context, m migration) error {
 func (s *Store) version(ctx context.Context) (int, error) {
 	var v sql.NullInt64
 	if err := s.db.QueryRowContext(ctx, `SELECT MAX(version) FROM schema_migrations`).Scan(&v); err != nil {
-		return 0, fmt.Errorf("state %s: %w", s.name, err)
+		return 0, s.explain(fmt.Errorf("state %s: %w", s.name, err))
 	}
 	return int(v.Int64), nil
 }

@@ -2,12 +2,13 @@ package store
 
 import (
 	"database/sql"
+	"errors"
 	"fmt"
 	"net/url"
 	"strings"
 	"time"
 
-	_ "modernc.org/sqlite" // the database/sql driver "sqlite", pure Go
+	msqlite "modernc.org/sqlite" // the database/sql driver "sqlite", pure Go
 )
 
 // Bounds of the SQLite pool. Each connection keeps a page cache of its own (cache_size, 8 MiB at
@@ -52,7 +53,7 @@ func openSQLite(path string, readOnly bool) (*Store, error) {
 	}
 	if err := ping(db); err != nil {
 		db.Close()
-		return nil, fmt.Errorf("state %s: %w (check that the directory exists and is writable)", path, err)
+		return nil, openError(path, err)
 	}
 	return &Store{db: db, dialect: sqlite, name: path}, nil
 }
@@ -66,6 +67,54 @@ func ping(db *sql.DB) error {
 			return err
 		}
 		time.Sleep(time.Duration(10+attempt) * time.Millisecond)
+	}
+	return err
+}
+
+// SQLite's primary result codes that need words of their own.
+const (
+	sqlitePerm     = 3
+	sqliteReadOnly = 8
+	sqliteCorrupt  = 11
+	sqliteFull     = 13
+	sqliteCantOpen = 14
+	sqliteNotADB   = 26
+)
+
+// sqliteCode returns the primary result code of a SQLite error, 0 for another error.
+func sqliteCode(err error) int {
+	var se *msqlite.Error
+	if errors.As(err, &se) {
+		return se.Code() & 0xff
+	}
+	return 0
+}
+
+// openError says why a SQLite state could not be opened, and what to do.
+func openError(path string, err error) error {
+	switch sqliteCode(err) {
+	case sqliteNotADB, sqliteCorrupt:
+		return corruptError(path, err)
+	case sqliteReadOnly, sqlitePerm:
+		return fmt.Errorf("state %s: %w (sitepush may not write it: check the permissions of the file and its directory)", path, err)
+	case sqliteFull:
+		return fmt.Errorf("state %s: %w (the disk is full: free some space)", path, err)
+	}
+	return fmt.Errorf("state %s: %w (check that the directory exists and is writable)", path, err)
+}
+
+// corruptError is a state file that is not a SQLite database, or a damaged one.
+func corruptError(path string, err error) error {
+	return fmt.Errorf("state %s is damaged or is not a sitepush state (%w): restore it from a backup "+
+		"(docs/deployment.md, Backups), or move it away to start afresh — every page is then submitted again", path, err)
+}
+
+// explain turns a damaged SQLite database's errors into corruptError; other errors stay as they are.
+func (s *Store) explain(err error) error {
+	if s.dialect == sqlite {
+		if c := sqliteCode(err); c == sqliteCorrupt || c == sqliteNotADB {
+			return corruptError(s.name, err)
+		}
 	}
 	return err
 }

@@ -114,7 +114,7 @@ func (s *Store) LastGoodRun(ctx context.Context, site string) (time.Time, error)
 func (s *Store) Ping(ctx context.Context) error {
 	var v int
 	if err := s.db.QueryRowContext(ctx, `SELECT count(*) FROM schema_migrations`).Scan(&v); err != nil {
-		return fmt.Errorf("state %s does not answer: %w", s.name, err)
+		return s.explain(fmt.Errorf("state %s does not answer: %w", s.name, err))
 	}
 	return nil
 }

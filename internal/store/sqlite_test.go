@@ -1,7 +1,9 @@
 package store
 
 import (
+	"bytes"
 	"context"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -54,5 +56,44 @@ func TestSQLitePoolIsBounded(t *testing.T) {
 	st := s.db.Stats()
 	if st.MaxOpenConnections == 0 || st.MaxOpenConnections > maxSQLiteConns {
 		t.Errorf("SQLite pool: at most %d connections open, want 1..%d", st.MaxOpenConnections, maxSQLiteConns)
+	}
+}
+
+// TestADamagedStateSaysSo checks that a state file that is not a database, or whose pages were
+// damaged, is called what it is, with the way out — not "check that the directory exists".
+func TestADamagedStateSaysSo(t *testing.T) {
+	dir := t.TempDir()
+	garbage := filepath.Join(dir, "garbage.db")
+	os.WriteFile(garbage, bytes.Repeat([]byte("not a database "), 5000), 0o644)
+
+	damaged := filepath.Join(dir, "damaged.db")
+	s, err := openSQLite(damaged, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.migrate(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	s.db.Exec(`PRAGMA wal_checkpoint(TRUNCATE)`)
+	s.Close()
+	f, err := os.OpenFile(damaged, os.O_RDWR, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteAt(bytes.Repeat([]byte{0xa5}, 4096*3), 4096) // every page after the header's
+	f.Close()
+
+	for _, path := range []string{garbage, damaged} {
+		for _, open := range []func(context.Context, string) (*Store, error){Open, OpenReadOnly} {
+			s, err := open(context.Background(), "sqlite:"+path)
+			if err == nil {
+				s.Close()
+				t.Errorf("%s opened", filepath.Base(path))
+				continue
+			}
+			if msg := err.Error(); !strings.Contains(msg, "is damaged or is not a sitepush state") || !strings.Contains(msg, "restore it from a backup") {
+				t.Errorf("%s: %v", filepath.Base(path), err)
+			}
+		}
 	}
 }
