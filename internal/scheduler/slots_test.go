@@ -1,7 +1,6 @@
 package scheduler
 
 import (
-	"io"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -30,13 +29,18 @@ func TestAHangingSiteDoesNotTakeTheSchedule(t *testing.T) {
 	stuck := &gate{open: make(chan struct{})} // never opens: the runs end with the test
 	healthy := &gate{open: make(chan struct{})}
 	close(healthy.open)
-	done := &finishedRuns{}
+	done, log := &finishedRuns{}, &syncBuffer{}
 	runs := NewRuns(runner.New(storetest.Open(t)), func(site *config.Site, _ string) []runner.Channel {
 		if site.ID == "healthy" {
 			return []runner.Channel{healthy}
 		}
 		return []runner.Channel{stuck}
-	}, done.add, slog.New(slog.NewTextHandler(io.Discard, nil)), 2)
+	}, done.add, slog.New(slog.NewTextHandler(log, nil)), 2)
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("log:\n%s", log)
+		}
+	})
 	runs.turn = 100 * time.Millisecond
 	t.Cleanup(func() { runs.Shutdown(5 * time.Second) })
 
