@@ -48,11 +48,12 @@ type answer struct {
 // judge classifies an engine's answer (SPEC §4): 200 and 202 accept; 429 throttles; 5xx may pass;
 // 400, 403 and 422 never will, each explained.
 func (c *Channel) judge(endpoint string, resp *http.Response) answer {
+	// Read even when accepted: a body left unread costs the connection its reuse.
+	body, _ := io.ReadAll(io.LimitReader(resp.Body, maxBody))
 	code := resp.StatusCode
 	if code == http.StatusOK || code == http.StatusAccepted {
 		return answer{verdict: accepted, status: code}
 	}
-	body, _ := io.ReadAll(io.LimitReader(resp.Body, maxBody))
 	status := fmt.Sprintf("HTTP %d %s from %s (%s)", code, http.StatusText(code), endpoint, c.describe(resp.Header.Get("Content-Type"), body))
 	switch {
 	case code == http.StatusTooManyRequests:
