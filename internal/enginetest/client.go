@@ -16,19 +16,10 @@ func Client(h http.Handler) *http.Client {
 
 type handlerTransport struct{ h http.Handler }
 
-func (t handlerTransport) RoundTrip(r *http.Request) (resp *http.Response, err error) {
+func (t handlerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	if err := r.Context().Err(); err != nil {
 		return nil, err
 	}
-	defer func() {
-		// A handler that aborts, as http.ErrAbortHandler does on a server, drops the connection.
-		if p := recover(); p != nil {
-			if p != http.ErrAbortHandler {
-				panic(p)
-			}
-			resp, err = nil, io.ErrUnexpectedEOF
-		}
-	}()
 	// The handler gets a copy, as a server would: the caller's request is not touched.
 	in := r.Clone(r.Context())
 	in.Body = http.NoBody
@@ -42,11 +33,36 @@ func (t handlerTransport) RoundTrip(r *http.Request) (resp *http.Response, err e
 	if in.Host == "" {
 		in.Host = r.URL.Host
 	}
+	// As over a network, the caller stops waiting when its context ends, whatever the handler
+	// does: a handler that never answers holds no one past a deadline.
+	answered := make(chan *http.Response, 1)
+	go func() { answered <- t.serve(in) }()
+	select {
+	case resp := <-answered:
+		if resp == nil {
+			return nil, io.ErrUnexpectedEOF
+		}
+		resp.Request = r
+		return resp, nil
+	case <-r.Context().Done():
+		return nil, r.Context().Err()
+	}
+}
+
+// serve runs the handler; nil means it aborted, as http.ErrAbortHandler does on a server, which
+// drops the connection.
+func (t handlerTransport) serve(in *http.Request) (resp *http.Response) {
+	defer func() {
+		if p := recover(); p != nil {
+			if p != http.ErrAbortHandler {
+				panic(p)
+			}
+			resp = nil
+		}
+	}()
 	rec := httptest.NewRecorder()
 	t.h.ServeHTTP(rec, in)
-	resp = rec.Result()
-	resp.Request = r
-	return resp, nil
+	return rec.Result()
 }
 
 // Files serves fixed bodies by path, 404 for the rest: a website in a map.

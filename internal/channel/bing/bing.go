@@ -5,6 +5,7 @@ package bing
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"net/http"
@@ -20,7 +21,7 @@ const (
 	maxRetries = 3
 	// throttleWait is the wait after a 429 without Retry-After, as the original design had.
 	throttleWait = 60 * time.Second
-	// requestTimeout bounds one request to Bing.
+	// requestTimeout bounds one request to Bing (the run's budget may end it sooner).
 	requestTimeout = 30 * time.Second
 )
 
@@ -46,6 +47,11 @@ type Channel struct {
 	day       string // the UTC day of the run's start: the quota it counts against
 	limit     int    // the day's quota in all, once Deliver has asked Bing
 	rnd       *rand.Rand
+
+	// After a 429, no request goes before pausedUntil; a batch that cannot wait that long within
+	// the run's budget fails at once with pauseWhy.
+	pausedUntil time.Time
+	pauseWhy    string
 }
 
 // New returns the Bing channel of a validated site, for a run starting at start.
@@ -60,13 +66,11 @@ func (c *Channel) Name() string { return name }
 // Deliver sends the due URLs, in order of priority, in batches of batchSize, one request at a
 // time, until the day's quota is spent.
 func (c *Channel) Deliver(ctx context.Context, q *runner.Queue, rep runner.Reporter) error {
-	var err error
-	if c.limit, err = c.todaysLimit(ctx); err != nil {
-		if ctx.Err() == nil {
-			rep.Failed(name, err.Error())
-		}
-		return nil
+	limit, ok, err := c.todaysLimit(ctx, rep)
+	if err != nil || !ok {
+		return ctxOr(ctx, err)
 	}
+	c.limit = limit
 	c.order(q)
 	for pos := 0; pos < q.Len() && ctx.Err() == nil; {
 		granted, err := c.quota.ReserveQuota(ctx, c.site, c.day, min(c.cfg.BatchSize, q.Len()-pos), c.limit)
@@ -96,22 +100,31 @@ func (c *Channel) Deliver(ctx context.Context, q *runner.Queue, rep runner.Repor
 }
 
 // todaysLimit is how many URLs the site may send today in all: dailyQuota, lowered to what Bing
-// says is left when it says less.
-func (c *Channel) todaysLimit(ctx context.Context) (int, error) {
-	limit := c.cfg.DailyQuota
+// says is left when it says less. ok is false when nothing is to be sent in this run, and the
+// reporter was told why: Bing refused the key, or gave no answer at all — it is out of reach,
+// and the due URLs wait for the next run. When Bing answers without telling the quota (a 5xx,
+// {"d":null}), the quota left is unknown: dailyQuota is counted on, and Bing's own refusal still
+// stops the day.
+func (c *Channel) todaysLimit(ctx context.Context, rep runner.Reporter) (limit int, ok bool, err error) {
 	left, _, err := c.Quota(ctx)
 	switch {
+	case ctx.Err() != nil:
+		return 0, false, nil // the run is ending: no failure of Bing
 	case err == nil:
-		used, _, uerr := c.quota.QuotaUsed(ctx, c.site, c.day)
-		if uerr != nil {
-			return 0, uerr
+		used, _, err := c.quota.QuotaUsed(ctx, c.site, c.day)
+		if err != nil {
+			return 0, false, err
 		}
-		limit = min(limit, used+left)
+		return min(c.cfg.DailyQuota, used+left), true, nil
 	case isInvalidKey(err):
-		return 0, err
+		rep.Failed(name, err.Error())
+		return 0, false, nil
+	case errors.Is(err, ErrNoAnswer):
+		rep.Failed(name, fmt.Sprintf("GetUrlSubmissionQuota at %s: %v: nothing is sent to Bing in this run, and the due URLs stay due for the next run; check bing.endpoint and the network", c.cfg.Endpoint, err))
+		return 0, false, nil
 	}
-	// Bing could not say: count on the configured quota, and on Bing's refusal to stop.
-	return limit, nil
+	rep.Noted(name, fmt.Sprintf("the quota Bing leaves today is unknown (%v): the configured dailyQuota of %d is counted on, and Bing's own refusal stops the day", err, c.cfg.DailyQuota))
+	return c.cfg.DailyQuota, true, nil
 }
 
 // order puts the queue in the site's priority: failed URLs first, then, for newest, URLs with a

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"slices"
 	"time"
 
@@ -104,40 +105,62 @@ func (c *Channel) rereserve(ctx context.Context, urls []runner.Due) ([]runner.Du
 }
 
 // send makes one batch's requests, retrying after 5xx, network errors and 429s. aborted means
-// ctx ended while waiting to retry.
+// ctx ended while waiting to retry, or before an answer came.
 func (c *Channel) send(ctx context.Context, urls []runner.Due, rep runner.Reporter) (a answer, aborted bool) {
 	list := make([]string, len(urls))
 	for i, d := range urls {
 		list[i] = d.URL
 	}
 	for attempt := 0; ; attempt++ {
+		if wait := time.Until(c.pausedUntil); wait > 0 {
+			if end, ok := ctx.Deadline(); ok && c.pausedUntil.After(end) {
+				return answer{verdict: refused, status: http.StatusTooManyRequests, msg: c.pauseWhy}, false
+			}
+			if runner.Sleep(ctx, wait) != nil {
+				return a, true
+			}
+		}
 		start := time.Now()
 		a = c.attempt(ctx, list)
 		rep.Requested(runner.Request{Channel: name, Endpoint: c.cfg.Endpoint, URLs: len(list), Accepted: a.verdict == accepted,
 			Status: a.status, Latency: time.Since(start)})
+		switch {
+		case a.verdict == throttled:
+			// Every 429 holds the next requests, this batch's and the next batches'.
+			c.pause(a)
+		case a.verdict == retryLater && a.status == 0 && ctx.Err() != nil:
+			return a, true // no answer before the run's end: the URLs stay due
+		}
 		if (a.verdict != retryLater && a.verdict != throttled) || attempt >= maxRetries {
 			if a.verdict == retryLater || a.verdict == throttled {
 				a.verdict, a.msg = refused, fmt.Sprintf("%s (gave up after %d attempts)", a.msg, attempt+1)
 			}
 			return a, false
 		}
-		wait := backoff[min(attempt, len(backoff)-1)]
-		if a.verdict == throttled {
-			wait = throttleWait
-			if a.wait > 0 {
-				wait = a.wait
-			}
-		}
-		if runner.Sleep(ctx, wait) != nil {
+		if a.verdict == retryLater && runner.Sleep(ctx, backoff[min(attempt, len(backoff)-1)]) != nil {
 			return a, true
 		}
 	}
 }
 
+// pause holds the requests to Bing as a 429 asks: Retry-After, else throttleWait, at most
+// maxPause.
+func (c *Channel) pause(a answer) {
+	d, how := a.wait, "Bing asked to wait "+a.asked
+	if a.asked == "" {
+		d, how = throttleWait, fmt.Sprintf("Bing gave no Retry-After, and sitepush waits %v after a 429", throttleWait)
+	}
+	if until := time.Now().Add(d); until.After(c.pausedUntil) {
+		c.pausedUntil = until
+		c.pauseWhy = fmt.Sprintf("%s: %s, past the end of the run's budget: not waited for; the URLs go again next run", a.cause, how)
+	}
+}
+
 // attempt makes one request; once started it is let finish even if ctx ends (what it delivers is
-// recorded), within requestTimeout.
+// recorded), within requestTimeout and at most runner.RequestGrace past the end of the run's
+// budget.
 func (c *Channel) attempt(ctx context.Context, urls []string) answer {
-	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), requestTimeout)
+	rctx, cancel := runner.RequestContext(ctx, requestTimeout, runner.RequestGrace)
 	defer cancel()
 	req, err := c.submitRequest(rctx, urls)
 	if err != nil {
@@ -145,7 +168,11 @@ func (c *Channel) attempt(ctx context.Context, urls []string) answer {
 	}
 	resp, err := c.client.Do(req)
 	if err != nil {
-		return answer{verdict: retryLater, msg: fmt.Sprintf("Bing at %s: %v", c.cfg.Endpoint, withoutURL(err))}
+		what := fmt.Sprintf("did not answer (%v)", withoutURL(err))
+		if errors.Is(err, context.DeadlineExceeded) {
+			what = fmt.Sprintf("did not answer within %v", requestTimeout)
+		}
+		return answer{verdict: retryLater, msg: fmt.Sprintf("Bing at %s %s", c.cfg.Endpoint, what)}
 	}
 	defer resp.Body.Close()
 	return c.judge(resp)

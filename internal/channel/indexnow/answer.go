@@ -1,14 +1,28 @@
 package indexnow
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"io"
+	"mime"
 	"net/http"
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/sitepush/sitepush/internal/config"
+)
+
+const (
+	// maxPause is the longest a 429 holds an endpoint, whatever it asks: an engine that asks for
+	// more (a day, or 10000000000 s) is tried again after an hour, when the run lasts that long.
+	maxPause = time.Hour
+	// maxSaid is how much of an engine's own message an error quotes, in characters.
+	maxSaid = 200
+	// maxBody is how much of an answer is read to judge it.
+	maxBody = 4096
 )
 
 // verdict is what to do after one attempt.
@@ -24,30 +38,27 @@ const (
 
 // answer is the outcome of one attempt.
 type answer struct {
-	verdict   verdict
-	status    int
-	wait      time.Duration // for throttled: Retry-After
-	waitGiven bool          // whether the engine gave a Retry-After
-	msg       string        // the cause and the fix
+	verdict verdict
+	status  int
+	wait    time.Duration // for throttled: what Retry-After asks, at most maxPause
+	asked   string        // for throttled: Retry-After as the engine put it ("120 s"); "" without one
+	msg     string        // the cause and the fix
 }
 
 // judge classifies an engine's answer (SPEC §4): 200 and 202 accept; 429 throttles; 5xx may pass;
 // 400, 403 and 422 never will, each explained.
 func (c *Channel) judge(endpoint string, resp *http.Response) answer {
-	body, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
-	// An engine may echo the request: the key is shown only by its first characters.
-	said := strings.ReplaceAll(strings.Join(strings.Fields(string(body)), " "), c.cfg.Key, config.MaskKey(c.cfg.Key))
-	if said != "" {
-		said = fmt.Sprintf(" (the engine said %q)", said)
-	}
+	// Read even when accepted: a body left unread costs the connection its reuse.
+	body, _ := io.ReadAll(io.LimitReader(resp.Body, maxBody))
 	code := resp.StatusCode
-	status := fmt.Sprintf("HTTP %d %s from %s%s", code, http.StatusText(code), endpoint, said)
-	switch {
-	case code == http.StatusOK || code == http.StatusAccepted:
+	if code == http.StatusOK || code == http.StatusAccepted {
 		return answer{verdict: accepted, status: code}
+	}
+	status := fmt.Sprintf("HTTP %d %s from %s (%s)", code, http.StatusText(code), endpoint, c.describe(resp.Header.Get("Content-Type"), body))
+	switch {
 	case code == http.StatusTooManyRequests:
-		wait, given := retryAfter(resp.Header.Get("Retry-After"), time.Now())
-		return answer{verdict: throttled, status: code, wait: wait, waitGiven: given,
+		wait, asked := retryAfter(resp.Header.Get("Retry-After"), time.Now())
+		return answer{verdict: throttled, status: code, wait: wait, asked: asked,
 			msg: status + ": the engine is throttling; lower indexnow.maxConcurrent or raise indexnow.interval"}
 	case code >= 500:
 		return answer{verdict: retryLater, status: code, msg: status + ": the engine failed; it is tried again next run"}
@@ -63,15 +74,88 @@ func (c *Channel) judge(endpoint string, resp *http.Response) answer {
 	return answer{verdict: broken, status: code, msg: status + ": check indexnow.endpoints"}
 }
 
-// retryAfter reads a Retry-After header: seconds, or an HTTP date (one past means now). given is
-// false when there is none, or none that can be read.
-func retryAfter(v string, now time.Time) (wait time.Duration, given bool) {
+// describe says what an answer's body is. An endpoint may be any service — a proxy, a port of
+// the machine itself — so a body is quoted only when it is an engine's JSON error, and then only
+// its message, clipped, with the key masked; any other is described by its kind and type alone.
+func (c *Channel) describe(contentType string, body []byte) string {
+	if said := enginesWords(body); said != "" {
+		said = strings.ReplaceAll(strings.Join(strings.Fields(said), " "), c.cfg.Key, config.MaskKey(c.cfg.Key))
+		if utf8.RuneCountInString(said) > maxSaid {
+			said = string([]rune(said)[:maxSaid]) + "…"
+		}
+		return fmt.Sprintf("the engine said %q", said)
+	}
+	kind := bodyKind(body)
+	if kind == "empty" {
+		return kind
+	}
+	mt, _, err := mime.ParseMediaType(contentType)
+	switch {
+	case contentType == "":
+		mt = "no Content-Type"
+	case err != nil || len(mt) > 80:
+		mt = "an unreadable Content-Type"
+	}
+	return kind + ", " + mt
+}
+
+// enginesWords returns the message of an engine's JSON error — an object with a string member
+// message, Message, error or detail — or "".
+func enginesWords(body []byte) string {
+	var members map[string]json.RawMessage
+	if json.Unmarshal(body, &members) != nil {
+		return ""
+	}
+	for _, k := range []string{"message", "Message", "error", "detail"} {
+		var s string
+		if json.Unmarshal(members[k], &s) == nil && strings.TrimSpace(s) != "" {
+			return s
+		}
+	}
+	return ""
+}
+
+// bodyKind names what a body is, coarsely: empty, JSON, an HTML page, XML, plain text.
+func bodyKind(body []byte) string {
+	body = bytes.TrimSpace(body)
+	switch {
+	case len(body) == 0:
+		return "empty"
+	case json.Valid(body):
+		return "JSON"
+	}
+	switch mt, _, _ := mime.ParseMediaType(http.DetectContentType(body)); mt {
+	case "text/html":
+		return "an HTML page"
+	case "text/xml":
+		return "XML"
+	case "text/plain":
+		return "plain text"
+	}
+	return "binary data"
+}
+
+// retryAfter reads a Retry-After header: seconds, or an HTTP date (one past means now). The wait
+// is at most maxPause; asked says what the engine asked for, "" when it said nothing readable.
+func retryAfter(v string, now time.Time) (wait time.Duration, asked string) {
 	v = strings.TrimSpace(v)
-	if secs, err := strconv.Atoi(v); err == nil && secs >= 0 {
-		return time.Duration(secs) * time.Second, true
+	if v != "" && strings.Trim(v, "0123456789") == "" {
+		secs, err := strconv.ParseInt(v, 10, 64)
+		if err != nil || secs > int64(maxPause/time.Second) {
+			return maxPause, clipDigits(v) + " s"
+		}
+		return time.Duration(secs) * time.Second, v + " s"
 	}
 	if t, err := http.ParseTime(v); err == nil {
-		return max(0, t.Sub(now)), true
+		return min(max(0, t.Sub(now)), maxPause), "until " + t.UTC().Format(http.TimeFormat)
 	}
-	return 0, false
+	return 0, ""
+}
+
+// clipDigits shortens an absurdly long number for a message.
+func clipDigits(v string) string {
+	if len(v) > 24 {
+		return v[:24] + "…"
+	}
+	return v
 }

@@ -20,6 +20,7 @@ type endpoint struct {
 
 	mu          sync.Mutex
 	pausedUntil time.Time
+	pauseWhy    string
 	brokenMsg   string
 }
 
@@ -32,27 +33,33 @@ func newEndpoint(url string, interval time.Duration) *endpoint {
 }
 
 // ready waits until a request may start: after the endpoint's pause — which another worker's
-// 429 may extend meanwhile — and its interval.
-func (e *endpoint) ready(ctx context.Context) error {
+// 429 may extend meanwhile — and its interval. When the pause ends after ctx's deadline (the
+// run's budget), it does not wait: past says why, and no request is to be made.
+func (e *endpoint) ready(ctx context.Context) (past string, err error) {
 	for {
 		e.mu.Lock()
-		wait := time.Until(e.pausedUntil)
+		until, why := e.pausedUntil, e.pauseWhy
 		e.mu.Unlock()
+		wait := time.Until(until)
 		if wait <= 0 {
-			return e.limiter.Wait(ctx)
+			return "", e.limiter.Wait(ctx)
+		}
+		if end, ok := ctx.Deadline(); ok && until.After(end) {
+			return why, nil
 		}
 		if err := runner.Sleep(ctx, wait); err != nil {
-			return err
+			return "", err
 		}
 	}
 }
 
-// pause holds every request to the endpoint for d, as a 429 asks.
-func (e *endpoint) pause(d time.Duration) {
+// pause holds every request to the endpoint for d, as a 429 asks; why is what a request that
+// cannot wait that long within the run's budget is told.
+func (e *endpoint) pause(d time.Duration, why string) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if until := time.Now().Add(d); until.After(e.pausedUntil) {
-		e.pausedUntil = until
+		e.pausedUntil, e.pauseWhy = until, why
 	}
 }
 

@@ -162,7 +162,7 @@ func (c *Channel) bisect(ctx context.Context, e *endpoint, urls []runner.Due, re
 }
 
 // submit sends one batch to one endpoint, retrying as the answer allows, and returns the last
-// answer. aborted means ctx ended while waiting to start or retry.
+// answer. aborted means ctx ended while waiting to start or retry, or before an answer came.
 func (c *Channel) submit(ctx context.Context, e *endpoint, urls []runner.Due, rep runner.Reporter) (answer, bool) {
 	sub, err := c.submission(urls)
 	if err != nil {
@@ -172,8 +172,12 @@ func (c *Channel) submit(ctx context.Context, e *endpoint, urls []runner.Due, re
 		if msg := e.broken(); msg != "" {
 			return answer{verdict: broken, msg: msg}, false
 		}
-		if err := e.ready(ctx); err != nil {
+		past, err := e.ready(ctx)
+		if err != nil {
 			return answer{}, true
+		}
+		if past != "" {
+			return answer{verdict: throttled, status: http.StatusTooManyRequests, msg: past}, false
 		}
 		start := time.Now()
 		a := c.attempt(ctx, e.url, sub)
@@ -185,39 +189,48 @@ func (c *Channel) submit(ctx context.Context, e *endpoint, urls []runner.Due, re
 		case broken:
 			e.breakWith(a.msg)
 			return a, false
+		case throttled:
+			// Every 429 holds the endpoint: its other workers and later batches wait too.
+			e.pause(c.pauseFor(e.url, a))
+		case retryLater:
+			if a.status == 0 && ctx.Err() != nil {
+				return answer{}, true // no answer before the run's end: the URLs stay due
+			}
 		}
 		if attempt >= c.cfg.MaxRetries {
 			a.msg = fmt.Sprintf("%s (gave up after %d attempts)", a.msg, attempt+1)
 			return a, false
 		}
-		if err := c.wait(ctx, e, a, attempt); err != nil {
+		if a.verdict == retryLater && runner.Sleep(ctx, c.backoff(attempt)) != nil {
 			return answer{}, true
 		}
 	}
 }
 
-// wait sits out the pause before a retry: the engine's Retry-After or throttleWait after a 429
-// (for every request to the endpoint), backoff[attempt] after a failure.
-func (c *Channel) wait(ctx context.Context, e *endpoint, a answer, attempt int) error {
-	if a.verdict == throttled {
-		d := c.cfg.ThrottleWait.D()
-		if a.waitGiven {
-			d = a.wait
-		}
-		e.pause(d)
-		return nil // ready() waits out the pause
+// pauseFor is how long a 429 holds the endpoint — Retry-After, else throttleWait, at most
+// maxPause — and what a batch that cannot wait that long within the run's budget is told.
+func (c *Channel) pauseFor(endpoint string, a answer) (time.Duration, string) {
+	d, how := a.wait, "the engine asked to wait "+a.asked
+	if a.asked == "" {
+		d, how = min(c.cfg.ThrottleWait.D(), maxPause), fmt.Sprintf("it gave no Retry-After and indexnow.throttleWait is %v", c.cfg.ThrottleWait.D())
 	}
-	d := time.Second
+	return d, fmt.Sprintf("HTTP 429 Too Many Requests from %s: %s, past the end of the run's budget: not waited for; the URLs go again next run", endpoint, how)
+}
+
+// backoff is the wait before retry attempt+1 after a failure: backoff[attempt], the last value
+// repeating.
+func (c *Channel) backoff(attempt int) time.Duration {
 	if b := c.cfg.Backoff; len(b) > 0 {
-		d = b[min(attempt, len(b)-1)].D()
+		return b[min(attempt, len(b)-1)].D()
 	}
-	return runner.Sleep(ctx, d)
+	return time.Second
 }
 
 // attempt makes one request. A request that has started is let finish even when ctx ends (what
-// it delivers is recorded), within requestTimeout.
+// it delivers is recorded), within requestTimeout and at most runner.RequestGrace past the end of
+// the run's budget.
 func (c *Channel) attempt(ctx context.Context, endpoint string, s submission) answer {
-	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), requestTimeout)
+	rctx, cancel := runner.RequestContext(ctx, requestTimeout, runner.RequestGrace)
 	defer cancel()
 	req, err := c.request(rctx, endpoint, s)
 	if err != nil {
@@ -230,7 +243,11 @@ func (c *Channel) attempt(ctx context.Context, endpoint string, s submission) an
 		if errors.As(err, &ue) {
 			err = ue.Err
 		}
-		return answer{verdict: retryLater, msg: fmt.Sprintf("%s could not be reached (%v); it is tried again next run", endpoint, err)}
+		what := fmt.Sprintf("could not be reached (%v)", err)
+		if errors.Is(err, context.DeadlineExceeded) {
+			what = fmt.Sprintf("did not answer within %v", requestTimeout)
+		}
+		return answer{verdict: retryLater, msg: fmt.Sprintf("%s %s; it is tried again next run", endpoint, what)}
 	}
 	defer resp.Body.Close()
 	return c.judge(endpoint, resp)

@@ -1,6 +1,7 @@
 package indexnow_test
 
 import (
+	"encoding/json"
 	"io"
 	"net/http"
 	"strings"
@@ -12,8 +13,8 @@ import (
 	"github.com/sitepush/sitepush/internal/runner"
 )
 
-// slowEngine wraps an engine: each request takes latency, and it records when each started and
-// the most requests ever in flight at once.
+// slowEngine wraps an engine: each request takes latency — unless the client gives up first —
+// and it records when each started and the most requests ever in flight at once.
 type slowEngine struct {
 	h        http.Handler
 	latency  time.Duration
@@ -29,11 +30,16 @@ func (s *slowEngine) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.peak = max(s.peak, s.inFlight)
 	s.starts = append(s.starts, time.Now())
 	s.mu.Unlock()
-	time.Sleep(s.latency)
-	s.h.ServeHTTP(w, r)
-	s.mu.Lock()
-	s.inFlight--
-	s.mu.Unlock()
+	defer func() {
+		s.mu.Lock()
+		s.inFlight--
+		s.mu.Unlock()
+	}()
+	select {
+	case <-time.After(s.latency):
+		s.h.ServeHTTP(w, r)
+	case <-r.Context().Done(): // the client gave up: the request never reaches the engine
+	}
 }
 
 func TestConcurrencyAndInterval(t *testing.T) {
@@ -97,7 +103,7 @@ func TestAnEchoedKeyIsMasked(t *testing.T) {
 		w.client.Transport = clientOf(http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
 			body, _ := io.ReadAll(r.Body)
 			rw.WriteHeader(http.StatusBadRequest)
-			rw.Write(body) // an engine that quotes the request back
+			json.NewEncoder(rw).Encode(map[string]string{"message": "bad request " + string(body)}) // the request, quoted back
 		})).Transport
 		w.publish(1)
 		rec := w.run()

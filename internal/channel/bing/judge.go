@@ -1,0 +1,191 @@
+package bing
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Bing's error codes (ApiErrorCode in the Webmaster API) that matter here.
+const (
+	codeInternalError  = 1
+	codeUnknownError   = 2 // what Bing's quota refusal comes with
+	codeInvalidAPIKey  = 3
+	codeThrottleUser   = 4
+	codeInvalidSiteURL = 5
+	codeInvalidURL     = 7
+	codeNotAuthorized  = 9
+)
+
+const (
+	// maxBody is how much of an answer is read to judge it: Bing's are a few dozen bytes.
+	maxBody = 4096
+	// maxSaid is how much of Bing's message an error quotes, in bytes.
+	maxSaid = 200
+	// maxPause is the longest a 429 makes the channel wait, whatever Bing asks.
+	maxPause = time.Hour
+)
+
+// verdict is what to do after one answer of Bing.
+type verdict int
+
+const (
+	accepted   verdict = iota
+	retryLater         // 5xx, a network error, Bing's internal error, an answer not Bing's: back off and try again
+	throttled          // 429 or ThrottleUser: wait, then try again
+	quotaSpent         // the daily quota is spent: stop for today
+	badKey             // the key (or the site for this key) is refused: stop for the site
+	badURL             // one URL of the batch is invalid: skip it
+	refused            // anything else: this batch fails
+)
+
+// answer is Bing's answer to one request.
+type answer struct {
+	verdict verdict
+	status  int
+	wait    time.Duration // for throttled: what Retry-After asks, at most maxPause
+	asked   string        // for throttled: Retry-After as Bing put it ("120 s"); "" without one
+	badURL  string        // for badURL: the URL named, when Bing names it
+	cause   string        // what Bing said
+	msg     string        // the cause and the fix
+}
+
+// bingError is the body of Bing's error answers.
+type bingError struct {
+	ErrorCode int
+	Message   string
+}
+
+// judge reads an answer of SubmitUrlbatch (or of the quota call). Success is HTTP 200 with
+// Bing's JSON, an object with a "d" member: anything else at 200 — a captive portal, a proxy's
+// page — delivered nothing, and is tried again as a 5xx is.
+func (c *Channel) judge(resp *http.Response) answer {
+	body, _ := io.ReadAll(io.LimitReader(resp.Body, maxBody))
+	code := resp.StatusCode
+	if code == http.StatusOK && hasD(body) {
+		return answer{verdict: accepted, status: code}
+	}
+	e, said, bings := c.bingsWords(body)
+	what := fmt.Sprintf("Bing answered HTTP %d %s (%s)", code, http.StatusText(code), describe(resp.Header.Get("Content-Type"), body))
+	if bings {
+		what = fmt.Sprintf("Bing answered HTTP %d, ErrorCode %d: %s", code, e.ErrorCode, said)
+	}
+	a := answer{status: code, cause: what}
+	switch {
+	case code == http.StatusBadRequest && e.ErrorCode == codeUnknownError && strings.Contains(strings.ToLower(said), "quota"):
+		a.verdict, a.msg = quotaSpent, what
+	case code == http.StatusUnauthorized || e.ErrorCode == codeInvalidAPIKey:
+		a.verdict, a.msg = badKey, fmt.Sprintf("%s: %v", what, ErrInvalidKey)
+	case e.ErrorCode == codeInvalidSiteURL || e.ErrorCode == codeNotAuthorized:
+		a.verdict, a.msg = badKey, fmt.Sprintf("%s: add and verify %s in Bing Webmaster Tools for this API key", what, c.siteURL)
+	case code == http.StatusTooManyRequests || e.ErrorCode == codeThrottleUser:
+		a.wait, a.asked = retryAfter(resp.Header.Get("Retry-After"))
+		a.verdict, a.msg = throttled, what+": Bing is throttling; it is tried again"
+	case e.ErrorCode == codeInvalidURL:
+		a.verdict, a.msg, a.badURL = badURL, what+": the URL is skipped until it changes", namedURL(said)
+	case code == http.StatusOK:
+		a.verdict, a.msg = retryLater, what+", not Bing's JSON: something between sitepush and Bing (a captive portal, a proxy) answered in its place; check bing.endpoint and the network"
+	case code >= 500 || e.ErrorCode == codeInternalError:
+		a.verdict, a.msg = retryLater, what
+	default:
+		a.verdict, a.msg = refused, what
+	}
+	return a
+}
+
+// hasD reports whether body is Bing's success: a JSON object with a "d" member ({"d":null}).
+func hasD(body []byte) bool {
+	var members map[string]json.RawMessage
+	return json.Unmarshal(body, &members) == nil && members["d"] != nil
+}
+
+// bingsWords reads Bing's own error, a JSON object with ErrorCode and Message: the message,
+// cleaned, clipped and with the API key masked. ok is false for any other body — the endpoint
+// may be anything (a proxy, a port of the machine itself) — which is never quoted.
+func (c *Channel) bingsWords(body []byte) (e bingError, said string, ok bool) {
+	var members map[string]json.RawMessage
+	if json.Unmarshal(body, &members) != nil ||
+		json.Unmarshal(members["ErrorCode"], &e.ErrorCode) != nil || json.Unmarshal(members["Message"], &e.Message) != nil {
+		return bingError{}, "", false
+	}
+	said = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(e.Message), "ERROR!!!"))
+	said = strings.Join(strings.Fields(said), " ")
+	if c.cfg.APIKey != "" {
+		said = strings.ReplaceAll(said, c.cfg.APIKey, "…") // the key is a secret, even echoed
+	}
+	return e, clip(said, maxSaid), true
+}
+
+// describe says what a body that is not Bing's is, by its kind and Content-Type, never by its
+// text.
+func describe(contentType string, body []byte) string {
+	kind := bodyKind(body)
+	if kind == "empty" {
+		return kind
+	}
+	mt, _, err := mime.ParseMediaType(contentType)
+	switch {
+	case contentType == "":
+		mt = "no Content-Type"
+	case err != nil || len(mt) > 80:
+		mt = "an unreadable Content-Type"
+	}
+	return kind + ", " + mt
+}
+
+// bodyKind names what a body is, coarsely: empty, JSON, an HTML page, XML, plain text.
+func bodyKind(body []byte) string {
+	body = bytes.TrimSpace(body)
+	switch {
+	case len(body) == 0:
+		return "empty"
+	case json.Valid(body):
+		return "JSON"
+	}
+	switch mt, _, _ := mime.ParseMediaType(http.DetectContentType(body)); mt {
+	case "text/html":
+		return "an HTML page"
+	case "text/xml":
+		return "XML"
+	case "text/plain":
+		return "plain text"
+	}
+	return "binary data"
+}
+
+// namedURL finds the URL an error message names, if any.
+func namedURL(msg string) string {
+	for _, f := range strings.Fields(msg) {
+		if strings.HasPrefix(f, "http://") || strings.HasPrefix(f, "https://") {
+			return f
+		}
+	}
+	return ""
+}
+
+// retryAfter reads a Retry-After header in seconds: the wait, at most maxPause — a number too
+// large for a duration does not wrap to none — and how Bing put it; 0 and "" when absent.
+func retryAfter(v string) (wait time.Duration, asked string) {
+	v = strings.TrimSpace(v)
+	if v == "" || strings.Trim(v, "0123456789") != "" {
+		return 0, ""
+	}
+	secs, err := strconv.ParseInt(v, 10, 64)
+	if err != nil || secs > int64(maxPause/time.Second) {
+		return maxPause, clip(v, 24) + " s"
+	}
+	return time.Duration(secs) * time.Second, v + " s"
+}
+
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}

@@ -1,0 +1,87 @@
+package bing_test
+
+import (
+	"net/http"
+	"strings"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/sitepush/sitepush/internal/enginetest"
+	"github.com/sitepush/sitepush/internal/runner"
+)
+
+// quotaAnswer serves GetUrlSubmissionQuota with h, and everything else with Bing.
+func quotaAnswer(b *enginetest.Bing, h http.HandlerFunc) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasSuffix(r.URL.Path, "/GetUrlSubmissionQuota") {
+			h(w, r)
+			return
+		}
+		b.ServeHTTP(w, r)
+	})
+}
+
+// A Bing that gives no answer to the quota call is out of reach: nothing is sent, and the run says
+// so as an error of the channel, soon.
+func TestAQuotaCallWithoutAnswer(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		quota http.HandlerFunc
+		want  string
+	}{
+		{"no answer", func(w http.ResponseWriter, r *http.Request) { <-r.Context().Done() }, "no answer from Bing within 15s"},
+		{"the connection dropped", func(w http.ResponseWriter, r *http.Request) { panic(http.ErrAbortHandler) }, "no answer from Bing (unexpected EOF)"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				w := newWorld(t, "apiKey: k, dailyQuota: 120", map[string]int{"k": 1000})
+				w.client = enginetest.Client(quotaAnswer(w.bing, tc.quota))
+				start := time.Now()
+				rec := w.run()
+				took := time.Since(start)
+				msg := strings.Join(rec.Errors, "\n")
+				if len(w.bing.Batches()) != 0 || rec.Status != runner.StatusPartial || rec.Channels["bing"].Left != 300 || took > 15*time.Second {
+					t.Fatalf("%d batches sent, status %s, %+v after %v, errors %q", len(w.bing.Batches()), rec.Status, rec.Channels["bing"], took, msg)
+				}
+				if !strings.Contains(msg, "bing: GetUrlSubmissionQuota at "+endpoint+": "+tc.want) || !strings.Contains(msg, "the due URLs stay due for the next run") {
+					t.Errorf("errors %q", msg)
+				}
+			})
+		})
+	}
+}
+
+// A Bing that answers the quota call, but not with the quota, does not know: the configured
+// dailyQuota is counted on, and Bing's own refusal still stops the day.
+func TestAQuotaAnswerThatSaysNothing(t *testing.T) {
+	for _, tc := range []struct {
+		name, contentType, body string
+		status                  int
+	}{
+		{"a 5xx", "application/json", `{"ErrorCode": 1, "Message": "ERROR!!! InternalError"}`, 503},
+		{`{"d":null}`, "application/json; charset=utf-8", `{"d":null}`, 200},
+		{"no DailyQuota", "application/json", `{"d":{"MonthlyQuota":3000}}`, 200},
+		{"an HTML page", "text/html", "<html><body>Sign in to the Wi-Fi</body></html>", 200},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				w := newWorld(t, "apiKey: k, dailyQuota: 120", map[string]int{"k": 1000})
+				w.client = enginetest.Client(quotaAnswer(w.bing, func(rw http.ResponseWriter, r *http.Request) {
+					rw.Header().Set("Content-Type", tc.contentType)
+					rw.WriteHeader(tc.status)
+					rw.Write([]byte(tc.body))
+				}))
+				rec := w.run()
+				notes := strings.Join(rec.Notes, "\n")
+				if st := rec.Channels["bing"]; st.Submitted != 120 || st.Held != 180 || rec.Status != runner.StatusOK {
+					t.Fatalf("%+v, status %s, errors %q, notes %q", st, rec.Status, rec.Errors, notes)
+				}
+				if !strings.Contains(notes, "bing: the quota Bing leaves today is unknown") || !strings.Contains(notes, "the configured dailyQuota of 120 is counted on") ||
+					strings.Contains(notes, "Sign in") {
+					t.Errorf("notes %q", notes)
+				}
+			})
+		})
+	}
+}
