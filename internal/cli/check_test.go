@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
@@ -41,6 +42,23 @@ func TestCheck(t *testing.T) {
 	}
 	if code != exitFailed || !strings.Contains(errOut, "3 checks failed") || strings.Contains(out, "wrong-bing-key") {
 		t.Errorf("exit %d, %q", code, errOut)
+	}
+}
+
+// TestCheckBingQuotaUnknown checks that a Bing that takes the key but does not tell the quota
+// ({"d":null}) passes: runs count on dailyQuota then.
+func TestCheckBingQuotaUnknown(t *testing.T) {
+	bsrv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json; charset=utf-8")
+		w.Write([]byte(`{"d":null}`))
+	}))
+	defer bsrv.Close()
+	w := newTestWorld(t, "    bing: {enabled: true, apiKey: bing-key-123, dailyQuota: 100, endpoint: "+bsrv.URL+"/webmaster/api.svc/json}\n")
+	w.publish(3)
+	code, out, _ := run(t, "check", "--config", w.config)
+	want := "✓ Bing answered, but does not tell the quota left today: runs count on bing.dailyQuota (100 URLs, 0 used today)"
+	if code != exitOK || !strings.Contains(out, want) {
+		t.Errorf("exit %d; want %q in\n%s", code, want, out)
 	}
 }
 

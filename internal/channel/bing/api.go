@@ -19,6 +19,10 @@ const quotaTimeout = 15 * time.Second
 // ErrInvalidKey means Bing rejected the API key: nothing more can be sent for the site.
 var ErrInvalidKey = errors.New("the API key was rejected: check bing.apiKey (copy it again from Bing Webmaster Tools, Settings, API access)")
 
+// ErrQuotaUnknown means Bing answered the quota call with HTTP 200 without telling the quota
+// ({"d":null}): it took the key, and the quota left is unknown, not 0.
+var ErrQuotaUnknown = errors.New("the quota left today is unknown")
+
 // ErrNoAnswer means Bing gave no HTTP answer: the connection failed, or no answer came in time.
 var ErrNoAnswer = errors.New("no answer from Bing")
 
@@ -73,7 +77,7 @@ func (c *Channel) Quota(ctx context.Context) (daily, monthly int, err error) {
 		D *struct{ DailyQuota, MonthlyQuota *int }
 	}
 	if json.Unmarshal(body, &q) != nil || q.D == nil || q.D.DailyQuota == nil {
-		return 0, 0, fmt.Errorf("the answer, HTTP 200 (%s), does not tell the quota", describe(resp.Header.Get("Content-Type"), body))
+		return 0, 0, fmt.Errorf("%w: the answer, HTTP 200 (%s), has no DailyQuota", ErrQuotaUnknown, describe(resp.Header.Get("Content-Type"), body))
 	}
 	if q.D.MonthlyQuota != nil {
 		monthly = *q.D.MonthlyQuota
