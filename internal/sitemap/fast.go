@@ -34,43 +34,48 @@ func (d *xmlDoc) fastEntry() error {
 	if !ok {
 		return nil
 	}
-	loc := d.value(raw, &d.loc)
+	loc, locUndecoded := value(raw, &d.scratch[0])
 	if len(loc) == 0 {
-		d.loc = d.loc[:0]
 		return nil
 	}
 	var lastmod []byte
+	lastmodUndecoded := false
 	raw, p2, ok := fastField(buf, p, d.tags.lastmodOpen, d.tags.lastmodClose)
 	if ok {
-		lastmod = d.value(raw, &d.lastmod)
+		lastmod, lastmodUndecoded = value(raw, &d.scratch[1])
 	}
 	if len(lastmod) == 0 {
-		d.loc, d.lastmod = append(d.loc[:0], loc...), d.lastmod[:0]
+		d.f.addLoc(loc, locUndecoded)
 		lx.pos = p
 		return nil
 	}
 	lx.pos = p2
 	if !lx.skipTo(d.tags.entryEnd, d.tags.entryStart) {
-		d.loc = append(d.loc[:0], loc...)
-		d.lastmod, d.lastmodRank = append(d.lastmod[:0], lastmod...), 2
+		d.f.addLoc(loc, locUndecoded)
+		d.f.setLastmod(lastmod, lastmodUndecoded, 2)
 		return nil
 	}
 	// The entry is whole: close it here, as its end tag would.
 	lx.pos += len(d.tags.entryEnd)
 	d.depth--
 	d.entryDepth = 0
-	return d.emit(loc, lastmod)
+	e := &d.out
+	e.locs, e.undecoded = append(e.locs[:0], loc), append(e.undecoded[:0], locUndecoded)
+	e.lastmod, e.lastmodUndecoded = lastmod, lastmodUndecoded
+	return d.emit(e)
 }
 
-// value returns a field's text as the token path stores it, trimmed and decoded; it is decoded
-// into *scratch only when it holds a reference.
-func (d *xmlDoc) value(raw []byte, scratch *[]byte) []byte {
+// value returns a field's text as the token path stores it, trimmed and decoded, and whether it
+// holds a reference that could not be decoded; it is decoded into *scratch only when it holds a
+// reference.
+func value(raw []byte, scratch *[]byte) ([]byte, bool) {
 	raw = trimSpace(raw)
 	if bytes.IndexByte(raw, '&') < 0 {
-		return raw
+		return raw, false
 	}
-	*scratch = appendUnescaped((*scratch)[:0], raw)
-	return trimSpace(*scratch)
+	var ok bool
+	*scratch, ok = appendUnescaped((*scratch)[:0], raw)
+	return trimSpace(*scratch), !ok
 }
 
 // fastField reads `open text close` at buf[p:], after optional whitespace, where text holds no

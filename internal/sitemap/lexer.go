@@ -40,12 +40,13 @@ type lexer struct {
 	// The current token, valid until the next call of next. A tag's qualified name is
 	// buf[nameLo:nameHi], with its prefix ending at colon (-1 when there is none), and its raw
 	// attributes are buf[attrLo:attrHi]. Text is buf[textLo:textHi], or scratch when it had to be
-	// decoded.
+	// decoded; textUndecoded says it holds a reference that could not be (see appendUnescaped).
 	nameLo, nameHi, colon int
 	attrLo, attrHi        int
 	selfClosing           bool
 	textLo, textHi        int
 	textDecoded           bool
+	textUndecoded         bool
 	scratch               []byte
 }
 
@@ -177,10 +178,11 @@ func (l *lexer) next(wantText bool) tokKind {
 
 // setText makes buf[lo:hi] the current text, decoding references when decode is set.
 func (l *lexer) setText(lo, hi int, decode bool) {
-	l.textLo, l.textHi, l.textDecoded = lo, hi, false
+	l.textLo, l.textHi, l.textDecoded, l.textUndecoded = lo, hi, false, false
 	if s := l.buf[lo:hi]; decode && bytes.IndexByte(s, '&') >= 0 {
-		l.scratch = appendUnescaped(l.scratch[:0], s)
-		l.textDecoded = true
+		var ok bool
+		l.scratch, ok = appendUnescaped(l.scratch[:0], s)
+		l.textDecoded, l.textUndecoded = true, !ok
 	}
 }
 
@@ -389,35 +391,36 @@ func (l *lexer) scanTag() bool {
 	return false
 }
 
-// attr returns the decoded value of the named attribute of the current start tag.
-func (l *lexer) attr(name string) ([]byte, bool) {
+// attr returns the decoded value of the named attribute of the current start tag, and whether
+// every reference in it could be decoded.
+func (l *lexer) attr(name string) (val []byte, found, decoded bool) {
 	a := l.buf[l.attrLo:l.attrHi]
 	for len(a) > 0 {
 		a = bytes.TrimLeft(a, " \t\r\n")
 		eq := bytes.IndexByte(a, '=')
 		if eq < 0 {
-			return nil, false
+			return nil, false, false
 		}
 		key := bytes.TrimRight(a[:eq], " \t\r\n")
 		a = bytes.TrimLeft(a[eq+1:], " \t\r\n")
 		if len(a) == 0 || (a[0] != '"' && a[0] != '\'') {
-			return nil, false
+			return nil, false, false
 		}
 		end := bytes.IndexByte(a[1:], a[0])
 		if end < 0 {
-			return nil, false
+			return nil, false, false
 		}
 		val := a[1 : 1+end]
 		a = a[end+2:]
 		if string(key) == name {
 			if bytes.IndexByte(val, '&') < 0 {
-				return val, true
+				return val, true, true
 			}
-			l.scratch = appendUnescaped(l.scratch[:0], val)
-			return l.scratch, true
+			l.scratch, decoded = appendUnescaped(l.scratch[:0], val)
+			return l.scratch, true, decoded
 		}
 	}
-	return nil, false
+	return nil, false, false
 }
 
 func isNameStart(c byte) bool {

@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"io"
 	"net/url"
-	"strconv"
-	"time"
 )
 
 const (
@@ -237,88 +235,4 @@ func (w *walk) robots(u *url.URL) ([]*url.URL, error) {
 			return nil, fatal(w.ctx, err)
 		}
 	}
-}
-
-// doc delivers the entries of one sitemap document.
-type doc struct {
-	w        *walk
-	src      source
-	idx      int
-	base     *url.URL
-	children []source
-}
-
-func (d *doc) kind() Kind { return d.w.res.Sitemaps[d.idx].Kind }
-
-// xml parses an XML document: a urlset, an index, RSS or Atom.
-func (d *doc) xml(r io.Reader) error {
-	x := &xmlDoc{lx: newLexer(r)}
-	x.emit = func(loc, lastmod []byte) error {
-		if x.kind == KindIndex {
-			return d.child(loc)
-		}
-		return d.page(loc, lastmod)
-	}
-	err := x.run()
-	d.w.res.Sitemaps[d.idx].Kind = x.kind
-	if x.truncated && err == nil {
-		d.w.warn(d.idx, fmt.Sprintf("ends before its closing tag, as if cut off; the %d entries read whole are kept", d.w.res.Sitemaps[d.idx].Entries))
-	}
-	return err
-}
-
-// child records a sitemap listed in an index.
-func (d *doc) child(loc []byte) error {
-	if len(loc) == 0 {
-		d.w.warn(d.idx, "an index entry without a <loc> was skipped")
-		return nil
-	}
-	s, note, err := childSource(d.src, loc)
-	if err != nil {
-		d.w.warn(d.idx, err.Error())
-		return nil
-	}
-	if note != "" {
-		d.w.warn(d.idx, note)
-	}
-	d.children = append(d.children, s)
-	d.w.res.Sitemaps[d.idx].Entries++
-	return nil
-}
-
-// line delivers one line of a text sitemap, which must be an absolute URL.
-func (d *doc) line(loc []byte) error {
-	if httpPrefix(loc) == 0 {
-		d.w.warn(d.idx, fmt.Sprintf("skipped line %s: a text sitemap lists one absolute http(s) URL a line", strconv.Quote(clip(string(loc), 100))))
-		return nil
-	}
-	return d.page(loc, nil)
-}
-
-// page queues one page URL for delivery, once per read.
-func (d *doc) page(loc, lastmod []byte) error {
-	w := d.w
-	if len(loc) == 0 {
-		w.warn(d.idx, "an entry without a URL was skipped")
-		return nil
-	}
-	u, note, skip := pageURL(loc, d.base)
-	if skip != "" {
-		w.warn(d.idx, skip)
-		return nil
-	}
-	if note != "" {
-		w.warn(d.idx, note)
-	}
-	var lm time.Time
-	if len(lastmod) > 0 {
-		var ok bool
-		if lm, ok = parseLastmod(lastmod); !ok {
-			w.warn(d.idx, fmt.Sprintf("%s: lastmod %s is not a date; the URL is kept without one", u, strconv.Quote(clip(string(lastmod), 60))))
-		}
-	}
-	if w.pending.add(u, lm) {
-		return w.flush(d.idx)
-	}
-	return nil
 }

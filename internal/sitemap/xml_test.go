@@ -9,8 +9,12 @@ import (
 	"testing/iotest"
 )
 
-// item is an entry as the document parser hands it over: raw, before URL checks.
+// item is an entry as the document parser hands it over: raw, before URL checks, one item for
+// each of its URLs.
 type item struct{ loc, lastmod string }
+
+// undecodedMark starts an item's field that holds a reference the parser did not decode.
+const undecodedMark = "(undecoded) "
 
 // parseDoc runs a document through body and the XML or text parser, on the fast path or (slow)
 // token by token. With oneByte, input arrives one byte per Read, so every token is split across
@@ -34,8 +38,21 @@ func parseDoc(t testing.TB, doc string, slow, oneByte bool) (Kind, []item, bool,
 		return KindText, items, false, err
 	}
 	d := &xmlDoc{lx: newLexer(r), slow: slow}
-	d.emit = func(loc, lastmod []byte) error {
-		items = append(items, item{string(loc), string(lastmod)})
+	d.emit = func(e *entry) error {
+		lastmod := string(e.lastmod)
+		if e.lastmodUndecoded {
+			lastmod = undecodedMark + lastmod
+		}
+		if len(e.locs) == 0 {
+			items = append(items, item{"", lastmod})
+		}
+		for i, loc := range e.locs {
+			if e.undecoded[i] {
+				items = append(items, item{undecodedMark + string(loc), lastmod})
+			} else {
+				items = append(items, item{string(loc), lastmod})
+			}
+		}
 		return nil
 	}
 	err = d.run()
@@ -64,8 +81,12 @@ func TestParseDocuments(t *testing.T) {
 			KindURLSet, []item{{"https://a.example/1", "2024-01-01"}}, false},
 		{"CDATA and entities", `<urlset><url><loc><![CDATA[https://a.example/?a=1&b=2]]></loc></url><url><loc>https://a.example/?a=1&amp;b=2&amp;amp;c</loc></url><url><loc>https://a.example/&#x41;&#66;</loc></url></urlset>`,
 			KindURLSet, []item{{"https://a.example/?a=1&b=2", ""}, {"https://a.example/?a=1&b=2&amp;c", ""}, {"https://a.example/AB", ""}}, false},
-		{"a stray ampersand is kept", `<urlset><url><loc>https://a.example/?a=1&b=2&nbsp;</loc><lastmod>2024-01-01</lastmod></url></urlset>`,
-			KindURLSet, []item{{"https://a.example/?a=1&b=2&nbsp;", "2024-01-01"}}, false},
+		{"a stray ampersand is kept", `<urlset><url><loc>https://a.example/?a=1&b=2</loc><lastmod>2024-01-01</lastmod></url></urlset>`,
+			KindURLSet, []item{{"https://a.example/?a=1&b=2", "2024-01-01"}}, false},
+		{"entities other than XML's are never expanded", `<!DOCTYPE urlset [<!ENTITY d "2024">]><urlset><url><loc>https://a.example/?a=1&b=2&nbsp;</loc><lastmod>&d;-01-01</lastmod></url>` +
+			`<url><loc>https://a.example/1</loc><lastmod>2024-01-01&d;</lastmod><loc> &#xa0;</loc></url><url><loc>https://a.example/<![CDATA[&d;]]>&#0;</loc></url></urlset>`,
+			KindURLSet, []item{{undecodedMark + "https://a.example/?a=1&b=2&nbsp;", undecodedMark + "&d;-01-01"}, {"https://a.example/1", undecodedMark + "2024-01-01&d;"},
+				{undecodedMark + "https://a.example/&d;&#0;", ""}}, false},
 		{"comments, PIs and a doctype anywhere", `<?xml version="1.0"?><!DOCTYPE urlset [<!ENTITY x "y>">]><?xml-stylesheet type="text/xsl" href="/s.xsl"?><!-- <url><loc>https://a.example/no</loc></url> --><urlset><url><!-- c --><loc>https://a.example/1<!-- </loc> --></loc><?pi x?></url></urlset>`,
 			KindURLSet, []item{{"https://a.example/1", ""}}, false},
 		{"lastmod before loc, other children between", `<urlset><url><lastmod>2024-03-04</lastmod><changefreq>daily</changefreq><priority>0.5</priority><loc>https://a.example/1</loc></url></urlset>`,
@@ -87,8 +108,8 @@ func TestParseDocuments(t *testing.T) {
 			KindRSS, []item{{"https://a.example/a", "Mon, 02 Jan 2006 15:04:05 GMT"}, {"https://a.example/b", "2024-02-02"}, {"", ""}}, false},
 		{"RSS 1.0 (RDF)", `<rdf:RDF xmlns:rdf="r" xmlns="http://purl.org/rss/1.0/"><channel><link>https://a.example/</link></channel><item rdf:about="https://a.example/a"><link>https://a.example/a</link></item></rdf:RDF>`,
 			KindRSS, []item{{"https://a.example/a", ""}}, false},
-		{"Atom", `<feed xmlns="http://www.w3.org/2005/Atom"><link href="https://a.example/"/><entry><link rel="edit" href="https://a.example/edit"/><link href="https://a.example/a"/><link rel="alternate" href="https://a.example/other"/><published>2024-01-01T00:00:00Z</published><updated>2024-02-01T00:00:00Z</updated></entry><entry><link rel="alternate" href="https://a.example/b&amp;c"></link><published>2023-01-01</published></entry></feed>`,
-			KindAtom, []item{{"https://a.example/a", "2024-02-01T00:00:00Z"}, {"https://a.example/b&c", "2023-01-01"}}, false},
+		{"Atom", `<feed xmlns="http://www.w3.org/2005/Atom"><link href="https://a.example/"/><entry><link rel="edit" href="https://a.example/edit"/><link href="https://a.example/a"/><link rel="alternate" href="https://a.example/other"/><published>2024-01-01T00:00:00Z</published><updated>2024-02-01T00:00:00Z</updated></entry><entry><link rel="alternate" href="https://a.example/b&amp;c"></link><published>2023-01-01</published></entry><entry><link href="https://a.example/&x;"/></entry></feed>`,
+			KindAtom, []item{{"https://a.example/a", "2024-02-01T00:00:00Z"}, {"https://a.example/b&c", "2023-01-01"}, {undecodedMark + "https://a.example/&x;", ""}}, false},
 		{"leading whitespace and a BOM", "\ufeff  \n<?xml version='1.0'?>\n<urlset><url><loc>https://a.example/1</loc></url></urlset>",
 			KindURLSet, []item{{"https://a.example/1", ""}}, false},
 		{"text sitemap", "https://a.example/1\r\n\r\n  https://a.example/2  \nnot a url\n",
