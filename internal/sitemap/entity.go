@@ -2,6 +2,7 @@ package sitemap
 
 import (
 	"bytes"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -110,8 +111,29 @@ func isNameByte(c byte) bool {
 	return isNameStart(c) || c >= '0' && c <= '9' || c == '-' || c == '.'
 }
 
-// trimSpace removes XML whitespace from both ends of s.
+// trimSpace removes whitespace from both ends of s: XML's own, and the Unicode spaces that
+// editors, word processors and copy-paste leave around URLs (see isUnicodeSpace). Values of
+// ASCII only, nearly all, cost two byte comparisons more than trimming XML whitespace.
 func trimSpace(s []byte) []byte {
+	s = trimXMLSpace(s)
+	for len(s) > 0 && (s[0] >= utf8.RuneSelf || s[len(s)-1] >= utf8.RuneSelf) {
+		n := len(s)
+		if r, size := utf8.DecodeRune(s); isUnicodeSpace(r) {
+			s = s[size:]
+		}
+		if r, size := utf8.DecodeLastRune(s); isUnicodeSpace(r) {
+			s = s[:len(s)-size]
+		}
+		if len(s) == n {
+			break
+		}
+		s = trimXMLSpace(s)
+	}
+	return s
+}
+
+// trimXMLSpace removes XML whitespace from both ends of s.
+func trimXMLSpace(s []byte) []byte {
 	for len(s) > 0 && isSpace(s[0]) {
 		s = s[1:]
 	}
@@ -119,4 +141,12 @@ func trimSpace(s []byte) []byte {
 		s = s[:len(s)-1]
 	}
 	return s
+}
+
+// isUnicodeSpace reports whether r is a space beyond ASCII that is trimmed from values: Unicode's
+// White_Space characters (no-break, en to hair, line and paragraph separators, narrow no-break,
+// medium mathematical, ideographic, Ogham, next line), and the zero-width space and byte order
+// mark, which are invisible. None can begin or end a URL as written.
+func isUnicodeSpace(r rune) bool {
+	return r >= utf8.RuneSelf && unicode.IsSpace(r) || r == '\u200b' || r == '\ufeff'
 }

@@ -46,7 +46,14 @@ func TestAppendUnescaped(t *testing.T) {
 }
 
 func TestTrimSpace(t *testing.T) {
-	for in, want := range map[string]string{"": "", " \t\r\n": "", "\n x y \t": "x y", "x": "x", "\u00a0x": "\u00a0x"} {
+	tests := map[string]string{
+		"": "", " \t\r\n": "", "\n x y \t": "x y", "x": "x",
+		"\u00a0x\u00a0": "x", "\u00a0 \u2000\nx\u3000\t\u202f": "x", "\ufeff\u200bx\u205f\u2028": "x",
+		"x\u00a0y": "x\u00a0y", "\u00a0": "", "\u00a0\u00a0 ": "",
+		"éx\u00e9": "éx\u00e9", "\u200dx\u00ad": "\u200dx\u00ad", // joiners and soft hyphens are not spaces
+		"x\xc2": "x\xc2", "\xa0x": "\xa0x", // broken UTF-8 is left to the URL rules
+	}
+	for in, want := range tests {
 		if got := string(trimSpace([]byte(in))); got != want {
 			t.Errorf("trimSpace(%q) = %q, want %q", in, got, want)
 		}

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -114,8 +115,8 @@ func oracle(doc []byte) []item {
 				}
 			case field == "" && depth == entryDepth+1:
 				if root == "feed" && t.Name.Local == "link" && ours(t.Name) {
-					if loc == "" && (attr(t, "rel") == nil || strings.Trim(*attr(t, "rel"), " \t\r\n") == "alternate") && attr(t, "href") != nil {
-						loc = strings.Trim(*attr(t, "href"), " \t\r\n")
+					if loc == "" && (attr(t, "rel") == nil || trimOracle(*attr(t, "rel")) == "alternate") && attr(t, "href") != nil {
+						loc = trimOracle(*attr(t, "href"))
 					}
 					continue
 				}
@@ -129,7 +130,7 @@ func oracle(doc []byte) []item {
 			}
 		case xml.EndElement:
 			if field != "" && depth == fieldDepth {
-				v := strings.Trim(text.String(), " \t\r\n")
+				v := trimOracle(text.String())
 				switch field {
 				case "loc":
 					if loc == "" {
@@ -176,7 +177,7 @@ func oracleField(root string, t xml.StartElement, ours bool) (string, int) {
 	case (root == "rss" || root == "RDF") && name == "link":
 		return "loc", 0
 	case (root == "rss" || root == "RDF") && name == "guid":
-		if p := attr(t, "isPermaLink"); p != nil && strings.Trim(*p, " \t\r\n") == "false" {
+		if p := attr(t, "isPermaLink"); p != nil && trimOracle(*p) == "false" {
 			return "none", 0
 		}
 		return "guid", 0
@@ -188,6 +189,14 @@ func oracleField(root string, t xml.StartElement, ours bool) (string, int) {
 		return "lastmod", 1
 	}
 	return "none", 0
+}
+
+// trimOracle trims what the scanner trims from values: XML whitespace and the Unicode spaces
+// beyond ASCII, with the zero-width space and the byte order mark.
+func trimOracle(s string) string {
+	return strings.TrimFunc(s, func(r rune) bool {
+		return r == ' ' || r == '\t' || r == '\r' || r == '\n' || r >= 0x80 && unicode.IsSpace(r) || r == 0x200b || r == 0xfeff
+	})
 }
 
 func attr(t xml.StartElement, name string) *string {
@@ -218,6 +227,8 @@ var fuzzSeeds = []string{
 	"\ufeff<urlset><url><loc>https://a.example/1</loc></url></urlset>",
 	"https://a.example/1\nhttps://a.example/2\n",
 	`<urlset><url a="1>2"><loc>https://a.example/1</loc><lastmod>2024</lastmod><x y='</url>'/></url></urlset>`,
+	"<urlset><url><loc>\u00a0https://a.example/1\u3000</loc><lastmod>\u20092024</lastmod></url><url><loc><![CDATA[\u2003https://a.example/2]]>&#160;</loc></url></urlset>",
+	`<!DOCTYPE urlset [<!ENTITY e "x">]><urlset><url><loc>https://a.example/&e;</loc><lastmod>&e;</lastmod></url></urlset>`,
 }
 
 func TestOracleAgreesOnSeeds(t *testing.T) {

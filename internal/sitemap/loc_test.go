@@ -2,6 +2,7 @@ package sitemap
 
 import (
 	"net/url"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -70,5 +71,34 @@ func TestHTTPPrefix(t *testing.T) {
 		if got := httpPrefix([]byte(in)); got != want {
 			t.Errorf("httpPrefix(%q) = %d, want %d", in, got, want)
 		}
+	}
+}
+
+func TestReadTrimsUnicodeSpaces(t *testing.T) {
+	// Unicode spaces around a value — no-break, em, ideographic, narrow and zero-width ones, a
+	// stray byte order mark — are trimmed like XML's own, inside CDATA or not, written or given
+	// as references; spaces inside a URL are left to the URL rules.
+	s := newTestSite(t)
+	doc := `<urlset ` + ns + `><url><loc><![CDATA[` + "\u00a0https://a.example/nbsp\u00a0" + `]]></loc></url>` +
+		"<url><loc>\u2003https://a.example/emsp\u3000</loc></url>" +
+		"<url><loc>\u00a0\n https://a.example/mixed \u202f</loc><lastmod>\u00a02024-01-02\u2009</lastmod></url>" +
+		"<url><loc>\ufeff\u200bhttps://a.example/bom\u205f\u2000\u200a\u1680</loc></url>" +
+		"<url><loc>&#160;https://a.example/ref&#x3000;</loc></url>" +
+		"<url><loc> <![CDATA[\u2028https://a.example/cdata]]>\u2029 </loc></url>" +
+		"<url><loc>https://a.example/in\u00a0side</loc></url></urlset>"
+	s.put("/u.xml", &testPage{body: []byte(doc)})
+	s.put("/t.txt", &testPage{body: []byte("\u00a0https://a.example/text\u3000\n"), contentType: "text/plain"})
+	s.put("/i.xml", &testPage{body: []byte(`<sitemapindex><sitemap><loc>` + "\u00a0" + s.url("/t.txt") + "\u2003</loc></sitemap></sitemapindex>")})
+	r := read(t, fast(), s.url("/u.xml"), s.url("/i.xml"))
+	want := []string{"https://a.example/nbsp", "https://a.example/emsp", "https://a.example/mixed", "https://a.example/bom",
+		"https://a.example/ref", "https://a.example/cdata", "https://a.example/in\u00a0side", "https://a.example/text"}
+	if !slices.Equal(r.urls, want) {
+		t.Errorf("urls = %q\nwant %q", r.urls, want)
+	}
+	if len(r.lastmods) > 2 && r.lastmods[2].IsZero() {
+		t.Errorf("a lastmod with Unicode spaces around it was not read; warnings %q", r.warnings)
+	}
+	if len(r.res.Failed()) != 0 {
+		t.Errorf("failed: %v", r.res.Failed())
 	}
 }
