@@ -39,27 +39,28 @@ func (d *doc) xml(r io.Reader) error {
 	return err
 }
 
-// child records the sitemap an index entry lists.
+// child records the sitemaps an index entry lists: one for each of its <loc>.
 func (d *doc) child(e *entry) error {
 	if len(e.locs) == 0 {
 		d.w.warn(d.idx, "an index entry without a <loc> was skipped")
 		return nil
 	}
-	loc := e.locs[0]
-	if e.undecoded[0] {
-		d.w.warn(d.idx, fmt.Sprintf("skipped sitemap %q: %s", clip(string(loc), 200), undecodedWhy))
-		return nil
+	for i, loc := range e.locs {
+		if e.undecoded[i] {
+			d.w.warn(d.idx, fmt.Sprintf("skipped sitemap %q: %s", clip(string(loc), 200), undecodedWhy))
+			continue
+		}
+		s, note, err := childSource(d.src, loc)
+		if err != nil {
+			d.w.warn(d.idx, err.Error())
+			continue
+		}
+		if note != "" {
+			d.w.warn(d.idx, note)
+		}
+		d.children = append(d.children, s)
+		d.w.res.Sitemaps[d.idx].Entries++
 	}
-	s, note, err := childSource(d.src, loc)
-	if err != nil {
-		d.w.warn(d.idx, err.Error())
-		return nil
-	}
-	if note != "" {
-		d.w.warn(d.idx, note)
-	}
-	d.children = append(d.children, s)
-	d.w.res.Sitemaps[d.idx].Entries++
 	return nil
 }
 
@@ -76,17 +77,28 @@ func (d *doc) line(loc []byte) error {
 	return d.add(u, time.Time{})
 }
 
-// pages delivers the page an entry of a urlset or a feed names.
+// pages delivers the pages an entry of a urlset or a feed names: one for each of its URLs, each
+// with the entry's lastmod.
 func (d *doc) pages(e *entry) error {
 	if len(e.locs) == 0 {
 		d.w.warn(d.idx, "an entry without a URL was skipped")
 		return nil
 	}
-	u, ok := d.url(e.locs[0], e.undecoded[0])
-	if !ok {
-		return nil
+	var lastmod time.Time
+	dated := false
+	for i, loc := range e.locs {
+		u, ok := d.url(loc, e.undecoded[i])
+		if !ok {
+			continue
+		}
+		if !dated {
+			lastmod, dated = d.lastmod(u, e), true
+		}
+		if err := d.add(u, lastmod); err != nil {
+			return err
+		}
 	}
-	return d.add(u, d.lastmod(u, e))
+	return nil
 }
 
 // url checks one URL value of an entry, warning about what was skipped or changed.

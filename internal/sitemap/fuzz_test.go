@@ -82,15 +82,16 @@ func wellFormedXML(doc []byte) bool {
 
 // oracle extracts a well-formed document's entries with encoding/xml, following the rules the
 // scanner implements: entries and fields by local name, in the root's prefix or none, fields as
-// direct children of an entry, the first non-empty loc, the best-ranked date, Atom's alternate
-// link, RSS's permalink guid.
+// direct children of an entry, every non-empty <loc> (one link for a feed item), the best-ranked
+// date, Atom's alternate link, RSS's permalink guid; one item for each URL of an entry.
 func oracle(doc []byte) []item {
 	d := xml.NewDecoder(bytes.NewReader(doc))
 	var (
 		items                   []item
 		root, rootPrefix, entry string
 		depth, entryDepth       int
-		loc, guid, lastmod      string
+		locs                    []string
+		guid, lastmod           string
 		rank, fieldRank         int
 		field                   string
 		fieldDepth              int
@@ -111,12 +112,14 @@ func oracle(doc []byte) []item {
 				entry = map[string]string{"urlset": "url", "sitemapindex": "sitemap", "rss": "item", "RDF": "item", "feed": "entry"}[root]
 			case entryDepth == 0:
 				if t.Name.Local == entry && ours(t.Name) {
-					entryDepth, loc, guid, lastmod, rank = depth, "", "", "", 0
+					entryDepth, locs, guid, lastmod, rank = depth, nil, "", "", 0
 				}
 			case field == "" && depth == entryDepth+1:
 				if root == "feed" && t.Name.Local == "link" && ours(t.Name) {
-					if loc == "" && (attr(t, "rel") == nil || trimOracle(*attr(t, "rel")) == "alternate") && attr(t, "href") != nil {
-						loc = trimOracle(*attr(t, "href"))
+					if len(locs) == 0 && (attr(t, "rel") == nil || trimOracle(*attr(t, "rel")) == "alternate") && attr(t, "href") != nil {
+						if v := trimOracle(*attr(t, "href")); v != "" {
+							locs = append(locs, v)
+						}
 					}
 					continue
 				}
@@ -133,8 +136,8 @@ func oracle(doc []byte) []item {
 				v := trimOracle(text.String())
 				switch field {
 				case "loc":
-					if loc == "" {
-						loc = v
+					if v != "" && (len(locs) == 0 || root == "urlset" || root == "sitemapindex") {
+						locs = append(locs, v)
 					}
 				case "guid":
 					guid = v
@@ -148,10 +151,12 @@ func oracle(doc []byte) []item {
 			depth--
 			if entryDepth != 0 && depth < entryDepth {
 				entryDepth = 0
-				if loc == "" {
-					loc = guid
+				if len(locs) == 0 {
+					locs = []string{guid}
 				}
-				items = append(items, item{loc, lastmod})
+				for _, loc := range locs {
+					items = append(items, item{loc, lastmod})
+				}
 			}
 			if depth == 0 {
 				return items
@@ -229,6 +234,9 @@ var fuzzSeeds = []string{
 	`<urlset><url a="1>2"><loc>https://a.example/1</loc><lastmod>2024</lastmod><x y='</url>'/></url></urlset>`,
 	"<urlset><url><loc>\u00a0https://a.example/1\u3000</loc><lastmod>\u20092024</lastmod></url><url><loc><![CDATA[\u2003https://a.example/2]]>&#160;</loc></url></urlset>",
 	`<!DOCTYPE urlset [<!ENTITY e "x">]><urlset><url><loc>https://a.example/&e;</loc><lastmod>&e;</lastmod></url></urlset>`,
+	`<urlset><url><loc>https://a.example/1</loc><lastmod>2024</lastmod><x/><loc a="1">https://a.example/2</loc><location>z</location><loc/></url></urlset>`,
+	`<sm:urlset xmlns:sm="s"><sm:url><sm:loc>https://a.example/1</sm:loc><sm:lastmod>2024</sm:lastmod><sm:loc>https://a.example/2</sm:loc></sm:url></sm:urlset>`,
+	`<sitemapindex><sitemap><loc>https://a.example/1.xml</loc><loc>https://a.example/2.xml</loc><lastmod>2024</lastmod></sitemap></sitemapindex>`,
 }
 
 func TestOracleAgreesOnSeeds(t *testing.T) {

@@ -248,15 +248,16 @@ func (l *lexer) bang(wantText bool) (tokKind, bool) {
 
 // skipTo moves to the next endTag (such as "</url>") when what comes before it in the buffer is
 // plain markup: no comment, CDATA section or processing instruction, which could hide or fake
-// it, and no startTag (such as "<url"), which would nest another. Otherwise it stays put and the
-// caller reads on token by token. It skips an entry's remaining children (changefreq, priority,
-// image and hreflang blocks) once its URL and date are known: half of a typical sitemap's tags.
-// It reports whether it moved.
-func (l *lexer) skipTo(endTag, startTag []byte) bool {
+// it, and no tag that begins with one of stops (such as "<url", which would nest another entry,
+// or "<loc", which would be a field to read). Otherwise it stays put and the caller reads on
+// token by token. It skips an entry's remaining children (changefreq, priority, image and
+// hreflang blocks) once its URL and date are known: half of a typical sitemap's tags. It
+// reports whether it moved.
+func (l *lexer) skipTo(endTag []byte, stops [][]byte) bool {
 	buf := l.buf[:l.end]
-	// The entry's tags are told from others by the byte after "</" or "<" before comparing
-	// them whole: most tags passed over differ there.
-	endAt, startAt := endTag[2], startTag[1]
+	// Tags are told apart by the byte after "</" or "<" before comparing them whole: most tags
+	// passed over differ there.
+	endAt := endTag[2]
 	for p := l.pos; ; p++ {
 		i := bytes.IndexByte(buf[p:], '<')
 		if i < 0 {
@@ -274,9 +275,11 @@ func (l *lexer) skipTo(endTag, startTag []byte) bool {
 			}
 		case '!', '?':
 			return false
-		case startAt:
-			if bytes.HasPrefix(buf[p:], startTag) {
-				return false
+		default:
+			for _, s := range stops {
+				if c == s[1] && bytes.HasPrefix(buf[p:], s) {
+					return false
+				}
 			}
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestPageURL(t *testing.T) {
@@ -100,5 +101,43 @@ func TestReadTrimsUnicodeSpaces(t *testing.T) {
 	}
 	if len(r.res.Failed()) != 0 {
 		t.Errorf("failed: %v", r.res.Failed())
+	}
+}
+
+func TestReadEveryLocOfAnEntry(t *testing.T) {
+	// An entry with several <loc> children names several pages (or sitemaps): each one that is a
+	// URL is kept, with the entry's lastmod, wherever the <loc> stands among the children.
+	s := newTestSite(t)
+	p := func(name string) string { return "https://a.example/" + name }
+	urlset := `<urlset ` + ns + ` xmlns:image="i">` +
+		`<url><loc>` + p("a1") + `</loc><lastmod>2024-01-02</lastmod><changefreq>daily</changefreq><loc>` + p("a2") + `</loc><image:image><image:loc>` + p("img") + `</image:loc></image:image></url>` +
+		`<url><loc>` + p("b1") + `</loc><loc>ftp://a.example/b2</loc><loc> </loc><loc>` + p("b3") + `</loc><lastmod>2024-01-03</lastmod></url>` +
+		`<url><lastmod>2024-01-04</lastmod><loc>` + p("c1") + `</loc><priority>1</priority><loc><![CDATA[` + p("c2") + `]]></loc></url>` +
+		`<url><loc>` + p("d1") + `</loc><lastmod>2024-01-05</lastmod></url></urlset>`
+	s.put("/u.xml", &testPage{body: []byte(urlset)})
+	s.put("/sm.xml", &testPage{body: []byte(`<sm:urlset xmlns:sm="` + "http://www.sitemaps.org/schemas/sitemap/0.9" + `"><sm:url><sm:loc>` + p("e1") +
+		`</sm:loc><sm:lastmod>2024-01-06</sm:lastmod><sm:loc>` + p("e2") + `</sm:loc></sm:url></sm:urlset>`)})
+	for _, c := range []string{"a", "b", "c"} {
+		s.put("/child-"+c+".xml", &testPage{body: urlsetOf(p("child-" + c))})
+	}
+	s.put("/idx.xml", &testPage{body: []byte(`<sitemapindex ` + ns + `><sitemap><loc>` + s.url("/child-a.xml") + `</loc><loc>` + s.url("/child-b.xml") +
+		`</loc><lastmod>2026-01-01</lastmod></sitemap><sitemap><loc>` + s.url("/child-c.xml") + `</loc></sitemap></sitemapindex>`)})
+	r := read(t, fast(), s.url("/u.xml"), s.url("/sm.xml"), s.url("/idx.xml"))
+	want := []string{p("a1"), p("a2"), p("b1"), p("b3"), p("c1"), p("c2"), p("d1"), p("e1"), p("e2"), p("child-a"), p("child-b"), p("child-c")}
+	if !slices.Equal(r.urls, want) {
+		t.Fatalf("urls = %q\nwant %q", r.urls, want)
+	}
+	day := func(d int) time.Time { return time.Date(2024, 1, d, 0, 0, 0, 0, time.UTC) }
+	wantLastmods := []time.Time{day(2), day(2), day(3), day(3), day(4), day(4), day(5), day(6), day(6), day(2), day(2), day(2)}
+	if !slices.EqualFunc(r.lastmods, wantLastmods, time.Time.Equal) {
+		t.Errorf("lastmods = %v\nwant %v", r.lastmods, wantLastmods)
+	}
+	if !r.warned(`"ftp://a.example/b2": not an http(s) URL`) {
+		t.Errorf("warnings %q", r.warnings)
+	}
+	for _, sm := range r.res.Sitemaps {
+		if strings.HasSuffix(sm.URL, "/idx.xml") && sm.Entries != 3 {
+			t.Errorf("the index counts %d entries, want 3", sm.Entries)
+		}
 	}
 }

@@ -220,7 +220,8 @@ func (d *xmlDoc) commit() {
 	v := trimSpace(d.val)
 	switch d.field {
 	case slotLoc:
-		if len(v) > 0 && len(d.f.locEnds) == 0 {
+		// Every <loc> of a sitemap entry counts; a feed item has one link.
+		if len(v) > 0 && (len(d.f.locEnds) == 0 || d.kind == KindURLSet || d.kind == KindIndex) {
 			d.f.addLoc(v, d.valUndecoded)
 		}
 	case slotGuid:
