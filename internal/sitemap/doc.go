@@ -34,6 +34,10 @@ func (d *doc) xml(r io.Reader) error {
 	err := x.run()
 	d.w.res.Sitemaps[d.idx].Kind = x.kind
 	if x.truncated && err == nil {
+		// Entries are counted as they are delivered: deliver those still queued first.
+		if err := d.w.flush(d.idx); err != nil {
+			return err
+		}
 		d.w.warn(d.idx, fmt.Sprintf("ends before its closing tag, as if cut off; the %d entries read whole are kept", d.w.res.Sitemaps[d.idx].Entries))
 	}
 	return err
