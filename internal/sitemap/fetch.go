@@ -147,8 +147,9 @@ func retryable(err error) bool {
 
 const acceptHeader = "application/xml, text/xml;q=0.9, application/rss+xml;q=0.9, application/atom+xml;q=0.9, text/plain;q=0.8, */*;q=0.5"
 
-// open starts reading a sitemap. cache, when not nil, supplies validators for a conditional GET.
-func (r *Reader) open(ctx context.Context, s source, cache Cache) (*response, error) {
+// open starts reading a sitemap with client. cache, when not nil, supplies validators for a
+// conditional GET.
+func (r *Reader) open(ctx context.Context, client *http.Client, s source, cache Cache) (*response, error) {
 	if s.url == nil {
 		f, err := os.Open(s.path)
 		if err != nil {
@@ -175,9 +176,9 @@ func (r *Reader) open(ctx context.Context, s source, cache Cache) (*response, er
 			req.Header.Set("If-Modified-Since", lm)
 		}
 	}
-	resp, err := r.client.Do(req)
+	resp, err := client.Do(req)
 	if err != nil {
-		return nil, transientError{netError(err, r.opt.Timeout)}
+		return nil, doError(err, r.opt.Timeout)
 	}
 	out := &response{body: resp.Body, size: resp.ContentLength, base: resp.Request.URL, status: resp.StatusCode,
 		contentType: resp.Header.Get("Content-Type"), etag: resp.Header.Get("ETag"),
@@ -192,6 +193,20 @@ func (r *Reader) open(ctx context.Context, s source, cache Cache) (*response, er
 	snippet, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
 	resp.Body.Close()
 	return nil, &HTTPError{Status: resp.StatusCode, ContentType: out.contentType, Snippet: clip(collapse(string(snippet)), 80)}
+}
+
+// doError classifies a failed request: a redirect that was not followed, as its policy says;
+// anything else is the network's, worth a retry.
+func doError(err error, timeout time.Duration) error {
+	var ar alreadyRead
+	if errors.As(err, &ar) {
+		return ar
+	}
+	var re redirectError
+	if errors.As(err, &re) {
+		return re
+	}
+	return transientError{netError(err, timeout)}
 }
 
 // localError explains a file that cannot be opened.

@@ -88,6 +88,7 @@ func NewClient(idlePerHost int) *http.Client {
 func (r *Reader) Read(ctx context.Context, sitemaps []string, fn func(Entry) error) (*Result, error) {
 	w := &walk{r: r, ctx: ctx, fn: fn, seenMap: map[string]bool{}}
 	w.pending.seed = maphash.MakeSeed()
+	w.client = w.newClient()
 	for _, s := range sitemaps {
 		if err := w.root(s); err != nil {
 			return &w.res, err

@@ -30,6 +30,7 @@ type testPage struct {
 	etag            string
 	cutAt           int // on the first request, close the connection after this many bytes
 	delay           time.Duration
+	redirect        string // answer 302 with this Location
 }
 
 func newTestSite(t *testing.T) *testSite {
@@ -76,6 +77,9 @@ func (s *testSite) serve(w http.ResponseWriter, r *http.Request) {
 	case status != 0:
 		w.WriteHeader(status)
 		fmt.Fprintf(w, "scripted %d", status)
+		return
+	case p.redirect != "":
+		http.Redirect(w, r, p.redirect, http.StatusFound)
 		return
 	}
 	time.Sleep(p.delay)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/http"
 	"net/url"
 )
 
@@ -33,6 +34,11 @@ type walk struct {
 	seenMap map[string]bool
 	res     Result
 	warned  map[int]int // warnings per sitemap index in res.Sitemaps
+
+	// client makes the read's requests (see newClient); own names the sitemap being read and
+	// where its redirects led.
+	client *http.Client
+	own    []string
 }
 
 func (w *walk) warn(idx int, msg string) {
@@ -74,7 +80,7 @@ func (w *walk) visit(s source, depth int) error {
 		return nil
 	}
 	children, err := w.readRetrying(s, idx)
-	if err != nil {
+	if err != nil || w.skipRead(idx) {
 		return err
 	}
 	if n := w.warned[idx]; n > warnLimit {
@@ -92,6 +98,7 @@ func (w *walk) visit(s source, depth int) error {
 // failed attempt are not delivered again: the URL set dedupes them. It returns an error only
 // when the whole read must stop; the sitemap's own failure is recorded in its Sitemap.
 func (w *walk) readRetrying(s source, idx int) ([]source, error) {
+	w.own = append(w.own[:0], s.name())
 	for attempt := 0; ; attempt++ {
 		children, err := w.readOnce(s, idx)
 		if f := fatal(w.ctx, err); f != nil {
@@ -116,9 +123,12 @@ func (w *walk) readRetrying(s source, idx int) ([]source, error) {
 func (w *walk) readOnce(s source, idx int) ([]source, error) {
 	ctx, cancel := context.WithTimeout(w.ctx, w.r.opt.Timeout)
 	defer cancel()
-	resp, err := w.r.open(ctx, s, w.cache(s))
+	resp, err := w.r.open(ctx, w.client, s, w.cache(s))
 	if err != nil {
 		return nil, err
+	}
+	if resp.base != nil {
+		w.arrived(resp.base)
 	}
 	defer resp.body.Close()
 	st := &w.res.Sitemaps[idx]
@@ -214,8 +224,9 @@ func (w *walk) discover(robots *url.URL) error {
 // lists none; it is not a sitemap, so it is reported through warnings only.
 func (w *walk) robots(u *url.URL) ([]*url.URL, error) {
 	warn := func(msg string) { w.r.opt.Warn(Warning{Sitemap: u.String(), Message: msg}) }
+	w.own = append(w.own[:0], u.String())
 	for attempt := 0; ; attempt++ {
-		resp, err := w.r.open(w.ctx, source{url: u}, nil)
+		resp, err := w.r.open(w.ctx, w.client, source{url: u}, nil)
 		if err == nil {
 			names := robotsSitemaps(resp.body, resp.base)
 			resp.body.Close()
