@@ -229,7 +229,7 @@ func netError(err error, timeout time.Duration) error {
 	var ne net.Error
 	switch {
 	case errors.Is(err, context.DeadlineExceeded) || errors.As(err, &ne) && ne.Timeout():
-		return fmt.Errorf("no complete answer within %s (sitemap.timeout)", timeout)
+		return timeoutError(timeout)
 	case errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF):
 		return fmt.Errorf("the server closed the connection before the whole answer arrived: %w", err)
 	}

@@ -36,9 +36,10 @@ type walk struct {
 	warned  map[int]int // warnings per sitemap index in res.Sitemaps
 
 	// client makes the read's requests (see newClient); own names the sitemap being read and
-	// where its redirects led.
+	// where its redirects led; clock is the deadline of the attempt at it.
 	client *http.Client
 	own    []string
+	clock  *attemptClock
 }
 
 func (w *walk) warn(idx int, msg string) {
@@ -118,11 +119,26 @@ func (w *walk) readRetrying(s source, idx int) ([]source, error) {
 	}
 }
 
-// readOnce makes one attempt at one sitemap. Pages are delivered as they are parsed; the
-// sitemaps an index lists are returned, to be read once this one is closed.
+// readOnce makes one attempt at one sitemap, within sitemap.timeout of its own time (see
+// attemptClock). Pages are delivered as they are parsed; the sitemaps an index lists are
+// returned, to be read once this one is closed.
 func (w *walk) readOnce(s source, idx int) ([]source, error) {
-	ctx, cancel := context.WithTimeout(w.ctx, w.r.opt.Timeout)
-	defer cancel()
+	ctx, cancel := context.WithCancelCause(w.ctx)
+	defer cancel(nil)
+	w.clock = startClock(w.r.opt.Timeout, cancel)
+	children, err := w.attempt(ctx, s, idx)
+	w.clock.stop()
+	w.clock = nil
+	var se stopError
+	if err != nil && !errors.As(err, &se) && w.ctx.Err() == nil && context.Cause(ctx) == errTimedOut {
+		// However the network or the parser met the end of the attempt, say what ended it.
+		err = transientError{timeoutError(w.r.opt.Timeout)}
+	}
+	return children, err
+}
+
+// attempt reads a sitemap with ctx.
+func (w *walk) attempt(ctx context.Context, s source, idx int) ([]source, error) {
 	resp, err := w.r.open(ctx, w.client, s, w.cache(s))
 	if err != nil {
 		return nil, err
