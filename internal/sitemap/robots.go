@@ -2,7 +2,6 @@ package sitemap
 
 import (
 	"bytes"
-	"io"
 	"net/url"
 	"strings"
 )
@@ -16,10 +15,9 @@ const maxRobotsBytes = 500 << 10
 // or instead of it when the line holds only the name and one value; a byte order mark is
 // skipped and lines end at CR, LF or both. Relative values are resolved against the robots.txt
 // URL; values that are not http(s) URLs are ignored.
-func robotsSitemaps(r io.Reader, base *url.URL) []*url.URL {
+func robotsSitemaps(text []byte, base *url.URL) []*url.URL {
 	var out []*url.URL
 	seen := map[string]bool{}
-	text, _ := io.ReadAll(io.LimitReader(r, maxRobotsBytes))
 	text = bytes.TrimPrefix(text, []byte("\xef\xbb\xbf"))
 	for len(text) > 0 {
 		line := text

@@ -12,7 +12,7 @@ func TestRobotsSitemaps(t *testing.T) {
 		"sitemap:/s2.xml\r\nSitemap: https://a.example/s1.xml\n  Sitemap : https://cdn.example/s3.xml.gz # comment\n" +
 		"Sitemap: ftp://a.example/no.xml\n# Sitemap: https://a.example/commented.xml\n"
 	var got []string
-	for _, u := range robotsSitemaps(strings.NewReader(robots), base) {
+	for _, u := range robotsSitemaps([]byte(robots), base) {
 		got = append(got, u.String())
 	}
 	want := []string{"https://a.example/s1.xml", "https://a.example/s2.xml", "https://cdn.example/s3.xml.gz"}
@@ -42,7 +42,7 @@ func TestRobotsSitemapsAsGoogleReadsThem(t *testing.T) {
 	}
 	for _, tc := range tests {
 		var got []string
-		for _, u := range robotsSitemaps(strings.NewReader(tc.robots), base) {
+		for _, u := range robotsSitemaps([]byte(tc.robots), base) {
 			got = append(got, u.String())
 		}
 		if strings.Join(got, " ") != tc.want {

@@ -48,3 +48,17 @@ func TestReadRunContextEndsAStalledDownload(t *testing.T) {
 		t.Errorf("err = %v, want the context's", err)
 	}
 }
+
+func TestReadRobotsTimeout(t *testing.T) {
+	// robots.txt is bound by sitemap.timeout as a sitemap is: a host that never answers must not
+	// hold a read until the run's budget ends.
+	s := newTestSite(t)
+	s.put("/robots.txt", &testPage{body: []byte("Sitemap: /a.xml\n"), contentType: "text/plain", delay: time.Second})
+	s.put("/sitemap.xml", &testPage{body: urlsetOf(s.url("/1"))})
+	o := fast()
+	o.Timeout, o.Retries = 100*time.Millisecond, 0
+	r := read(t, o, s.url("/"))
+	if !r.warned("robots.txt: not read (no complete answer within 100ms (sitemap.timeout))") || len(r.urls) != 1 {
+		t.Errorf("urls %v, warnings %q; want robots.txt to time out and /sitemap.xml read", r.urls, r.warnings)
+	}
+}

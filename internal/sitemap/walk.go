@@ -242,10 +242,9 @@ func (w *walk) robots(u *url.URL) ([]*url.URL, error) {
 	warn := func(msg string) { w.r.opt.Warn(Warning{Sitemap: u.String(), Message: msg}) }
 	w.own = append(w.own[:0], u.String())
 	for attempt := 0; ; attempt++ {
-		resp, err := w.r.open(w.ctx, w.client, source{url: u}, nil)
+		text, base, err := w.robotsOnce(u)
 		if err == nil {
-			names := robotsSitemaps(resp.body, resp.base)
-			resp.body.Close()
+			names := robotsSitemaps(text, base)
 			if len(names) == 0 {
 				warn("lists no Sitemap: lines; looking for /sitemap.xml and /sitemap_index.xml")
 			}
@@ -262,4 +261,18 @@ func (w *walk) robots(u *url.URL) ([]*url.URL, error) {
 			return nil, fatal(w.ctx, err)
 		}
 	}
+}
+
+// robotsOnce downloads robots.txt (its first maxRobotsBytes) within sitemap.timeout, and
+// returns it with the URL it came from after redirects.
+func (w *walk) robotsOnce(u *url.URL) ([]byte, *url.URL, error) {
+	ctx, cancel := context.WithTimeout(w.ctx, w.r.opt.Timeout)
+	defer cancel()
+	resp, err := w.r.open(ctx, w.client, source{url: u}, nil)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer resp.body.Close()
+	text, err := io.ReadAll(io.LimitReader(transientReader{resp.body, w.r.opt.Timeout}, maxRobotsBytes))
+	return text, resp.base, err
 }
