@@ -193,7 +193,7 @@ func (w *walk) cache(s source) Cache {
 // explain adds to a not-a-sitemap error what the server said the body was.
 func (w *walk) explain(err error, resp *response) error {
 	if errors.Is(err, ErrNotSitemap) && resp.status != 0 {
-		ct := resp.contentType
+		ct := clip(resp.contentType, 80)
 		if ct == "" {
 			ct = "no Content-Type"
 		}
