@@ -128,14 +128,13 @@ func (d *doc) lastmod(u []byte, e *entry) time.Time {
 	if len(e.lastmod) == 0 {
 		return time.Time{}
 	}
-	quoted := strconv.Quote(clip(string(e.lastmod), 60))
 	if e.lastmodUndecoded {
-		d.w.warn(d.idx, fmt.Sprintf("%s: lastmod %s is not a date (%s); the URL is kept without one", u, quoted, undecodedWhy))
+		d.w.warn(d.idx, fmt.Sprintf("%s: lastmod %s is not a date (%s); the URL is kept without one", u, strconv.Quote(clip(string(e.lastmod), 60)), undecodedWhy))
 		return time.Time{}
 	}
 	lm, ok := parseLastmod(e.lastmod)
 	if !ok {
-		d.w.warn(d.idx, fmt.Sprintf("%s: lastmod %s is not a date; the URL is kept without one", u, quoted))
+		d.w.warn(d.idx, fmt.Sprintf("%s: lastmod %s is not a date; the URL is kept without one", u, strconv.Quote(clip(string(e.lastmod), 60))))
 	}
 	return lm
 }

@@ -1,7 +1,10 @@
 package sitemap
 
 import (
+	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -23,5 +26,29 @@ func TestReadTruncatedCountsWhatIsKept(t *testing.T) {
 				t.Errorf("%d URLs, warnings %q; want %d and %q", len(r.urls), r.warnings, n, want)
 			}
 		})
+	}
+}
+
+func TestReadAllocatesPerReadNotPerURL(t *testing.T) {
+	// The common path — ASCII URLs with a lastmod — allocates nothing per URL: a read's
+	// allocations are its buffers, whatever the sitemap's size.
+	dir := t.TempDir()
+	var urls []string
+	for i := range 4000 {
+		urls = append(urls, fmt.Sprintf("https://a.example/p/%d?a=1&amp;b=2", i))
+	}
+	path := filepath.Join(dir, "s.xml")
+	if err := os.WriteFile(path, urlsetOf(urls...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := NewReader(Defaults())
+	n := 0
+	allocs := testing.AllocsPerRun(3, func() {
+		if _, err := r.Read(context.Background(), []string{path}, func(Entry) error { n++; return nil }); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if n != 4*len(urls) || allocs > 400 {
+		t.Errorf("%d URLs read with %.0f allocations; want under 400 for %d URLs", n, allocs, len(urls))
 	}
 }
