@@ -36,10 +36,21 @@ func FuzzParse(f *testing.F) {
 		if !slices.Equal(fastItems, slowItems) {
 			t.Fatalf("fast path %q, slow path %q", fastItems, slowItems)
 		}
-		if want := oracle(doc); !slices.Equal(fastItems, want) {
+		if want := oracle(doc); !slices.Equal(xmlLineEnds(fastItems), want) {
 			t.Fatalf("parser %q, encoding/xml reference %q", fastItems, want)
 		}
 	})
+}
+
+// xmlLineEnds turns CR LF and CR into LF in items, as encoding/xml reads any text. The scanner
+// leaves values as written, which costs nothing, and pageURL reads line ends as XML does.
+func xmlLineEnds(items []item) []item {
+	out := make([]item, len(items))
+	nl := strings.NewReplacer("\r\n", "\n", "\r", "\n")
+	for i, it := range items {
+		out[i] = item{nl.Replace(it.loc), nl.Replace(it.lastmod)}
+	}
+	return out
 }
 
 // wellFormedXML reports whether encoding/xml reads doc whole, strictly, as UTF-8, and doc starts

@@ -20,6 +20,7 @@ func TestPageURL(t *testing.T) {
 		{in: "http://a.example", want: "http://a.example"},
 		{in: "https://a.example/CV James.pdf", want: "https://a.example/CV%20James.pdf", note: "percent-encoded"},
 		{in: "https://a.example/a\tb", want: "https://a.example/a%09b", note: "percent-encoded"},
+		{in: "https://a.example/a\r\nb\rc\nd", want: "https://a.example/a%0Ab%0Ac%0Ad", note: "percent-encoded"}, // XML's line ends
 		{in: "https://bg.example/интерактивна-карта/", want: "https://bg.example/интерактивна-карта/"},
 		{in: "https://a.example/\xff", want: "https://a.example/%FF", note: "percent-encoded"},
 		{in: "/p/relative", want: "https://a.example/p/relative", note: "resolved"},
