@@ -16,7 +16,8 @@ type Options struct {
 	Client *http.Client
 	// UserAgent is sent with every request. It should name sitepush and a contact.
 	UserAgent string
-	// Timeout bounds one attempt at one sitemap, body included.
+	// Timeout bounds one attempt at one sitemap, body included: the reader's own time, not the
+	// time Read's fn takes (see attemptClock). It bounds one attempt at robots.txt too.
 	Timeout time.Duration
 	// Retries is how many more attempts a sitemap gets after a network error, a timeout or a
 	// 408, 429 or 5xx answer, RetryInterval apart. Other errors are not retried.
