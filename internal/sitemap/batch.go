@@ -41,6 +41,9 @@ func (w *walk) flush(idx int) error {
 	w.seenURL.reserve(len(b.hashes))
 	w.seenURL.warm(b.hashes)
 	st := &w.res.Sitemaps[idx]
+	// The caller's time is not the reader's: sitemap.timeout stops meanwhile.
+	w.clock.pause()
+	defer w.clock.resume()
 	start := 0
 	for i, h := range b.hashes {
 		u := b.urls[start:b.ends[i]]

@@ -10,7 +10,6 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"time"
 )
@@ -90,17 +89,25 @@ type response struct {
 	notModified   bool
 }
 
-// HTTPError is an answer other than success from a sitemap's server.
+// HTTPError is an answer other than success from a sitemap's server. It never holds the body:
+// a sitemap may point at an internal service, whose answer must not reach logs and run records.
 type HTTPError struct {
 	Status      int
 	ContentType string
-	Snippet     string // the start of the body, to show what came back
+	Size        int64 // of the body, -1 when unknown
 }
 
 func (e *HTTPError) Error() string {
 	msg := fmt.Sprintf("HTTP %d %s", e.Status, http.StatusText(e.Status))
-	if e.Snippet != "" {
-		msg += fmt.Sprintf(" (%s body begins %s)", e.ContentType, strconv.Quote(e.Snippet))
+	var about []string
+	if e.ContentType != "" {
+		about = append(about, clip(e.ContentType, 80))
+	}
+	if e.Size >= 0 {
+		about = append(about, fmt.Sprintf("%d bytes", e.Size))
+	}
+	if len(about) > 0 {
+		msg += " (" + strings.Join(about, ", ") + ")"
 	}
 	return msg
 }
@@ -147,8 +154,9 @@ func retryable(err error) bool {
 
 const acceptHeader = "application/xml, text/xml;q=0.9, application/rss+xml;q=0.9, application/atom+xml;q=0.9, text/plain;q=0.8, */*;q=0.5"
 
-// open starts reading a sitemap. cache, when not nil, supplies validators for a conditional GET.
-func (r *Reader) open(ctx context.Context, s source, cache Cache) (*response, error) {
+// open starts reading a sitemap with client. cache, when not nil, supplies validators for a
+// conditional GET.
+func (r *Reader) open(ctx context.Context, client *http.Client, s source, cache Cache) (*response, error) {
 	if s.url == nil {
 		f, err := os.Open(s.path)
 		if err != nil {
@@ -175,9 +183,9 @@ func (r *Reader) open(ctx context.Context, s source, cache Cache) (*response, er
 			req.Header.Set("If-Modified-Since", lm)
 		}
 	}
-	resp, err := r.client.Do(req)
+	resp, err := client.Do(req)
 	if err != nil {
-		return nil, transientError{netError(err, r.opt.Timeout)}
+		return nil, doError(err, r.opt.Timeout)
 	}
 	out := &response{body: resp.Body, size: resp.ContentLength, base: resp.Request.URL, status: resp.StatusCode,
 		contentType: resp.Header.Get("Content-Type"), etag: resp.Header.Get("ETag"),
@@ -189,9 +197,32 @@ func (r *Reader) open(ctx context.Context, s source, cache Cache) (*response, er
 	case resp.StatusCode >= 200 && resp.StatusCode < 300:
 		return out, nil
 	}
-	snippet, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
+	// A short error body is read, unseen, so that the connection can be used again, and to
+	// learn its size when the server did not say.
+	n, _ := io.Copy(io.Discard, io.LimitReader(resp.Body, maxErrorBody+1))
 	resp.Body.Close()
-	return nil, &HTTPError{Status: resp.StatusCode, ContentType: out.contentType, Snippet: clip(collapse(string(snippet)), 80)}
+	size := resp.ContentLength
+	if size < 0 && n <= maxErrorBody {
+		size = n
+	}
+	return nil, &HTTPError{Status: resp.StatusCode, ContentType: out.contentType, Size: size}
+}
+
+// maxErrorBody is how much of an error answer is read, and dropped.
+const maxErrorBody = 4 << 10
+
+// doError classifies a failed request: a redirect that was not followed, as its policy says;
+// anything else is the network's, worth a retry.
+func doError(err error, timeout time.Duration) error {
+	var ar alreadyRead
+	if errors.As(err, &ar) {
+		return ar
+	}
+	var re redirectError
+	if errors.As(err, &re) {
+		return re
+	}
+	return transientError{netError(err, timeout)}
 }
 
 // localError explains a file that cannot be opened.
@@ -214,14 +245,9 @@ func netError(err error, timeout time.Duration) error {
 	var ne net.Error
 	switch {
 	case errors.Is(err, context.DeadlineExceeded) || errors.As(err, &ne) && ne.Timeout():
-		return fmt.Errorf("no complete answer within %s (sitemap.timeout)", timeout)
+		return timeoutError(timeout)
 	case errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF):
 		return fmt.Errorf("the server closed the connection before the whole answer arrived: %w", err)
 	}
 	return err
-}
-
-// collapse squeezes runs of whitespace, for showing a body in one line.
-func collapse(s string) string {
-	return strings.Join(strings.Fields(s), " ")
 }

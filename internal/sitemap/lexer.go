@@ -40,12 +40,13 @@ type lexer struct {
 	// The current token, valid until the next call of next. A tag's qualified name is
 	// buf[nameLo:nameHi], with its prefix ending at colon (-1 when there is none), and its raw
 	// attributes are buf[attrLo:attrHi]. Text is buf[textLo:textHi], or scratch when it had to be
-	// decoded.
+	// decoded; textUndecoded says it holds a reference that could not be (see appendUnescaped).
 	nameLo, nameHi, colon int
 	attrLo, attrHi        int
 	selfClosing           bool
 	textLo, textHi        int
 	textDecoded           bool
+	textUndecoded         bool
 	scratch               []byte
 }
 
@@ -177,10 +178,11 @@ func (l *lexer) next(wantText bool) tokKind {
 
 // setText makes buf[lo:hi] the current text, decoding references when decode is set.
 func (l *lexer) setText(lo, hi int, decode bool) {
-	l.textLo, l.textHi, l.textDecoded = lo, hi, false
+	l.textLo, l.textHi, l.textDecoded, l.textUndecoded = lo, hi, false, false
 	if s := l.buf[lo:hi]; decode && bytes.IndexByte(s, '&') >= 0 {
-		l.scratch = appendUnescaped(l.scratch[:0], s)
-		l.textDecoded = true
+		var ok bool
+		l.scratch, ok = appendUnescaped(l.scratch[:0], s)
+		l.textDecoded, l.textUndecoded = true, !ok
 	}
 }
 
@@ -246,15 +248,16 @@ func (l *lexer) bang(wantText bool) (tokKind, bool) {
 
 // skipTo moves to the next endTag (such as "</url>") when what comes before it in the buffer is
 // plain markup: no comment, CDATA section or processing instruction, which could hide or fake
-// it, and no startTag (such as "<url"), which would nest another. Otherwise it stays put and the
-// caller reads on token by token. It skips an entry's remaining children (changefreq, priority,
-// image and hreflang blocks) once its URL and date are known: half of a typical sitemap's tags.
-// It reports whether it moved.
-func (l *lexer) skipTo(endTag, startTag []byte) bool {
+// it, and no tag that begins with one of stops (such as "<url", which would nest another entry,
+// or "<loc", which would be a field to read). Otherwise it stays put and the caller reads on
+// token by token. It skips an entry's remaining children (changefreq, priority, image and
+// hreflang blocks) once its URL and date are known: half of a typical sitemap's tags. It
+// reports whether it moved.
+func (l *lexer) skipTo(endTag []byte, stops [][]byte) bool {
 	buf := l.buf[:l.end]
-	// The entry's tags are told from others by the byte after "</" or "<" before comparing
-	// them whole: most tags passed over differ there.
-	endAt, startAt := endTag[2], startTag[1]
+	// Tags are told apart by the byte after "</" or "<" before comparing them whole: most tags
+	// passed over differ there.
+	endAt := endTag[2]
 	for p := l.pos; ; p++ {
 		i := bytes.IndexByte(buf[p:], '<')
 		if i < 0 {
@@ -272,9 +275,11 @@ func (l *lexer) skipTo(endTag, startTag []byte) bool {
 			}
 		case '!', '?':
 			return false
-		case startAt:
-			if bytes.HasPrefix(buf[p:], startTag) {
-				return false
+		default:
+			for _, s := range stops {
+				if c == s[1] && bytes.HasPrefix(buf[p:], s) {
+					return false
+				}
 			}
 		}
 	}
@@ -389,35 +394,36 @@ func (l *lexer) scanTag() bool {
 	return false
 }
 
-// attr returns the decoded value of the named attribute of the current start tag.
-func (l *lexer) attr(name string) ([]byte, bool) {
+// attr returns the decoded value of the named attribute of the current start tag, and whether
+// every reference in it could be decoded.
+func (l *lexer) attr(name string) (val []byte, found, decoded bool) {
 	a := l.buf[l.attrLo:l.attrHi]
 	for len(a) > 0 {
 		a = bytes.TrimLeft(a, " \t\r\n")
 		eq := bytes.IndexByte(a, '=')
 		if eq < 0 {
-			return nil, false
+			return nil, false, false
 		}
 		key := bytes.TrimRight(a[:eq], " \t\r\n")
 		a = bytes.TrimLeft(a[eq+1:], " \t\r\n")
 		if len(a) == 0 || (a[0] != '"' && a[0] != '\'') {
-			return nil, false
+			return nil, false, false
 		}
 		end := bytes.IndexByte(a[1:], a[0])
 		if end < 0 {
-			return nil, false
+			return nil, false, false
 		}
 		val := a[1 : 1+end]
 		a = a[end+2:]
 		if string(key) == name {
 			if bytes.IndexByte(val, '&') < 0 {
-				return val, true
+				return val, true, true
 			}
-			l.scratch = appendUnescaped(l.scratch[:0], val)
-			return l.scratch, true
+			l.scratch, decoded = appendUnescaped(l.scratch[:0], val)
+			return l.scratch, true, decoded
 		}
 	}
-	return nil, false
+	return nil, false, false
 }
 
 func isNameStart(c byte) bool {

@@ -2,8 +2,10 @@ package sitemap
 
 import (
 	"net/url"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestPageURL(t *testing.T) {
@@ -18,6 +20,7 @@ func TestPageURL(t *testing.T) {
 		{in: "http://a.example", want: "http://a.example"},
 		{in: "https://a.example/CV James.pdf", want: "https://a.example/CV%20James.pdf", note: "percent-encoded"},
 		{in: "https://a.example/a\tb", want: "https://a.example/a%09b", note: "percent-encoded"},
+		{in: "https://a.example/a\r\nb\rc\nd", want: "https://a.example/a%0Ab%0Ac%0Ad", note: "percent-encoded"}, // XML's line ends
 		{in: "https://bg.example/интерактивна-карта/", want: "https://bg.example/интерактивна-карта/"},
 		{in: "https://a.example/\xff", want: "https://a.example/%FF", note: "percent-encoded"},
 		{in: "/p/relative", want: "https://a.example/p/relative", note: "resolved"},
@@ -69,6 +72,73 @@ func TestHTTPPrefix(t *testing.T) {
 	for in, want := range map[string]int{"http://x": 7, "HTTPS://x": 8, "hTtPs://": 8, "http:/x": 0, "https:x": 0, "ftp://x": 0, "http": 0, "": 0} {
 		if got := httpPrefix([]byte(in)); got != want {
 			t.Errorf("httpPrefix(%q) = %d, want %d", in, got, want)
+		}
+	}
+}
+
+func TestReadTrimsUnicodeSpaces(t *testing.T) {
+	// Unicode spaces around a value — no-break, em, ideographic, narrow and zero-width ones, a
+	// stray byte order mark — are trimmed like XML's own, inside CDATA or not, written or given
+	// as references; spaces inside a URL are left to the URL rules.
+	s := newTestSite(t)
+	doc := `<urlset ` + ns + `><url><loc><![CDATA[` + "\u00a0https://a.example/nbsp\u00a0" + `]]></loc></url>` +
+		"<url><loc>\u2003https://a.example/emsp\u3000</loc></url>" +
+		"<url><loc>\u00a0\n https://a.example/mixed \u202f</loc><lastmod>\u00a02024-01-02\u2009</lastmod></url>" +
+		"<url><loc>\ufeff\u200bhttps://a.example/bom\u205f\u2000\u200a\u1680</loc></url>" +
+		"<url><loc>&#160;https://a.example/ref&#x3000;</loc></url>" +
+		"<url><loc> <![CDATA[\u2028https://a.example/cdata]]>\u2029 </loc></url>" +
+		"<url><loc>https://a.example/in\u00a0side</loc></url></urlset>"
+	s.put("/u.xml", &testPage{body: []byte(doc)})
+	s.put("/t.txt", &testPage{body: []byte("\u00a0https://a.example/text\u3000\n"), contentType: "text/plain"})
+	s.put("/i.xml", &testPage{body: []byte(`<sitemapindex><sitemap><loc>` + "\u00a0" + s.url("/t.txt") + "\u2003</loc></sitemap></sitemapindex>")})
+	r := read(t, fast(), s.url("/u.xml"), s.url("/i.xml"))
+	want := []string{"https://a.example/nbsp", "https://a.example/emsp", "https://a.example/mixed", "https://a.example/bom",
+		"https://a.example/ref", "https://a.example/cdata", "https://a.example/in\u00a0side", "https://a.example/text"}
+	if !slices.Equal(r.urls, want) {
+		t.Errorf("urls = %q\nwant %q", r.urls, want)
+	}
+	if len(r.lastmods) > 2 && r.lastmods[2].IsZero() {
+		t.Errorf("a lastmod with Unicode spaces around it was not read; warnings %q", r.warnings)
+	}
+	if len(r.res.Failed()) != 0 {
+		t.Errorf("failed: %v", r.res.Failed())
+	}
+}
+
+func TestReadEveryLocOfAnEntry(t *testing.T) {
+	// An entry with several <loc> children names several pages (or sitemaps): each one that is a
+	// URL is kept, with the entry's lastmod, wherever the <loc> stands among the children.
+	s := newTestSite(t)
+	p := func(name string) string { return "https://a.example/" + name }
+	urlset := `<urlset ` + ns + ` xmlns:image="i">` +
+		`<url><loc>` + p("a1") + `</loc><lastmod>2024-01-02</lastmod><changefreq>daily</changefreq><loc>` + p("a2") + `</loc><image:image><image:loc>` + p("img") + `</image:loc></image:image></url>` +
+		`<url><loc>` + p("b1") + `</loc><loc>ftp://a.example/b2</loc><loc> </loc><loc>` + p("b3") + `</loc><lastmod>2024-01-03</lastmod></url>` +
+		`<url><lastmod>2024-01-04</lastmod><loc>` + p("c1") + `</loc><priority>1</priority><loc><![CDATA[` + p("c2") + `]]></loc></url>` +
+		`<url><loc>` + p("d1") + `</loc><lastmod>2024-01-05</lastmod></url></urlset>`
+	s.put("/u.xml", &testPage{body: []byte(urlset)})
+	s.put("/sm.xml", &testPage{body: []byte(`<sm:urlset xmlns:sm="` + "http://www.sitemaps.org/schemas/sitemap/0.9" + `"><sm:url><sm:loc>` + p("e1") +
+		`</sm:loc><sm:lastmod>2024-01-06</sm:lastmod><sm:loc>` + p("e2") + `</sm:loc></sm:url></sm:urlset>`)})
+	for _, c := range []string{"a", "b", "c"} {
+		s.put("/child-"+c+".xml", &testPage{body: urlsetOf(p("child-" + c))})
+	}
+	s.put("/idx.xml", &testPage{body: []byte(`<sitemapindex ` + ns + `><sitemap><loc>` + s.url("/child-a.xml") + `</loc><loc>` + s.url("/child-b.xml") +
+		`</loc><lastmod>2026-01-01</lastmod></sitemap><sitemap><loc>` + s.url("/child-c.xml") + `</loc></sitemap></sitemapindex>`)})
+	r := read(t, fast(), s.url("/u.xml"), s.url("/sm.xml"), s.url("/idx.xml"))
+	want := []string{p("a1"), p("a2"), p("b1"), p("b3"), p("c1"), p("c2"), p("d1"), p("e1"), p("e2"), p("child-a"), p("child-b"), p("child-c")}
+	if !slices.Equal(r.urls, want) {
+		t.Fatalf("urls = %q\nwant %q", r.urls, want)
+	}
+	day := func(d int) time.Time { return time.Date(2024, 1, d, 0, 0, 0, 0, time.UTC) }
+	wantLastmods := []time.Time{day(2), day(2), day(3), day(3), day(4), day(4), day(5), day(6), day(6), day(2), day(2), day(2)}
+	if !slices.EqualFunc(r.lastmods, wantLastmods, time.Time.Equal) {
+		t.Errorf("lastmods = %v\nwant %v", r.lastmods, wantLastmods)
+	}
+	if !r.warned(`"ftp://a.example/b2": not an http(s) URL`) {
+		t.Errorf("warnings %q", r.warnings)
+	}
+	for _, sm := range r.res.Sitemaps {
+		if strings.HasSuffix(sm.URL, "/idx.xml") && sm.Entries != 3 {
+			t.Errorf("the index counts %d entries, want 3", sm.Entries)
 		}
 	}
 }

@@ -16,7 +16,8 @@ type Options struct {
 	Client *http.Client
 	// UserAgent is sent with every request. It should name sitepush and a contact.
 	UserAgent string
-	// Timeout bounds one attempt at one sitemap, body included.
+	// Timeout bounds one attempt at one sitemap, body included: the reader's own time, not the
+	// time Read's fn takes (see attemptClock). It bounds one attempt at robots.txt too.
 	Timeout time.Duration
 	// Retries is how many more attempts a sitemap gets after a network error, a timeout or a
 	// 408, 429 or 5xx answer, RetryInterval apart. Other errors are not retried.
@@ -88,6 +89,7 @@ func NewClient(idlePerHost int) *http.Client {
 func (r *Reader) Read(ctx context.Context, sitemaps []string, fn func(Entry) error) (*Result, error) {
 	w := &walk{r: r, ctx: ctx, fn: fn, seenMap: map[string]bool{}}
 	w.pending.seed = maphash.MakeSeed()
+	w.client = w.newClient()
 	for _, s := range sitemaps {
 		if err := w.root(s); err != nil {
 			return &w.res, err

@@ -84,7 +84,7 @@ func TestReadRetries(t *testing.T) {
 		t.Errorf("hits flaky %d down %d gone %d; want 3 (two retries), 4 (1+3 retries), 1 (no retry on 410)",
 			s.hitsOf("/flaky.xml"), s.hitsOf("/down.xml"), s.hitsOf("/gone.xml"))
 	}
-	if !r.warned("HTTP 503 Service Unavailable (text/plain; charset=utf-8 body begins \"scripted 503\"); trying again in 1ms (1 of 3)") {
+	if !r.warned("HTTP 503 Service Unavailable (text/plain; charset=utf-8, 12 bytes); trying again in 1ms (1 of 3)") {
 		t.Errorf("warnings = %q", r.warnings)
 	}
 	var he *HTTPError

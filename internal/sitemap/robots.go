@@ -1,8 +1,7 @@
 package sitemap
 
 import (
-	"bufio"
-	"io"
+	"bytes"
 	"net/url"
 	"strings"
 )
@@ -10,24 +9,29 @@ import (
 // maxRobotsBytes is the part of robots.txt that is read, as Google reads 500 KiB.
 const maxRobotsBytes = 500 << 10
 
-// robotsSitemaps returns the Sitemap: lines of a robots.txt, in order and each once. The field
-// name is matched in any case; relative values are resolved against the robots.txt URL.
-func robotsSitemaps(r io.Reader, base *url.URL) []*url.URL {
+// robotsSitemaps returns the sitemaps a robots.txt lists, in order and each once, read as
+// Google's robots.txt parser reads them: a field whose name begins with "sitemap" or "site-map"
+// in any case ("Sitemap:", "Site-map:", "SITEMAPS:"), with whitespace allowed before the colon,
+// or instead of it when the line holds only the name and one value; a byte order mark is
+// skipped and lines end at CR, LF or both. Relative values are resolved against the robots.txt
+// URL; values that are not http(s) URLs are ignored.
+func robotsSitemaps(text []byte, base *url.URL) []*url.URL {
 	var out []*url.URL
 	seen := map[string]bool{}
-	sc := bufio.NewScanner(io.LimitReader(r, maxRobotsBytes))
-	sc.Buffer(make([]byte, 4096), maxRobotsBytes)
-	for sc.Scan() {
-		line := sc.Text()
-		if i := strings.IndexByte(line, '#'); i >= 0 {
-			line = line[:i]
+	text = bytes.TrimPrefix(text, []byte("\xef\xbb\xbf"))
+	for len(text) > 0 {
+		line := text
+		if i := bytes.IndexAny(text, "\r\n"); i >= 0 {
+			line, text = text[:i], text[i+1:]
+		} else {
+			text = nil
 		}
-		key, val, ok := strings.Cut(line, ":")
-		if !ok || !strings.EqualFold(strings.TrimSpace(key), "sitemap") {
+		val, ok := sitemapField(string(line))
+		if !ok {
 			continue
 		}
-		ref, err := url.Parse(strings.TrimSpace(val))
-		if err != nil || ref.String() == "" {
+		ref, err := url.Parse(val)
+		if err != nil {
 			continue
 		}
 		u := base.ResolveReference(ref)
@@ -41,6 +45,28 @@ func robotsSitemaps(r io.Reader, base *url.URL) []*url.URL {
 		}
 	}
 	return out
+}
+
+// sitemapField returns the value of a robots.txt line that is a sitemap field.
+func sitemapField(line string) (string, bool) {
+	if i := strings.IndexByte(line, '#'); i >= 0 {
+		line = line[:i]
+	}
+	line = strings.TrimSpace(line)
+	end := strings.IndexAny(line, ": \t")
+	if end <= 0 {
+		return "", false
+	}
+	key, rest := strings.ToLower(line[:end]), strings.TrimLeft(line[end:], " \t")
+	if !strings.HasPrefix(key, "sitemap") && !strings.HasPrefix(key, "site-map") {
+		return "", false
+	}
+	if val, ok := strings.CutPrefix(rest, ":"); ok {
+		val = strings.TrimSpace(val)
+		return val, val != ""
+	}
+	// No colon: whitespace separates the name from one value, or the line is something else.
+	return rest, rest != "" && !strings.ContainsAny(rest, " \t")
 }
 
 // discoveryRoot reports whether src asks for discovery — a site root or a robots.txt URL — and

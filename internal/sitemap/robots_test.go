@@ -10,14 +10,44 @@ func TestRobotsSitemaps(t *testing.T) {
 	base, _ := url.Parse("https://a.example/robots.txt")
 	robots := "User-agent: *\nDisallow: /private # not this\n\nSITEMAP:  https://a.example/s1.xml\n" +
 		"sitemap:/s2.xml\r\nSitemap: https://a.example/s1.xml\n  Sitemap : https://cdn.example/s3.xml.gz # comment\n" +
-		"Sitemap: ftp://a.example/no.xml\nSitemaps: https://a.example/no.xml\n# Sitemap: https://a.example/commented.xml\n"
+		"Sitemap: ftp://a.example/no.xml\n# Sitemap: https://a.example/commented.xml\n"
 	var got []string
-	for _, u := range robotsSitemaps(strings.NewReader(robots), base) {
+	for _, u := range robotsSitemaps([]byte(robots), base) {
 		got = append(got, u.String())
 	}
 	want := []string{"https://a.example/s1.xml", "https://a.example/s2.xml", "https://cdn.example/s3.xml.gz"}
 	if strings.Join(got, " ") != strings.Join(want, " ") {
 		t.Errorf("got %v, want %v", got, want)
+	}
+}
+
+func TestRobotsSitemapsAsGoogleReadsThem(t *testing.T) {
+	// Google's robots.txt parser takes a field whose name begins with "sitemap" or "site-map", in
+	// any case, whitespace before the colon, and whitespace instead of a missing colon when the
+	// line holds just the name and the value; it skips a byte order mark and ends lines at CR,
+	// LF or both.
+	base, _ := url.Parse("https://a.example/robots.txt")
+	tests := []struct{ name, robots, want string }{
+		{"Site-map:", "User-agent: *\nSite-map: https://a.example/1.xml\n", "https://a.example/1.xml"},
+		{"SITE-MAP in capitals", "SITE-MAP:https://a.example/1.xml", "https://a.example/1.xml"},
+		{"Sitemaps:", "Sitemaps: https://a.example/1.xml", "https://a.example/1.xml"},
+		{"tab before the colon", "Sitemap\t: https://a.example/1.xml", "https://a.example/1.xml"},
+		{"no colon", "Sitemap https://a.example/1.xml", "https://a.example/1.xml"},
+		{"no colon, tabs", "\tsite-map\t\thttps://a.example/1.xml\t", "https://a.example/1.xml"},
+		{"no colon, two values", "Sitemap https://a.example/1.xml https://a.example/2.xml", ""},
+		{"byte order mark", "\ufeffSitemap: https://a.example/1.xml\n", "https://a.example/1.xml"},
+		{"CR line ends", "User-agent: *\rDisallow: /x\rSitemap: https://a.example/1.xml\rSitemap: /2.xml", "https://a.example/1.xml https://a.example/2.xml"},
+		{"not a sitemap field", "Site: https://a.example/1.xml\nmap: https://a.example/2.xml\nXSitemap: https://a.example/3.xml", ""},
+		{"empty value", "Sitemap:\nSitemap: # nothing", ""},
+	}
+	for _, tc := range tests {
+		var got []string
+		for _, u := range robotsSitemaps([]byte(tc.robots), base) {
+			got = append(got, u.String())
+		}
+		if strings.Join(got, " ") != tc.want {
+			t.Errorf("%s: got %q, want %q", tc.name, got, tc.want)
+		}
 	}
 }
 

@@ -30,6 +30,8 @@ type testPage struct {
 	etag            string
 	cutAt           int // on the first request, close the connection after this many bytes
 	delay           time.Duration
+	redirect        string // answer 302 with this Location
+	errorBody       string // the body of the scripted statuses, instead of "scripted 503"
 }
 
 func newTestSite(t *testing.T) *testSite {
@@ -75,7 +77,14 @@ func (s *testSite) serve(w http.ResponseWriter, r *http.Request) {
 		return
 	case status != 0:
 		w.WriteHeader(status)
-		fmt.Fprintf(w, "scripted %d", status)
+		if p.errorBody != "" {
+			fmt.Fprint(w, p.errorBody)
+		} else {
+			fmt.Fprintf(w, "scripted %d", status)
+		}
+		return
+	case p.redirect != "":
+		http.Redirect(w, r, p.redirect, http.StatusFound)
 		return
 	}
 	time.Sleep(p.delay)

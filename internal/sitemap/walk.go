@@ -5,9 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/http"
 	"net/url"
-	"strconv"
-	"time"
 )
 
 const (
@@ -35,6 +34,12 @@ type walk struct {
 	seenMap map[string]bool
 	res     Result
 	warned  map[int]int // warnings per sitemap index in res.Sitemaps
+
+	// client makes the read's requests (see newClient); own names the sitemap being read and
+	// where its redirects led; clock is the deadline of the attempt at it.
+	client *http.Client
+	own    []string
+	clock  *attemptClock
 }
 
 func (w *walk) warn(idx int, msg string) {
@@ -76,7 +81,7 @@ func (w *walk) visit(s source, depth int) error {
 		return nil
 	}
 	children, err := w.readRetrying(s, idx)
-	if err != nil {
+	if err != nil || w.skipRead(idx) {
 		return err
 	}
 	if n := w.warned[idx]; n > warnLimit {
@@ -94,6 +99,7 @@ func (w *walk) visit(s source, depth int) error {
 // failed attempt are not delivered again: the URL set dedupes them. It returns an error only
 // when the whole read must stop; the sitemap's own failure is recorded in its Sitemap.
 func (w *walk) readRetrying(s source, idx int) ([]source, error) {
+	w.own = append(w.own[:0], s.name())
 	for attempt := 0; ; attempt++ {
 		children, err := w.readOnce(s, idx)
 		if f := fatal(w.ctx, err); f != nil {
@@ -113,14 +119,32 @@ func (w *walk) readRetrying(s source, idx int) ([]source, error) {
 	}
 }
 
-// readOnce makes one attempt at one sitemap. Pages are delivered as they are parsed; the
-// sitemaps an index lists are returned, to be read once this one is closed.
+// readOnce makes one attempt at one sitemap, within sitemap.timeout of its own time (see
+// attemptClock). Pages are delivered as they are parsed; the sitemaps an index lists are
+// returned, to be read once this one is closed.
 func (w *walk) readOnce(s source, idx int) ([]source, error) {
-	ctx, cancel := context.WithTimeout(w.ctx, w.r.opt.Timeout)
-	defer cancel()
-	resp, err := w.r.open(ctx, s, w.cache(s))
+	ctx, cancel := context.WithCancelCause(w.ctx)
+	defer cancel(nil)
+	w.clock = startClock(w.r.opt.Timeout, cancel)
+	children, err := w.attempt(ctx, s, idx)
+	w.clock.stop()
+	w.clock = nil
+	var se stopError
+	if err != nil && !errors.As(err, &se) && w.ctx.Err() == nil && context.Cause(ctx) == errTimedOut {
+		// However the network or the parser met the end of the attempt, say what ended it.
+		err = transientError{timeoutError(w.r.opt.Timeout)}
+	}
+	return children, err
+}
+
+// attempt reads a sitemap with ctx.
+func (w *walk) attempt(ctx context.Context, s source, idx int) ([]source, error) {
+	resp, err := w.r.open(ctx, w.client, s, w.cache(s))
 	if err != nil {
 		return nil, err
+	}
+	if resp.base != nil {
+		w.arrived(resp.base)
 	}
 	defer resp.body.Close()
 	st := &w.res.Sitemaps[idx]
@@ -169,7 +193,7 @@ func (w *walk) cache(s source) Cache {
 // explain adds to a not-a-sitemap error what the server said the body was.
 func (w *walk) explain(err error, resp *response) error {
 	if errors.Is(err, ErrNotSitemap) && resp.status != 0 {
-		ct := resp.contentType
+		ct := clip(resp.contentType, 80)
 		if ct == "" {
 			ct = "no Content-Type"
 		}
@@ -216,11 +240,11 @@ func (w *walk) discover(robots *url.URL) error {
 // lists none; it is not a sitemap, so it is reported through warnings only.
 func (w *walk) robots(u *url.URL) ([]*url.URL, error) {
 	warn := func(msg string) { w.r.opt.Warn(Warning{Sitemap: u.String(), Message: msg}) }
+	w.own = append(w.own[:0], u.String())
 	for attempt := 0; ; attempt++ {
-		resp, err := w.r.open(w.ctx, source{url: u}, nil)
+		text, base, err := w.robotsOnce(u)
 		if err == nil {
-			names := robotsSitemaps(resp.body, resp.base)
-			resp.body.Close()
+			names := robotsSitemaps(text, base)
 			if len(names) == 0 {
 				warn("lists no Sitemap: lines; looking for /sitemap.xml and /sitemap_index.xml")
 			}
@@ -239,86 +263,16 @@ func (w *walk) robots(u *url.URL) ([]*url.URL, error) {
 	}
 }
 
-// doc delivers the entries of one sitemap document.
-type doc struct {
-	w        *walk
-	src      source
-	idx      int
-	base     *url.URL
-	children []source
-}
-
-func (d *doc) kind() Kind { return d.w.res.Sitemaps[d.idx].Kind }
-
-// xml parses an XML document: a urlset, an index, RSS or Atom.
-func (d *doc) xml(r io.Reader) error {
-	x := &xmlDoc{lx: newLexer(r)}
-	x.emit = func(loc, lastmod []byte) error {
-		if x.kind == KindIndex {
-			return d.child(loc)
-		}
-		return d.page(loc, lastmod)
-	}
-	err := x.run()
-	d.w.res.Sitemaps[d.idx].Kind = x.kind
-	if x.truncated && err == nil {
-		d.w.warn(d.idx, fmt.Sprintf("ends before its closing tag, as if cut off; the %d entries read whole are kept", d.w.res.Sitemaps[d.idx].Entries))
-	}
-	return err
-}
-
-// child records a sitemap listed in an index.
-func (d *doc) child(loc []byte) error {
-	if len(loc) == 0 {
-		d.w.warn(d.idx, "an index entry without a <loc> was skipped")
-		return nil
-	}
-	s, note, err := childSource(d.src, loc)
+// robotsOnce downloads robots.txt (its first maxRobotsBytes) within sitemap.timeout, and
+// returns it with the URL it came from after redirects.
+func (w *walk) robotsOnce(u *url.URL) ([]byte, *url.URL, error) {
+	ctx, cancel := context.WithTimeout(w.ctx, w.r.opt.Timeout)
+	defer cancel()
+	resp, err := w.r.open(ctx, w.client, source{url: u}, nil)
 	if err != nil {
-		d.w.warn(d.idx, err.Error())
-		return nil
+		return nil, nil, err
 	}
-	if note != "" {
-		d.w.warn(d.idx, note)
-	}
-	d.children = append(d.children, s)
-	d.w.res.Sitemaps[d.idx].Entries++
-	return nil
-}
-
-// line delivers one line of a text sitemap, which must be an absolute URL.
-func (d *doc) line(loc []byte) error {
-	if httpPrefix(loc) == 0 {
-		d.w.warn(d.idx, fmt.Sprintf("skipped line %s: a text sitemap lists one absolute http(s) URL a line", strconv.Quote(clip(string(loc), 100))))
-		return nil
-	}
-	return d.page(loc, nil)
-}
-
-// page queues one page URL for delivery, once per read.
-func (d *doc) page(loc, lastmod []byte) error {
-	w := d.w
-	if len(loc) == 0 {
-		w.warn(d.idx, "an entry without a URL was skipped")
-		return nil
-	}
-	u, note, skip := pageURL(loc, d.base)
-	if skip != "" {
-		w.warn(d.idx, skip)
-		return nil
-	}
-	if note != "" {
-		w.warn(d.idx, note)
-	}
-	var lm time.Time
-	if len(lastmod) > 0 {
-		var ok bool
-		if lm, ok = parseLastmod(lastmod); !ok {
-			w.warn(d.idx, fmt.Sprintf("%s: lastmod %s is not a date; the URL is kept without one", u, strconv.Quote(clip(string(lastmod), 60))))
-		}
-	}
-	if w.pending.add(u, lm) {
-		return w.flush(d.idx)
-	}
-	return nil
+	defer resp.body.Close()
+	text, err := io.ReadAll(io.LimitReader(transientReader{resp.body, w.r.opt.Timeout}, maxRobotsBytes))
+	return text, resp.base, err
 }

@@ -13,7 +13,7 @@ import (
 type xmlDoc struct {
 	lx   *lexer
 	kind Kind
-	emit func(loc, lastmod []byte) error
+	emit func(*entry) error
 
 	rootPrefix []byte
 	entryName  string
@@ -25,11 +25,15 @@ type xmlDoc struct {
 	field      slot
 	fieldRank  int
 	fieldDepth int
-	val        []byte
+	// val is the open field's text so far; valUndecoded says it holds a reference that could not
+	// be decoded.
+	val          []byte
+	valUndecoded bool
 
-	loc, guid, lastmod []byte
-	lastmodRank        int
-	truncated          bool
+	f         fields
+	out       entry
+	scratch   [2][]byte // the loc and the lastmod the fast path decoded
+	truncated bool
 }
 
 // slot says where a field's text goes.
@@ -52,6 +56,7 @@ func (d *xmlDoc) run() error {
 		switch d.lx.next(d.field != slotNone) {
 		case tokText:
 			d.val = append(d.val, d.lx.text()...)
+			d.valUndecoded = d.valUndecoded || d.lx.textUndecoded
 		case tokStart:
 			if err := d.start(); err != nil {
 				return err
@@ -120,7 +125,7 @@ func (d *xmlDoc) start() error {
 	case d.entryDepth == 0:
 		if string(lx.local()) == d.entryName && d.ours() && !lx.selfClosing {
 			d.entryDepth = elem
-			d.loc, d.guid, d.lastmod, d.lastmodRank = d.loc[:0], d.guid[:0], d.lastmod[:0], 0
+			d.f.reset()
 			if (d.kind == KindURLSet || d.kind == KindIndex) && !d.slow {
 				return d.fastEntry()
 			}
@@ -135,7 +140,7 @@ func (d *xmlDoc) start() error {
 		}
 		d.field, d.fieldRank = d.fieldOf()
 		d.fieldDepth = elem
-		d.val = d.val[:0]
+		d.val, d.valUndecoded = d.val[:0], false
 	}
 	return nil
 }
@@ -164,7 +169,7 @@ func (d *xmlDoc) fieldOf() (slot, int) {
 		case "link":
 			return slotLoc, 0
 		case "guid":
-			if v, ok := lx.attr("isPermaLink"); ok && string(trimSpace(v)) == "false" {
+			if v, ok, _ := lx.attr("isPermaLink"); ok && string(trimSpace(v)) == "false" {
 				return slotNone, 0
 			}
 			return slotGuid, 0
@@ -184,14 +189,16 @@ func (d *xmlDoc) fieldOf() (slot, int) {
 
 // atomLink takes the entry's URL from <link href> with no rel or rel="alternate".
 func (d *xmlDoc) atomLink() {
-	if len(d.loc) > 0 {
+	if len(d.f.locEnds) > 0 {
 		return
 	}
-	if rel, ok := d.lx.attr("rel"); ok && string(trimSpace(rel)) != "alternate" {
+	if rel, ok, _ := d.lx.attr("rel"); ok && string(trimSpace(rel)) != "alternate" {
 		return
 	}
-	if href, ok := d.lx.attr("href"); ok {
-		d.loc = append(d.loc[:0], trimSpace(href)...)
+	if href, ok, decoded := d.lx.attr("href"); ok {
+		if v := trimSpace(href); len(v) > 0 {
+			d.f.addLoc(v, !decoded)
+		}
 	}
 }
 
@@ -202,11 +209,8 @@ func (d *xmlDoc) end() error {
 	d.depth--
 	if d.entryDepth != 0 && d.depth < d.entryDepth {
 		d.entryDepth = 0
-		loc := d.loc
-		if len(loc) == 0 {
-			loc = d.guid
-		}
-		return d.emit(loc, d.lastmod)
+		d.f.fill(&d.out)
+		return d.emit(&d.out)
 	}
 	return nil
 }
@@ -216,16 +220,14 @@ func (d *xmlDoc) commit() {
 	v := trimSpace(d.val)
 	switch d.field {
 	case slotLoc:
-		if len(d.loc) == 0 {
-			d.loc = append(d.loc[:0], v...)
+		// Every <loc> of a sitemap entry counts; a feed item has one link.
+		if len(v) > 0 && (len(d.f.locEnds) == 0 || d.kind == KindURLSet || d.kind == KindIndex) {
+			d.f.addLoc(v, d.valUndecoded)
 		}
 	case slotGuid:
-		d.guid = append(d.guid[:0], v...)
+		d.f.guid, d.f.guidUndecoded = append(d.f.guid[:0], v...), d.valUndecoded
 	case slotLastmod:
-		if d.fieldRank > d.lastmodRank && len(v) > 0 {
-			d.lastmod = append(d.lastmod[:0], v...)
-			d.lastmodRank = d.fieldRank
-		}
+		d.f.setLastmod(v, d.valUndecoded, d.fieldRank)
 	}
 	d.field = slotNone
 }

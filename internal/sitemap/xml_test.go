@@ -9,8 +9,12 @@ import (
 	"testing/iotest"
 )
 
-// item is an entry as the document parser hands it over: raw, before URL checks.
+// item is an entry as the document parser hands it over: raw, before URL checks, one item for
+// each of its URLs.
 type item struct{ loc, lastmod string }
+
+// undecodedMark starts an item's field that holds a reference the parser did not decode.
+const undecodedMark = "(undecoded) "
 
 // parseDoc runs a document through body and the XML or text parser, on the fast path or (slow)
 // token by token. With oneByte, input arrives one byte per Read, so every token is split across
@@ -34,8 +38,21 @@ func parseDoc(t testing.TB, doc string, slow, oneByte bool) (Kind, []item, bool,
 		return KindText, items, false, err
 	}
 	d := &xmlDoc{lx: newLexer(r), slow: slow}
-	d.emit = func(loc, lastmod []byte) error {
-		items = append(items, item{string(loc), string(lastmod)})
+	d.emit = func(e *entry) error {
+		lastmod := string(e.lastmod)
+		if e.lastmodUndecoded {
+			lastmod = undecodedMark + lastmod
+		}
+		if len(e.locs) == 0 {
+			items = append(items, item{"", lastmod})
+		}
+		for i, loc := range e.locs {
+			if e.undecoded[i] {
+				items = append(items, item{undecodedMark + string(loc), lastmod})
+			} else {
+				items = append(items, item{string(loc), lastmod})
+			}
+		}
 		return nil
 	}
 	err = d.run()
@@ -64,14 +81,20 @@ func TestParseDocuments(t *testing.T) {
 			KindURLSet, []item{{"https://a.example/1", "2024-01-01"}}, false},
 		{"CDATA and entities", `<urlset><url><loc><![CDATA[https://a.example/?a=1&b=2]]></loc></url><url><loc>https://a.example/?a=1&amp;b=2&amp;amp;c</loc></url><url><loc>https://a.example/&#x41;&#66;</loc></url></urlset>`,
 			KindURLSet, []item{{"https://a.example/?a=1&b=2", ""}, {"https://a.example/?a=1&b=2&amp;c", ""}, {"https://a.example/AB", ""}}, false},
-		{"a stray ampersand is kept", `<urlset><url><loc>https://a.example/?a=1&b=2&nbsp;</loc><lastmod>2024-01-01</lastmod></url></urlset>`,
-			KindURLSet, []item{{"https://a.example/?a=1&b=2&nbsp;", "2024-01-01"}}, false},
+		{"a stray ampersand is kept", `<urlset><url><loc>https://a.example/?a=1&b=2</loc><lastmod>2024-01-01</lastmod></url></urlset>`,
+			KindURLSet, []item{{"https://a.example/?a=1&b=2", "2024-01-01"}}, false},
+		{"entities other than XML's are never expanded", `<!DOCTYPE urlset [<!ENTITY d "2024">]><urlset><url><loc>https://a.example/?a=1&b=2&nbsp;</loc><lastmod>&d;-01-01</lastmod></url>` +
+			`<url><loc>https://a.example/1</loc><lastmod>2024-01-01&d;</lastmod><loc> &#xa0;</loc></url><url><loc>https://a.example/<![CDATA[&d;]]>&#0;</loc></url></urlset>`,
+			KindURLSet, []item{{undecodedMark + "https://a.example/?a=1&b=2&nbsp;", undecodedMark + "&d;-01-01"}, {"https://a.example/1", undecodedMark + "2024-01-01&d;"},
+				{undecodedMark + "https://a.example/&d;&#0;", ""}}, false},
 		{"comments, PIs and a doctype anywhere", `<?xml version="1.0"?><!DOCTYPE urlset [<!ENTITY x "y>">]><?xml-stylesheet type="text/xsl" href="/s.xsl"?><!-- <url><loc>https://a.example/no</loc></url> --><urlset><url><!-- c --><loc>https://a.example/1<!-- </loc> --></loc><?pi x?></url></urlset>`,
 			KindURLSet, []item{{"https://a.example/1", ""}}, false},
 		{"lastmod before loc, other children between", `<urlset><url><lastmod>2024-03-04</lastmod><changefreq>daily</changefreq><priority>0.5</priority><loc>https://a.example/1</loc></url></urlset>`,
 			KindURLSet, []item{{"https://a.example/1", "2024-03-04"}}, false},
-		{"first non-empty loc wins", `<urlset><url><loc> </loc><loc>https://a.example/2</loc><loc>https://a.example/3</loc></url></urlset>`,
-			KindURLSet, []item{{"https://a.example/2", ""}}, false},
+		{"every non-empty loc counts", `<urlset><url><loc> </loc><loc>https://a.example/2</loc><lastmod>2024-01-01</lastmod><loc>https://a.example/3</loc></url></urlset>`,
+			KindURLSet, []item{{"https://a.example/2", "2024-01-01"}, {"https://a.example/3", "2024-01-01"}}, false},
+		{"a feed item has one link", `<rss><channel><item><link>https://a.example/1</link><link>https://a.example/2</link></item></channel></rss>`,
+			KindRSS, []item{{"https://a.example/1", ""}}, false},
 		{"an entry without loc is emitted empty", `<urlset><url><lastmod>2024-01-01</lastmod></url></urlset>`,
 			KindURLSet, []item{{"", "2024-01-01"}}, false},
 		{"attribute holding '>' and quotes", `<urlset a="x>y" b='"'><url data-x="</url>"><loc>https://a.example/1</loc><lastmod>2024-01-01</lastmod><x y="</url>"/></url></urlset>`,
@@ -87,8 +110,8 @@ func TestParseDocuments(t *testing.T) {
 			KindRSS, []item{{"https://a.example/a", "Mon, 02 Jan 2006 15:04:05 GMT"}, {"https://a.example/b", "2024-02-02"}, {"", ""}}, false},
 		{"RSS 1.0 (RDF)", `<rdf:RDF xmlns:rdf="r" xmlns="http://purl.org/rss/1.0/"><channel><link>https://a.example/</link></channel><item rdf:about="https://a.example/a"><link>https://a.example/a</link></item></rdf:RDF>`,
 			KindRSS, []item{{"https://a.example/a", ""}}, false},
-		{"Atom", `<feed xmlns="http://www.w3.org/2005/Atom"><link href="https://a.example/"/><entry><link rel="edit" href="https://a.example/edit"/><link href="https://a.example/a"/><link rel="alternate" href="https://a.example/other"/><published>2024-01-01T00:00:00Z</published><updated>2024-02-01T00:00:00Z</updated></entry><entry><link rel="alternate" href="https://a.example/b&amp;c"></link><published>2023-01-01</published></entry></feed>`,
-			KindAtom, []item{{"https://a.example/a", "2024-02-01T00:00:00Z"}, {"https://a.example/b&c", "2023-01-01"}}, false},
+		{"Atom", `<feed xmlns="http://www.w3.org/2005/Atom"><link href="https://a.example/"/><entry><link rel="edit" href="https://a.example/edit"/><link href="https://a.example/a"/><link rel="alternate" href="https://a.example/other"/><published>2024-01-01T00:00:00Z</published><updated>2024-02-01T00:00:00Z</updated></entry><entry><link rel="alternate" href="https://a.example/b&amp;c"></link><published>2023-01-01</published></entry><entry><link href="https://a.example/&x;"/></entry></feed>`,
+			KindAtom, []item{{"https://a.example/a", "2024-02-01T00:00:00Z"}, {"https://a.example/b&c", "2023-01-01"}, {undecodedMark + "https://a.example/&x;", ""}}, false},
 		{"leading whitespace and a BOM", "\ufeff  \n<?xml version='1.0'?>\n<urlset><url><loc>https://a.example/1</loc></url></urlset>",
 			KindURLSet, []item{{"https://a.example/1", ""}}, false},
 		{"text sitemap", "https://a.example/1\r\n\r\n  https://a.example/2  \nnot a url\n",
@@ -117,8 +140,11 @@ func TestParseRefusesWhatIsNotASitemap(t *testing.T) {
 		{"HTML page", "<!DOCTYPE html>\n<html><head><title>Oops</title></head><body>x</body></html>", "got an HTML page"},
 		{"HTML without doctype", "<HTML><body>", "got an HTML page"},
 		{"other XML", `<?xml version="1.0"?><project><name>x</name></project>`, "the root element is <project>"},
-		{"JSON", `{"error": "not found"}`, `the body begins "{\"error\": \"not found\"}"`},
-		{"a script", "export default function handler(req, res) {\n  res.send(`<urlset>`)\n}", `the body begins "export default function handler(req, res) {"`},
+		{"JSON", `{"error": "not found"}`, "neither XML nor a list of URLs: it looks like JSON"},
+		{"a script", "export default function handler(req, res) {\n  res.send(`<urlset>`)\n}", "neither XML nor a list of URLs: it is plain text"},
+		{"binary", "\x89PNG\r\n\x1a\n\x00\x00", "neither XML nor a list of URLs: it looks like binary data"},
+		{"HTML after junk", "\x0c<!DOCTYPE html><html>", "neither XML nor a list of URLs: it looks like an HTML page"},
+		{"one long line", strings.Repeat("x", 100<<10), "neither XML nor a list of URLs: it is plain text"},
 		{"empty", "", "the body is empty"},
 		{"whitespace", " \n\t ", "the body is empty"},
 		{"only a prolog", `<?xml version="1.0"?><!-- nothing -->`, "no root element"},
