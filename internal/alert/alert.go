@@ -111,7 +111,7 @@ func action(site, channel, cause string) string {
 	}
 	switch {
 	case channel == "":
-		return check + ": no sitemap could be read; the errors say which and why."
+		return check + ": no sitemap of pages could be read; the errors say which and why."
 	case has("key not valid", "API key", "HTTP 401", "HTTP 403", "may not submit"):
 		return "Fix the key as the error says, then " + strings.ToLower(check[:1]) + check[1:] + "; the URLs stay due until then."
 	case has("HTTP 429"):

@@ -47,7 +47,7 @@ func TestOf(t *testing.T) {
 	}
 	noSitemap := record(runner.StatusFailed, map[string]*runner.ChannelStats{}, "sitemap https://blog.example/s.xml: HTTP 404")
 	noSitemap.Sitemaps.Failed = 1
-	if got := Of(noSitemap, 0.10); len(got) != 1 || got[0].Channel != "" || got[0].Rate != 1 || !strings.Contains(got[0].Action, "no sitemap could be read") {
+	if got := Of(noSitemap, 0.10); len(got) != 1 || got[0].Channel != "" || got[0].Rate != 1 || !strings.Contains(got[0].Action, "no sitemap of pages could be read") {
 		t.Errorf("no sitemap: %+v", got)
 	}
 	if got := Of(record(runner.StatusOK, map[string]*runner.ChannelStats{"indexnow": {Submitted: 10}}), 0); len(got) != 0 {

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"bufio"
-	"errors"
 	"fmt"
 
 	"github.com/sitepush/sitepush/internal/sitemap"
@@ -52,7 +51,7 @@ func runURLs(e *env, cmd command, args []string) error {
 		}
 	}
 	if unreadable {
-		return errors.New("no sitemap could be read from " + target)
+		return fmt.Errorf("%s: %s", target, res.Unread())
 	}
 	return nil
 }

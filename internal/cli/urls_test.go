@@ -21,6 +21,8 @@ func TestURLs(t *testing.T) {
 				`<url><loc>https://a.example/"q"</loc></url><url><loc>ftp://skip.me/</loc></url></urlset>`)
 		case "/index.xml":
 			fmt.Fprintf(w, `<sitemapindex><sitemap><loc>%[1]s/sitemap.xml</loc></sitemap><sitemap><loc>%[1]s/gone.xml</loc></sitemap></sitemapindex>`, "http://"+r.Host)
+		case "/dead-index.xml":
+			fmt.Fprintf(w, `<sitemapindex><sitemap><loc>%[1]s/gone-1.xml</loc></sitemap><sitemap><loc>%[1]s/gone-2.xml</loc></sitemap></sitemapindex>`, "http://"+r.Host)
 		case "/page.html":
 			w.Header().Set("Content-Type", "text/html")
 			fmt.Fprint(w, "<!doctype html><html><title>x</title></html>")
@@ -62,8 +64,12 @@ func TestURLs(t *testing.T) {
 
 	code, out, errOut = run(t, "urls", srv.URL+"/page.html")
 	if code != exitFailed || out != "" || !strings.Contains(errOut, "error: "+srv.URL+"/page.html: not a sitemap: got an HTML page") ||
-		!strings.Contains(errOut, "error: no sitemap could be read from "+srv.URL+"/page.html") {
+		!strings.Contains(errOut, "error: "+srv.URL+"/page.html: no sitemap could be read") {
 		t.Errorf("html: exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
+	code, _, errOut = run(t, "urls", srv.URL+"/dead-index.xml")
+	if want := "error: " + srv.URL + "/dead-index.xml: the sitemap index was read, but none of the 2 sitemaps it lists could be read"; code != exitFailed || !strings.Contains(errOut, want) {
+		t.Errorf("an index whose sitemaps all fail: exit %d, stderr %q; want %q", code, errOut, want)
 	}
 }
 

@@ -99,6 +99,27 @@ func (r *Result) Unreadable() bool {
 	return failed
 }
 
+// Unread says why a read that is Unreadable found no page: no sitemap could be read at all, or
+// the indexes that were read list only sitemaps that could not be.
+func (r *Result) Unread() string {
+	indexes, listed := 0, 0
+	for _, s := range r.Sitemaps {
+		switch {
+		case s.Kind == KindIndex && s.Err == nil:
+			indexes++
+		case s.Depth > 0:
+			listed++
+		}
+	}
+	switch indexes {
+	case 0:
+		return "no sitemap could be read"
+	case 1:
+		return fmt.Sprintf("the sitemap index was read, but none of the %d sitemaps it lists could be read", listed)
+	}
+	return fmt.Sprintf("%d sitemap indexes were read, but none of the %d sitemaps they list could be read", indexes, listed)
+}
+
 // Warning is something a reader skipped or worked around; the read went on.
 type Warning struct {
 	Sitemap string
