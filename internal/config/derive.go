@@ -4,17 +4,30 @@ import (
 	"net/url"
 	"path"
 	"path/filepath"
-	"regexp"
 	"strings"
 )
 
-// schemePrefix tells a URL ("https://…", "ftp:…") from a file path ("sitemap.xml", "./out/s.xml").
-var schemePrefix = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9+.-]*:`)
+// schemeOf returns the scheme of a URL ("https" of "https://…", "ftp" of "ftp:…"), or "" for a
+// file path ("sitemap.xml", "./out/s.xml"): a letter, then letters, digits, "+", "." or "-", then
+// ":" (RFC 3986). Written out rather than a regexp: it costs nothing at start-up.
+func schemeOf(s string) string {
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case 'a' <= c|0x20 && c|0x20 <= 'z':
+		case i > 0 && ('0' <= c && c <= '9' || c == '+' || c == '.' || c == '-'):
+		case i > 0 && c == ':':
+			return s[:i]
+		default:
+			return ""
+		}
+	}
+	return ""
+}
 
 // isFilePath reports whether a sitemap reference is a local file rather than a URL: any value
 // without a scheme. A file: URL has one, and is refused with the other schemes that are not http(s).
 func isFilePath(s string) bool {
-	return s != "" && (filepath.IsAbs(s) || !schemePrefix.MatchString(s))
+	return s != "" && (filepath.IsAbs(s) || schemeOf(s) == "")
 }
 
 // looksLikeHost reports whether a file path starts with what looks like a host name, as in

@@ -3,14 +3,22 @@ package config
 import (
 	"errors"
 	"fmt"
-	"regexp"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
 )
 
-// varName is what may stand between ${ and }: the portable shell variable name.
-var varName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+// isVarName reports whether name may stand between ${ and }: the portable shell variable name,
+// a letter or "_", then letters, digits or "_".
+func isVarName(name string) bool {
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		if !('a' <= c|0x20 && c|0x20 <= 'z' || c == '_' || i > 0 && '0' <= c && c <= '9') {
+			return false
+		}
+	}
+	return name != ""
+}
 
 // expandTree replaces ${VAR} in every scalar value of the tree, in place. It works on values after
 // parsing, not on the text, so that a secret containing YAML syntax stays one string, comments are
@@ -99,7 +107,7 @@ func expandRef(s string, lookupEnv func(string) (string, bool)) (value, rest str
 		return "", "", fmt.Errorf(`"${" is not closed by "}"; write ${NAME}, or $${ for a literal "${"`)
 	}
 	name := s[2:end]
-	if !varName.MatchString(name) {
+	if !isVarName(name) {
 		return "", "", fmt.Errorf(`%s is not a valid variable reference: a name is letters, digits and "_", `+
 			`not starting with a digit (write $${ for a literal "${")`, s[:end+1])
 	}

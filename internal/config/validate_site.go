@@ -8,8 +8,20 @@ import (
 	"github.com/robfig/cron/v3"
 )
 
-// idPattern keeps ids usable in URL paths (/feeds/{id}.xml, /api/sites/{id}) without escaping.
-var idPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
+// validID keeps ids usable in URL paths (/feeds/{id}.xml, /api/sites/{id}) without escaping: 1
+// to 64 letters, digits, ".", "_" and "-", the first a letter or digit.
+func validID(id string) bool {
+	if id == "" || len(id) > 64 {
+		return false
+	}
+	for i := 0; i < len(id); i++ {
+		c := id[i]
+		if !('a' <= c|0x20 && c|0x20 <= 'z' || '0' <= c && c <= '9' || i > 0 && (c == '.' || c == '_' || c == '-')) {
+			return false
+		}
+	}
+	return true
+}
 
 // compiled holds what validation parses once so that the scheduler and the runner need not parse again.
 type compiled struct {
@@ -38,7 +50,7 @@ func checkID(id string, p *problems) {
 	switch {
 	case id == "":
 		p.addf("id is required: a short name like example.com, used in URLs (/feeds/{id}.xml)")
-	case !idPattern.MatchString(id):
+	case !validID(id):
 		p.addf(`id %q must be 1–64 characters of A–Z, a–z, 0–9, ".", "_" and "-", starting with a letter `+
 			"or digit (it appears in URLs)", id)
 	}

@@ -11,7 +11,7 @@ import (
 // (a postgres:// URL, or a key=value connection string): at most its scheme is shown.
 func checkState(state string, p *problems) {
 	const forms = "sqlite:PATH (like sqlite:sitepush.db) or a PostgreSQL URL (like postgres://user:pass@host/db)"
-	scheme := strings.TrimSuffix(schemePrefix.FindString(state), ":")
+	scheme := schemeOf(state)
 	switch {
 	case state == "":
 		p.addf("state is empty; it must be %s", forms)

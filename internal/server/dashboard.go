@@ -7,6 +7,7 @@ import (
 	"html/template"
 	"net/http"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/sitepush/sitepush/internal/config"
@@ -16,9 +17,12 @@ import (
 //go:embed templates
 var templates embed.FS
 
-var dashboardPage = template.Must(template.New("dashboard.html").Funcs(template.FuncMap{
-	"deref": func(p *int) int { return *p },
-}).ParseFS(templates, "templates/dashboard.html"))
+// dashboardPage is parsed when first shown, not when sitepush starts: most commands never show it.
+var dashboardPage = sync.OnceValue(func() *template.Template {
+	return template.Must(template.New("dashboard.html").Funcs(template.FuncMap{
+		"deref": func(p *int) int { return *p },
+	}).ParseFS(templates, "templates/dashboard.html"))
+})
 
 // dashboardData is what the page shows: the login form, or every site's status.
 type dashboardData struct {
@@ -100,7 +104,7 @@ func (s *Server) sameOrigin(w http.ResponseWriter, r *http.Request) bool {
 
 func (s *Server) page(w http.ResponseWriter, status int, d dashboardData) {
 	var buf bytes.Buffer
-	if err := dashboardPage.Execute(&buf, d); err != nil {
+	if err := dashboardPage().Execute(&buf, d); err != nil {
 		s.logger.Error("rendering the dashboard", "err", err)
 		writeError(w, http.StatusInternalServerError, "rendering the dashboard: "+err.Error())
 		return

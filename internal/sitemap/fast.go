@@ -10,7 +10,35 @@ type fastTags struct {
 	// stops are the beginnings of the tags an entry's remaining children are not skipped over:
 	// another entry ("<url"), which would nest, and another URL ("<loc", with the root's prefix
 	// and without, as the token path takes both), which must be read.
-	stops [][]byte
+	stops stopTags
+}
+
+// stopTags are tags skipTo must not pass over. first marks the bytes they have after their "<",
+// so that the tags skipped over, nearly all of them, cost one lookup each.
+type stopTags struct {
+	tags  [][]byte
+	first [256]bool
+}
+
+func newStopTags(tags ...[]byte) stopTags {
+	s := stopTags{tags: tags}
+	for _, t := range tags {
+		s.first[t[1]] = true
+	}
+	return s
+}
+
+// at reports whether b begins with one of the tags.
+func (s *stopTags) at(b []byte) bool {
+	if !s.first[b[1]] {
+		return false
+	}
+	for _, t := range s.tags {
+		if bytes.HasPrefix(b, t) {
+			return true
+		}
+	}
+	return false
 }
 
 func newFastTags(prefix, entry string) fastTags {
@@ -22,11 +50,12 @@ func newFastTags(prefix, entry string) fastTags {
 		entryEnd: tag("</" + prefix + entry + ">"),
 		locOpen:  tag("<" + prefix + "loc>"), locClose: tag("</" + prefix + "loc>"),
 		lastmodOpen: tag("<" + prefix + "lastmod>"), lastmodClose: tag("</" + prefix + "lastmod>"),
-		stops: [][]byte{tag("<" + prefix + entry), tag("<" + prefix + "loc")},
 	}
+	stops := [][]byte{tag("<" + prefix + entry), tag("<" + prefix + "loc")}
 	if prefix != "" {
-		t.stops = append(t.stops, tag("<loc"))
+		stops = append(stops, tag("<loc"))
 	}
+	t.stops = newStopTags(stops...)
 	return t
 }
 
@@ -59,7 +88,7 @@ func (d *xmlDoc) fastEntry() error {
 		return nil
 	}
 	lx.pos = p2
-	if !lx.skipTo(d.tags.entryEnd, d.tags.stops) {
+	if !lx.skipTo(d.tags.entryEnd, &d.tags.stops) {
 		d.f.addLoc(loc, locUndecoded)
 		d.f.setLastmod(lastmod, lastmodUndecoded, 2)
 		return nil

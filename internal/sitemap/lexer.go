@@ -253,7 +253,7 @@ func (l *lexer) bang(wantText bool) (tokKind, bool) {
 // token by token. It skips an entry's remaining children (changefreq, priority, image and
 // hreflang blocks) once its URL and date are known: half of a typical sitemap's tags. It
 // reports whether it moved.
-func (l *lexer) skipTo(endTag []byte, stops [][]byte) bool {
+func (l *lexer) skipTo(endTag []byte, stops *stopTags) bool {
 	buf := l.buf[:l.end]
 	// Tags are told apart by the byte after "</" or "<" before comparing them whole: most tags
 	// passed over differ there.
@@ -276,10 +276,8 @@ func (l *lexer) skipTo(endTag []byte, stops [][]byte) bool {
 		case '!', '?':
 			return false
 		default:
-			for _, s := range stops {
-				if c == s[1] && bytes.HasPrefix(buf[p:], s) {
-					return false
-				}
+			if stops.at(buf[p:]) {
+				return false
 			}
 		}
 	}
