@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/sitepush/sitepush/internal/config"
-	"github.com/sitepush/sitepush/internal/runner"
+	"github.com/sitepush/sitepush/internal/model"
 )
 
 // Alert is what the webhook receives.
@@ -39,7 +39,7 @@ const maxCauses = 3
 
 // Of returns the alerts a finished run calls for: one per channel whose failed share of the URLs
 // it tried exceeds threshold, or one for the run when it failed without such a channel.
-func Of(rec *runner.Record, threshold float64) []Alert {
+func Of(rec *model.Record, threshold float64) []Alert {
 	var out []Alert
 	for _, name := range config.Channels {
 		st, ok := rec.Channels[name]
@@ -57,7 +57,7 @@ func Of(rec *runner.Record, threshold float64) []Alert {
 			rec.Site, rec.ID, rec.Status, name, st.Failed, tried, rate*100, threshold*100)
 		out = append(out, finish(a))
 	}
-	if len(out) == 0 && rec.Status == runner.StatusFailed {
+	if len(out) == 0 && rec.Status == model.StatusFailed {
 		a := newAlert(rec, "", threshold, "")
 		a.Failed, a.Attempted = rec.Sitemaps.Failed, rec.Sitemaps.Read+rec.Sitemaps.Failed
 		if a.Attempted > 0 {
@@ -69,7 +69,7 @@ func Of(rec *runner.Record, threshold float64) []Alert {
 	return out
 }
 
-func newAlert(rec *runner.Record, channel string, threshold float64, prefix string) Alert {
+func newAlert(rec *model.Record, channel string, threshold float64, prefix string) Alert {
 	return Alert{Site: rec.Site, RunID: rec.ID, Status: rec.Status, Channel: channel, Threshold: threshold,
 		Causes: causes(rec.Errors, prefix), StartedAt: rec.StartedAt}
 }

@@ -13,16 +13,16 @@ import (
 	"time"
 
 	"github.com/sitepush/sitepush/internal/config"
-	"github.com/sitepush/sitepush/internal/runner"
+	"github.com/sitepush/sitepush/internal/model"
 )
 
-func record(status string, channels map[string]*runner.ChannelStats, errs ...string) *runner.Record {
-	return &runner.Record{ID: 7, Site: "blog", Status: status, Channels: channels, Errors: errs,
+func record(status string, channels map[string]*model.ChannelStats, errs ...string) *model.Record {
+	return &model.Record{ID: 7, Site: "blog", Status: status, Channels: channels, Errors: errs,
 		StartedAt: time.Date(2026, 3, 1, 6, 0, 0, 0, time.UTC)}
 }
 
 func TestOf(t *testing.T) {
-	failing := record(runner.StatusPartial, map[string]*runner.ChannelStats{
+	failing := record(model.StatusPartial, map[string]*model.ChannelStats{
 		"indexnow": {Submitted: 20, Failed: 180},
 		"bing":     {Submitted: 99, Failed: 1},
 	}, "indexnow: HTTP 503 Service Unavailable from https://api.indexnow.org/indexnow", "indexnow: timeout", "bing: HTTP 500")
@@ -40,17 +40,17 @@ func TestOf(t *testing.T) {
 		t.Errorf("text %q", a.Text)
 	}
 
-	key := record(runner.StatusFailed, map[string]*runner.ChannelStats{"bing": {Failed: 100}},
+	key := record(model.StatusFailed, map[string]*model.ChannelStats{"bing": {Failed: 100}},
 		"bing: HTTP 401 Unauthorized: the API key is not valid: check bing.apiKey")
 	if got := Of(key, 0.10); len(got) != 1 || !strings.Contains(got[0].Action, "Fix the key as the error says, then run `sitepush check --site blog`") {
 		t.Errorf("a bad key: %+v", got)
 	}
-	noSitemap := record(runner.StatusFailed, map[string]*runner.ChannelStats{}, "sitemap https://blog.example/s.xml: HTTP 404")
+	noSitemap := record(model.StatusFailed, map[string]*model.ChannelStats{}, "sitemap https://blog.example/s.xml: HTTP 404")
 	noSitemap.Sitemaps.Failed = 1
 	if got := Of(noSitemap, 0.10); len(got) != 1 || got[0].Channel != "" || got[0].Rate != 1 || !strings.Contains(got[0].Action, "no sitemap of pages could be read") {
 		t.Errorf("no sitemap: %+v", got)
 	}
-	if got := Of(record(runner.StatusOK, map[string]*runner.ChannelStats{"indexnow": {Submitted: 10}}), 0); len(got) != 0 {
+	if got := Of(record(model.StatusOK, map[string]*model.ChannelStats{"indexnow": {Submitted: 10}}), 0); len(got) != 0 {
 		t.Errorf("a good run: %+v", got)
 	}
 }
@@ -122,14 +122,14 @@ func TestSend(t *testing.T) {
 func TestQueue(t *testing.T) {
 	rcv := &receiver{}
 	q := NewQueue(newSender(t, rcv), slog.New(slog.NewTextHandler(io.Discard, nil)))
-	q.Finished(record(runner.StatusFailed, map[string]*runner.ChannelStats{"indexnow": {Failed: 3}}, "indexnow: HTTP 503"))
-	q.Finished(record(runner.StatusOK, map[string]*runner.ChannelStats{"indexnow": {Submitted: 3}}))
+	q.Finished(record(model.StatusFailed, map[string]*model.ChannelStats{"indexnow": {Failed: 3}}, "indexnow: HTTP 503"))
+	q.Finished(record(model.StatusOK, map[string]*model.ChannelStats{"indexnow": {Submitted: 3}}))
 	q.Close(5 * time.Second)
 	if got := rcv.alerts(); len(got) != 1 || got[0].Channel != "indexnow" || got[0].Failed != 3 {
 		t.Errorf("received %+v", got)
 	}
-	q.Finished(record(runner.StatusFailed, map[string]*runner.ChannelStats{"indexnow": {Failed: 3}}))
+	q.Finished(record(model.StatusFailed, map[string]*model.ChannelStats{"indexnow": {Failed: 3}}))
 	var none *Queue
-	none.Finished(record(runner.StatusFailed, nil))
+	none.Finished(record(model.StatusFailed, nil))
 	none.Close(time.Second)
 }

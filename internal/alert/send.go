@@ -13,8 +13,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/sitepush/sitepush/internal/channel"
 	"github.com/sitepush/sitepush/internal/config"
-	"github.com/sitepush/sitepush/internal/runner"
+	"github.com/sitepush/sitepush/internal/model"
 )
 
 // Sender posts alerts to the webhook. Its URL often holds a token: it never appears in errors.
@@ -39,7 +40,7 @@ func New(w *config.Webhook, client *http.Client, userAgent string) *Sender {
 }
 
 // Alerts returns the alerts a run calls for; none when s is nil.
-func (s *Sender) Alerts(rec *runner.Record) []Alert {
+func (s *Sender) Alerts(rec *model.Record) []Alert {
 	if s == nil || rec.DryRun {
 		return nil
 	}
@@ -60,7 +61,7 @@ func (s *Sender) Send(ctx context.Context, a Alert) error {
 			}
 			return nil
 		}
-		if runner.Sleep(ctx, s.Backoff[attempt]) != nil {
+		if channel.Sleep(ctx, s.Backoff[attempt]) != nil {
 			return fmt.Errorf("the alert about site %q could not be sent to the webhook: %w", a.Site, err)
 		}
 	}
@@ -123,7 +124,7 @@ func NewQueue(sender *Sender, logger *slog.Logger) *Queue {
 }
 
 // Finished queues the alerts a run calls for, without waiting.
-func (q *Queue) Finished(rec *runner.Record) {
+func (q *Queue) Finished(rec *model.Record) {
 	if q == nil {
 		return
 	}

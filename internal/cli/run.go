@@ -9,10 +9,12 @@ import (
 	"time"
 
 	"github.com/sitepush/sitepush/internal/alert"
+	"github.com/sitepush/sitepush/internal/channel"
 	"github.com/sitepush/sitepush/internal/channel/bing"
 	"github.com/sitepush/sitepush/internal/channel/feed"
 	"github.com/sitepush/sitepush/internal/channel/indexnow"
 	"github.com/sitepush/sitepush/internal/config"
+	"github.com/sitepush/sitepush/internal/model"
 	"github.com/sitepush/sitepush/internal/runner"
 	"github.com/sitepush/sitepush/internal/sitemap"
 	"github.com/sitepush/sitepush/internal/store"
@@ -89,8 +91,8 @@ func runSites(e *env, cfg *config.Config, st *store.Store, sites []*config.Site,
 			continue
 		case err != nil && rec == nil:
 			// The run could not be carried out at all: still one record per site for --json.
-			rec = &runner.Record{Site: site.ID, Trigger: "cli", DryRun: *f.dryRun, Status: runner.StatusFailed,
-				Errors: []string{err.Error()}, Channels: map[string]*runner.ChannelStats{}}
+			rec = &model.Record{Site: site.ID, Trigger: "cli", DryRun: *f.dryRun, Status: model.StatusFailed,
+				Errors: []string{err.Error()}, Channels: map[string]*model.ChannelStats{}}
 		}
 		for _, a := range alerts.Alerts(rec) {
 			if err := alerts.Send(e.ctx, a); err != nil {
@@ -104,7 +106,7 @@ func runSites(e *env, cfg *config.Config, st *store.Store, sites []*config.Site,
 		} else {
 			printRecord(e.stdout, rec)
 		}
-		if err != nil || rec.Status == runner.StatusFailed || rec.Status == runner.StatusPartial {
+		if err != nil || rec.Status == model.StatusFailed || rec.Status == model.StatusPartial {
 			failed++
 		}
 	}
@@ -116,8 +118,8 @@ func runSites(e *env, cfg *config.Config, st *store.Store, sites []*config.Site,
 
 // channels returns the site's enabled channels among those selected, in order: IndexNow, then
 // Bing, which never holds IndexNow up, then the feed.
-func channels(site *config.Site, only string, client *http.Client, userAgent string, st *store.Store) []runner.Channel {
-	var out []runner.Channel
+func channels(site *config.Site, only string, client *http.Client, userAgent string, st *store.Store) []channel.Channel {
+	var out []channel.Channel
 	take := func(name string) bool { return site.Enabled(name) && (only == "all" || only == name) }
 	if take("indexnow") {
 		out = append(out, indexnow.New(site, client, userAgent))

@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/sitepush/sitepush/internal/enginetest"
-	"github.com/sitepush/sitepush/internal/runner"
+	"github.com/sitepush/sitepush/internal/model"
 )
 
 const testKey = "a1b2c3d4e5f6a7b8c9d0"
@@ -70,7 +70,7 @@ func TestRunCommand(t *testing.T) {
 		t.Fatalf("run: exit %d\n%s%s", code, out, errOut)
 	}
 	code, out, _ = run(t, "run", "--config", w.config, "--json", "--site", "demo")
-	var rec runner.Record
+	var rec model.Record
 	if err := json.Unmarshal([]byte(out), &rec); err != nil || code != exitOK || rec.Channels["indexnow"].Skipped != 30 || rec.Trigger != "cli" || rec.ID == 0 {
 		t.Errorf("--json: exit %d, %v, %s", code, err, out)
 	}

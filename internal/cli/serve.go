@@ -13,9 +13,11 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/sitepush/sitepush/internal/alert"
+	"github.com/sitepush/sitepush/internal/channel"
 	"github.com/sitepush/sitepush/internal/channel/bing"
 	"github.com/sitepush/sitepush/internal/config"
 	"github.com/sitepush/sitepush/internal/metrics"
+	"github.com/sitepush/sitepush/internal/model"
 	"github.com/sitepush/sitepush/internal/runner"
 	"github.com/sitepush/sitepush/internal/scheduler"
 	"github.com/sitepush/sitepush/internal/server"
@@ -84,9 +86,9 @@ func serve(ctx context.Context, cfg *config.Config, st *store.Store, ln net.List
 	alerts := alert.NewQueue(alert.New(cfg.Webhook, client, cfg.UserAgent), logger)
 
 	var api *server.Server
-	runs := scheduler.NewRuns(r, func(site *config.Site, only string) []runner.Channel {
+	runs := scheduler.NewRuns(r, func(site *config.Site, only string) []channel.Channel {
 		return channels(site, only, client, cfg.UserAgent, st)
-	}, func(rec *runner.Record) {
+	}, func(rec *model.Record) {
 		m.RunFinished(rec)
 		alerts.Finished(rec)
 		api.Invalidate()

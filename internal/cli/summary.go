@@ -11,11 +11,11 @@ import (
 	"time"
 
 	"github.com/sitepush/sitepush/internal/config"
-	"github.com/sitepush/sitepush/internal/runner"
+	"github.com/sitepush/sitepush/internal/model"
 )
 
 // printRecord prints a run for a person: the outcome, the counts, the errors with their fixes.
-func printRecord(w io.Writer, rec *runner.Record) {
+func printRecord(w io.Writer, rec *model.Record) {
 	head := rec.Status
 	if rec.DryRun {
 		head = "dry run, nothing submitted"
@@ -50,7 +50,7 @@ func printRecord(w io.Writer, rec *runner.Record) {
 }
 
 // printChannel prints a channel's counts: for the feed, pages added as items and pages known.
-func printChannel(w io.Writer, name string, st *runner.ChannelStats, dryRun bool) {
+func printChannel(w io.Writer, name string, st *model.ChannelStats, dryRun bool) {
 	done, skipped := "submitted", "already delivered"
 	if name == "feed" {
 		done, skipped = "added", "known"
@@ -125,7 +125,7 @@ type progress struct {
 func newProgress(w io.Writer) *progress { return &progress{w: w, on: isTerminal(w)} }
 
 // show draws the state of a run, at most five times a second.
-func (p *progress) show(rec *runner.Record) {
+func (p *progress) show(rec *model.Record) {
 	if !p.on {
 		return
 	}

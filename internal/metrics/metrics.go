@@ -16,8 +16,9 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
+	"github.com/sitepush/sitepush/internal/channel"
 	"github.com/sitepush/sitepush/internal/config"
-	"github.com/sitepush/sitepush/internal/runner"
+	"github.com/sitepush/sitepush/internal/model"
 	"github.com/sitepush/sitepush/internal/store"
 )
 
@@ -73,7 +74,7 @@ func (m *Metrics) Handler() http.Handler {
 }
 
 // Request counts one request to an engine; it is the runner's OnRequest.
-func (m *Metrics) Request(site string, r runner.Request) {
+func (m *Metrics) Request(site string, r channel.Request) {
 	outcome := "failed"
 	if r.Accepted {
 		outcome = "submitted"
@@ -83,7 +84,7 @@ func (m *Metrics) Request(site string, r runner.Request) {
 }
 
 // RunFinished counts a run that ended; the next scrape reads the state again.
-func (m *Metrics) RunFinished(rec *runner.Record) {
+func (m *Metrics) RunFinished(rec *model.Record) {
 	m.state.invalidate()
 	m.runs.WithLabelValues(rec.Site, rec.Trigger, rec.Status).Inc()
 	m.runSeconds.WithLabelValues(rec.Site).Observe(rec.FinishedAt.Sub(rec.StartedAt).Seconds())

@@ -14,7 +14,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/sitepush/sitepush/internal/config"
-	"github.com/sitepush/sitepush/internal/runner"
+	"github.com/sitepush/sitepush/internal/model"
 	"github.com/sitepush/sitepush/internal/store"
 	"github.com/sitepush/sitepush/internal/store/storetest"
 )
@@ -59,13 +59,13 @@ func (w *world) advance(d time.Duration) {
 }
 
 // goodRun records a run of site that ended well at end, straight in the store.
-func (w *world) goodRun(site string, end time.Time) *runner.Record {
+func (w *world) goodRun(site string, end time.Time) *model.Record {
 	w.t.Helper()
 	id, err := w.st.StartRun(context.Background(), site, "schedule", end.Add(-time.Second))
 	if err != nil {
 		w.t.Fatal(err)
 	}
-	rec := &runner.Record{ID: id, Site: site, Trigger: "schedule", StartedAt: end.Add(-time.Second), FinishedAt: end, Status: runner.StatusOK}
+	rec := &model.Record{ID: id, Site: site, Trigger: "schedule", StartedAt: end.Add(-time.Second), FinishedAt: end, Status: model.StatusOK}
 	if err := w.st.FinishRun(context.Background(), rec); err != nil {
 		w.t.Fatal(err)
 	}

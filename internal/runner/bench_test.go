@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sitepush/sitepush/internal/channel"
 	"github.com/sitepush/sitepush/internal/runner"
 	"github.com/sitepush/sitepush/internal/store/storetest"
 )
@@ -35,17 +36,17 @@ func BenchmarkDue(b *testing.B) {
 	ctx := context.Background()
 	now := time.Date(2026, 5, 1, 0, 0, 0, 0, time.UTC)
 	// The store's million: sync and deliver in batches, as a million-URL run would.
-	pages := make([]runner.Page, 0, 1000)
+	pages := make([]channel.Page, 0, 1000)
 	for i := range 1_000_000 {
 		u := fmt.Sprintf("https://a.example/catalog/item-%d", i)
-		pages = append(pages, runner.Page{Hash: runner.URLHash([]byte(u)), URL: u, Lastmod: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)})
+		pages = append(pages, channel.Page{Hash: runner.URLHash([]byte(u)), URL: u, Lastmod: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)})
 		if len(pages) == cap(pages) {
 			st.SyncCatalog(ctx, "s", now, pages, nil, false)
-			due := make([]runner.Due, len(pages))
+			due := make([]channel.Due, len(pages))
 			for j, p := range pages {
-				due[j] = runner.Due{Hash: p.Hash, Lastmod: p.Lastmod}
+				due[j] = channel.Due{Hash: p.Hash, Lastmod: p.Lastmod}
 			}
-			st.RecordOutcome(ctx, "s", now, runner.Outcome{Channel: "indexnow", URLs: due, Delivered: true})
+			st.RecordOutcome(ctx, "s", now, channel.Outcome{Channel: "indexnow", URLs: due, Delivered: true})
 			pages = pages[:0]
 		}
 	}
@@ -56,7 +57,7 @@ func BenchmarkDue(b *testing.B) {
 	ch := &fakeChannel{name: "indexnow", batch: 10000}
 	b.ResetTimer()
 	for b.Loop() {
-		rec, err := r.Run(ctx, s.site, runner.Options{Channels: []runner.Channel{ch}})
+		rec, err := r.Run(ctx, s.site, runner.Options{Channels: []channel.Channel{ch}})
 		if err != nil || rec.TotalURLs != 50_000 || rec.Channels["indexnow"].Due != 0 {
 			b.Fatalf("%v %+v", err, rec)
 		}
@@ -79,7 +80,7 @@ func BenchmarkSteadyState(b *testing.B) {
 	writeSitemap(b, s.dir, "sitemap.xml", 0, 50_000, lastmod)
 	r := runner.New(st)
 	ch := &fakeChannel{name: "indexnow", batch: 10000}
-	if _, err := r.Run(ctx, s.site, runner.Options{Channels: []runner.Channel{ch}}); err != nil {
+	if _, err := r.Run(ctx, s.site, runner.Options{Channels: []channel.Channel{ch}}); err != nil {
 		b.Fatal(err)
 	}
 	for b.Loop() {
@@ -88,7 +89,7 @@ func BenchmarkSteadyState(b *testing.B) {
 		writeSitemap(b, s.dir, "sitemap.xml", 0, 50_000, lastmod)
 		ch.take()
 		b.StartTimer()
-		rec, err := r.Run(ctx, s.site, runner.Options{Channels: []runner.Channel{ch}})
+		rec, err := r.Run(ctx, s.site, runner.Options{Channels: []channel.Channel{ch}})
 		if err != nil || rec.Channels["indexnow"].Submitted != 100 {
 			b.Fatalf("%v %+v", err, rec.Channels["indexnow"])
 		}

@@ -3,12 +3,13 @@ package runner
 import (
 	"bytes"
 	"context"
-	"math"
 	"strings"
 	"time"
 	"unicode"
 
+	"github.com/sitepush/sitepush/internal/channel"
 	"github.com/sitepush/sitepush/internal/config"
+	"github.com/sitepush/sitepush/internal/model"
 	"github.com/sitepush/sitepush/internal/sitemap"
 )
 
@@ -24,32 +25,33 @@ const (
 type collector struct {
 	state    State
 	site     *config.Site
-	rec      *Record
+	rec      *model.Record
 	channels []string
 	now      time.Time
 	dryRun   bool
 	host     string // baseUrl's host, lower case
 	progress func()
 
-	batch  []Page
-	due    [][]item // per channel
-	policy []Policy
-	newest []newest // per channel, for those whose policy asks
+	batch     []channel.Page
+	due       []*channel.Queue // per channel
+	selection []channel.Selection
+	newest    []newest // per channel, for those whose selection asks
 }
 
-func newCollector(state State, site *config.Site, rec *Record, channels []string, policy []Policy, now time.Time, dryRun bool) *collector {
+func newCollector(state State, site *config.Site, rec *model.Record, channels []string, selection []channel.Selection, now time.Time, dryRun bool) *collector {
 	host := site.BaseURL
 	if i := strings.Index(host, "://"); i >= 0 {
 		host = host[i+3:]
 	}
 	c := &collector{state: state, site: site, rec: rec, channels: channels, now: now, dryRun: dryRun,
-		host: strings.ToLower(strings.TrimSuffix(host, "/")), due: make([][]item, len(channels)),
-		policy: policy, newest: make([]newest, len(channels))}
-	for i, p := range policy {
+		host: strings.ToLower(strings.TrimSuffix(host, "/")), due: make([]*channel.Queue, len(channels)),
+		selection: selection, newest: make([]newest, len(channels))}
+	for i, p := range selection {
 		c.newest[i].n = p.Newest
+		c.due[i] = channel.NewQueue(site.ID, state)
 	}
 	for _, name := range channels {
-		rec.Channels[name] = &ChannelStats{Endpoints: map[string]*EndpointStats{}}
+		rec.Channels[name] = &model.ChannelStats{Endpoints: map[string]*model.EndpointStats{}}
 	}
 	return c
 }
@@ -63,7 +65,7 @@ func (c *collector) add(ctx context.Context, e sitemap.Entry) error {
 	c.rec.TotalURLs++
 	u := canonical(e.URL)
 	// Lastmods are stored to the millisecond: finer ones would never compare equal again.
-	c.batch = append(c.batch, Page{Hash: URLHash(u), URL: string(u), Lastmod: e.Lastmod.Truncate(time.Millisecond)})
+	c.batch = append(c.batch, channel.Page{Hash: URLHash(u), URL: string(u), Lastmod: e.Lastmod.Truncate(time.Millisecond)})
 	if len(c.batch) >= syncBatch {
 		return c.flush(ctx)
 	}
@@ -123,21 +125,17 @@ func (c *collector) flush(ctx context.Context) error {
 		for ch, name := range c.channels {
 			c.newest[ch].add(p)
 			stats := c.rec.Channels[name]
-			due, retry := isDue(states[i*n+ch], p.Lastmod, c.site.ResubmitAfter.D(), c.now, c.policy[ch].OnlyNew)
+			due, retry := isDue(states[i*n+ch], p.Lastmod, c.site.ResubmitAfter.D(), c.now, c.selection[ch].OnlyNew)
 			if !due {
 				stats.Skipped++
 				continue
 			}
 			stats.Due++
-			var lm int64
-			if !p.Lastmod.IsZero() {
-				lm = p.Lastmod.UnixMilli()
-			}
-			it := item{hash: p.Hash, lastmod: lm, retry: retry}
+			d := channel.Due{Hash: p.Hash, Lastmod: p.Lastmod, Retry: retry}
 			if retry {
-				it.failures = uint16(min(states[i*n+ch].Failures, math.MaxUint16))
+				d.Failures = states[i*n+ch].Failures
 			}
-			c.due[ch] = append(c.due[ch], it)
+			c.due[ch].Add(d)
 			if c.dryRun && len(stats.Sample) < sampleSize {
 				stats.Sample = append(stats.Sample, p.URL)
 			}
@@ -155,7 +153,7 @@ func (c *collector) flush(ctx context.Context) error {
 func (c *collector) previewFirstRuns() {
 	for ch, name := range c.channels {
 		stats := c.rec.Channels[name]
-		if !c.policy[ch].FirstRun || stats.Due == 0 {
+		if !c.selection[ch].FirstRun || stats.Due == 0 {
 			continue // a run with nothing due does not deliver
 		}
 		newest := c.newest[ch].list()

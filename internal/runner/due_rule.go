@@ -1,12 +1,16 @@
 package runner
 
-import "time"
+import (
+	"time"
+
+	"github.com/sitepush/sitepush/internal/model"
+)
 
 // isDue decides whether a URL present in the sitemaps is due on a channel (SPEC §4): never
 // delivered there; its last attempt failed (retry); its lastmod newer than the one delivered —
 // or, when none was delivered, newer than the delivery itself; or resubmitAfter has passed. A
 // channel that wants only new URLs gets the first two.
-func isDue(st DeliveryState, lastmod time.Time, resubmitAfter time.Duration, now time.Time, onlyNew bool) (due, retry bool) {
+func isDue(st model.DeliveryState, lastmod time.Time, resubmitAfter time.Duration, now time.Time, onlyNew bool) (due, retry bool) {
 	switch {
 	case !st.Known:
 		return true, false

@@ -8,6 +8,9 @@ import (
 	"os"
 	"strconv"
 	"time"
+
+	"github.com/sitepush/sitepush/internal/channel"
+	"github.com/sitepush/sitepush/internal/model"
 )
 
 const (
@@ -20,9 +23,6 @@ const (
 
 // ErrBusy is returned when a site is being run elsewhere and the run was told not to wait.
 var ErrBusy = errors.New("site is busy")
-
-// ErrLeaseLost is returned by State.RenewLease when another run holds the lease now.
-var ErrLeaseLost = errors.New("the site's lease was lost to another run")
 
 // holderID names one run in leases: host and pid, to tell people who holds a site, and a random
 // part, since pids repeat and one process runs many sites, and may run one site twice in a row.
@@ -50,7 +50,7 @@ func (r *Runner) lease(ctx context.Context, site, holder string, noWait bool) (r
 			r.Notify(fmt.Sprintf("site %q is being run by %s; waiting for it to finish (a killed run frees it by %s UTC)", site, other, until.Format(time.TimeOnly)))
 			said = true
 		}
-		if err := Sleep(ctx, r.LeasePoll); err != nil {
+		if err := channel.Sleep(ctx, r.LeasePoll); err != nil {
 			return nil, nil, err
 		}
 	}
@@ -84,7 +84,7 @@ func (r *Runner) renew(site, holder string, done <-chan struct{}, lost chan<- st
 			switch {
 			case err == nil:
 				renewed = r.now()
-			case errors.Is(err, ErrLeaseLost) || r.now().Sub(renewed) >= leaseTTL-leaseRenew:
+			case errors.Is(err, model.ErrLeaseLost) || r.now().Sub(renewed) >= leaseTTL-leaseRenew:
 				close(lost)
 				return
 			}

@@ -10,6 +10,8 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/sitepush/sitepush/internal/channel"
+	"github.com/sitepush/sitepush/internal/model"
 	"github.com/sitepush/sitepush/internal/runner"
 	"github.com/sitepush/sitepush/internal/store"
 	"github.com/sitepush/sitepush/internal/store/storetest"
@@ -22,7 +24,7 @@ type overlapChannel struct {
 
 func (c *overlapChannel) Name() string { return "indexnow" }
 
-func (c *overlapChannel) Deliver(ctx context.Context, q *runner.Queue, rep runner.Reporter) error {
+func (c *overlapChannel) Deliver(ctx context.Context, q *channel.Queue, rep channel.Reporter) error {
 	n := c.now.Add(1)
 	defer c.now.Add(-1)
 	for {
@@ -36,7 +38,7 @@ func (c *overlapChannel) Deliver(ctx context.Context, q *runner.Queue, rep runne
 	if err != nil {
 		return err
 	}
-	return rep.Finished(runner.Outcome{Channel: "indexnow", URLs: due, Delivered: true})
+	return rep.Finished(channel.Outcome{Channel: "indexnow", URLs: due, Delivered: true})
 }
 
 func TestOneRunnerNeverRunsASiteTwiceAtOnce(t *testing.T) {
@@ -48,7 +50,7 @@ func TestOneRunnerNeverRunsASiteTwiceAtOnce(t *testing.T) {
 	var wg sync.WaitGroup
 	for range 3 {
 		wg.Go(func() {
-			if _, err := r.Run(context.Background(), s.site, runner.Options{Channels: []runner.Channel{ch}}); err != nil {
+			if _, err := r.Run(context.Background(), s.site, runner.Options{Channels: []channel.Channel{ch}}); err != nil {
 				t.Error(err)
 			}
 		})
@@ -74,7 +76,7 @@ func TestARunStopsWhenItsLeaseIsLost(t *testing.T) {
 		name string
 		err  error
 	}{
-		{"taken by another run", runner.ErrLeaseLost},
+		{"taken by another run", model.ErrLeaseLost},
 		{"renewals failing for as long as the lease lasts", errors.New("database is locked")},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -84,8 +86,8 @@ func TestARunStopsWhenItsLeaseIsLost(t *testing.T) {
 				s.publish("/a", "/b")
 				ch := &fakeChannel{name: "indexnow", batch: 1, block: true}
 				start := time.Now()
-				rec, err := r.Run(context.Background(), s.site, runner.Options{Channels: []runner.Channel{ch}})
-				if err != nil || rec.Status != runner.StatusPartial || time.Since(start) > 20*time.Second ||
+				rec, err := r.Run(context.Background(), s.site, runner.Options{Channels: []channel.Channel{ch}})
+				if err != nil || rec.Status != model.StatusPartial || time.Since(start) > 20*time.Second ||
 					!strings.Contains(strings.Join(rec.Errors, " "), "the site's lease was lost to another run") {
 					t.Errorf("after %v: %v, %s, %q", time.Since(start), err, rec.Status, rec.Errors)
 				}

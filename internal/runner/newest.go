@@ -3,6 +3,8 @@ package runner
 import (
 	"container/heap"
 	"slices"
+
+	"github.com/sitepush/sitepush/internal/channel"
 )
 
 // newest keeps the n newest pages seen, in bounded memory: by lastmod, newest first, and pages
@@ -14,7 +16,7 @@ type newest struct {
 }
 
 type ranked struct {
-	page Page
+	page channel.Page
 	seq  int
 }
 
@@ -43,7 +45,7 @@ func (h *pageHeap) Pop() any {
 }
 
 // add offers one page.
-func (nw *newest) add(p Page) {
+func (nw *newest) add(p channel.Page) {
 	r := ranked{p, nw.seq}
 	nw.seq++
 	switch {
@@ -57,7 +59,7 @@ func (nw *newest) add(p Page) {
 }
 
 // list returns the pages kept, newest first.
-func (nw *newest) list() []Page {
+func (nw *newest) list() []channel.Page {
 	rs := slices.Clone(nw.pages)
 	slices.SortFunc(rs, func(a, b ranked) int {
 		if a.before(b) {
@@ -65,7 +67,7 @@ func (nw *newest) list() []Page {
 		}
 		return 1
 	})
-	out := make([]Page, len(rs))
+	out := make([]channel.Page, len(rs))
 	for i, r := range rs {
 		out[i] = r.page
 	}

@@ -4,6 +4,9 @@ import (
 	"context"
 	"sync"
 	"time"
+
+	"github.com/sitepush/sitepush/internal/channel"
+	"github.com/sitepush/sitepush/internal/model"
 )
 
 // recorder is the Reporter of a run: it writes every outcome to the store as it arrives and keeps
@@ -13,23 +16,23 @@ type recorder struct {
 	state State
 	site  string
 	now   func() time.Time
-	rec   *Record
+	rec   *model.Record
 	// onChange is called after every outcome, for progress reports.
 	onChange func()
 	// onRequest, when set, is told of every request.
-	onRequest func(site string, r Request)
+	onRequest func(site string, r channel.Request)
 
 	mu      sync.Mutex
-	latency map[*EndpointStats]time.Duration
+	latency map[*model.EndpointStats]time.Duration
 }
 
-func (r *recorder) Requested(req Request) {
+func (r *recorder) Requested(req channel.Request) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	ch := r.rec.Channels[req.Channel]
 	ep := ch.Endpoints[req.Endpoint]
 	if ep == nil {
-		ep = &EndpointStats{}
+		ep = &model.EndpointStats{}
 		ch.Endpoints[req.Endpoint] = ep
 	}
 	ep.Requests++
@@ -41,17 +44,17 @@ func (r *recorder) Requested(req Request) {
 	r.latency[ep] += req.Latency
 	ep.AvgResponseMS = float64(r.latency[ep].Microseconds()) / 1000 / float64(ep.Requests)
 	// Statistics are best effort: a failure to count one request must not stop delivery.
-	_ = r.state.RecordRequests(r.ctx, r.site, r.now(), []Request{req})
+	_ = r.state.RecordRequests(r.ctx, r.site, r.now(), []channel.Request{req})
 	if r.onRequest != nil {
 		r.onRequest(r.site, req)
 	}
 }
 
-func (r *recorder) Finished(o Outcome) error {
+func (r *recorder) Finished(o channel.Outcome) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if err := r.state.RecordOutcome(r.ctx, r.site, r.now(), o); err != nil {
-		r.rec.addError(err.Error())
+		r.rec.AddError(err.Error())
 		return err
 	}
 	ch := r.rec.Channels[o.Channel]
@@ -63,7 +66,7 @@ func (r *recorder) Finished(o Outcome) error {
 		ch.Submitted += len(o.URLs)
 	default:
 		ch.Failed += len(o.URLs)
-		r.rec.addError(o.Channel + ": " + o.Err)
+		r.rec.AddError(o.Channel + ": " + o.Err)
 	}
 	if r.onChange != nil {
 		r.onChange()
@@ -75,17 +78,17 @@ func (r *recorder) HeldBack(channel string, n int, why string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.rec.Channels[channel].Held += n
-	r.rec.addNote(channel + ": " + why)
+	r.rec.AddNote(channel + ": " + why)
 }
 
 func (r *recorder) Failed(channel, msg string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.rec.addError(channel + ": " + msg)
+	r.rec.AddError(channel + ": " + msg)
 }
 
 func (r *recorder) Noted(channel, msg string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.rec.addNote(channel + ": " + msg)
+	r.rec.AddNote(channel + ": " + msg)
 }

@@ -11,7 +11,9 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/sitepush/sitepush/internal/channel"
 	"github.com/sitepush/sitepush/internal/config"
+	"github.com/sitepush/sitepush/internal/model"
 	"github.com/sitepush/sitepush/internal/sitemap"
 )
 
@@ -29,18 +31,18 @@ type Runner struct {
 	// Notify receives what the user should know while waiting (a site busy elsewhere).
 	Notify func(msg string)
 	// Progress is called as a run advances, with the record so far; it must not keep it.
-	Progress func(rec *Record)
+	Progress func(rec *model.Record)
 	// LeasePoll is how often a run waiting for a busy site tries again.
 	LeasePoll time.Duration
 	// OnRequest, when set, is told of every request a channel makes, as it is answered (for
 	// metrics); it must not block.
-	OnRequest func(site string, r Request)
+	OnRequest func(site string, r channel.Request)
 }
 
 // Options say how to run a site.
 type Options struct {
-	Trigger  string    // schedule, manual or cli
-	Channels []Channel // in order; each gets what is due on it
+	Trigger  string            // schedule, manual or cli
+	Channels []channel.Channel // in order; each gets what is due on it
 	// DryRun reads and diffs but submits nothing and writes no state.
 	DryRun bool
 	// NoWait makes a run of a site that is being run elsewhere return ErrBusy instead of waiting.
@@ -66,9 +68,9 @@ func (r *Runner) now() time.Time { return r.Now().UTC() }
 // Run runs one site: reads its sitemaps, records what it finds and delivers what is due on each
 // channel in turn, within the site's runBudget. The record says what happened; the error is set
 // only when the run could not be carried out at all (the site busy with NoWait, the store failing).
-func (r *Runner) Run(ctx context.Context, site *config.Site, opt Options) (*Record, error) {
-	rec := &Record{Site: site.ID, Trigger: opt.Trigger, DryRun: opt.DryRun, StartedAt: r.now(),
-		Status: StatusRunning, Channels: map[string]*ChannelStats{}, Errors: []string{}}
+func (r *Runner) Run(ctx context.Context, site *config.Site, opt Options) (*model.Record, error) {
+	rec := &model.Record{Site: site.ID, Trigger: opt.Trigger, DryRun: opt.DryRun, StartedAt: r.now(),
+		Status: model.StatusRunning, Channels: map[string]*model.ChannelStats{}, Errors: []string{}}
 	if !opt.DryRun {
 		release, lost, err := r.lease(ctx, site.ID, holderID(), opt.NoWait)
 		if err != nil {
@@ -81,7 +83,7 @@ func (r *Runner) Run(ctx context.Context, site *config.Site, opt Options) (*Reco
 		go func() {
 			select {
 			case <-lost:
-				cancel(ErrLeaseLost)
+				cancel(model.ErrLeaseLost)
 			case <-ctx.Done():
 			}
 		}()
@@ -114,18 +116,18 @@ func (r *Runner) Run(ctx context.Context, site *config.Site, opt Options) (*Reco
 }
 
 // run does the work of Run between the lease and the record.
-func (r *Runner) run(ctx context.Context, site *config.Site, opt Options, rec *Record) error {
+func (r *Runner) run(ctx context.Context, site *config.Site, opt Options, rec *model.Record) error {
 	budget, stop := context.WithTimeout(ctx, site.RunBudget.D())
 	defer stop()
 	names := make([]string, len(opt.Channels))
-	policy := make([]Policy, len(opt.Channels))
+	selection := make([]channel.Selection, len(opt.Channels))
 	for i, ch := range opt.Channels {
 		names[i] = ch.Name()
-		if c, ok := ch.(Chooser); ok {
-			policy[i] = c.Policy(ctx)
+		if c, ok := ch.(channel.Selective); ok {
+			selection[i] = c.Selection(ctx)
 		}
 	}
-	col := newCollector(r.State, site, rec, names, policy, rec.StartedAt, opt.DryRun)
+	col := newCollector(r.State, site, rec, names, selection, rec.StartedAt, opt.DryRun)
 	col.progress = r.progress(rec)
 	res, err := r.reader(site).Read(budget, site.Sitemaps, func(e sitemap.Entry) error { return col.add(ctx, e) })
 	if budget.Err() != nil && errors.Is(err, budget.Err()) {
@@ -133,8 +135,8 @@ func (r *Runner) run(ctx context.Context, site *config.Site, opt Options, rec *R
 	}
 	// What was read is recorded even when the read was cut short.
 	if err = errors.Join(err, col.flush(ctx)); err != nil {
-		rec.Status = StatusFailed
-		rec.addError(err.Error())
+		rec.Status = model.StatusFailed
+		rec.AddError(err.Error())
 		return err
 	}
 	cut := r.countSitemaps(rec, res, budget)
@@ -143,11 +145,10 @@ func (r *Runner) run(ctx context.Context, site *config.Site, opt Options, rec *R
 	}
 	if !res.Unreadable() && !opt.DryRun {
 		rep := &recorder{ctx: context.WithoutCancel(ctx), state: r.State, site: site.ID, now: r.now, rec: rec,
-			onChange: r.progress(rec), onRequest: r.OnRequest, latency: map[*EndpointStats]time.Duration{}}
+			onChange: r.progress(rec), onRequest: r.OnRequest, latency: map[*model.EndpointStats]time.Duration{}}
 		for i, ch := range opt.Channels {
-			q := newQueue(site.ID, r.State, col.due[i])
-			q.newest = col.newest[i].list()
-			q.complete = rec.Sitemaps.Failed == 0 && !cut
+			q := col.due[i]
+			q.Read(col.newest[i].list(), rec.Sitemaps.Failed == 0 && !cut)
 			r.deliver(budget, ch, q, rep)
 		}
 	}
@@ -157,7 +158,7 @@ func (r *Runner) run(ctx context.Context, site *config.Site, opt Options, rec *R
 
 // countSitemaps counts the sitemaps read and failed. A sitemap whose read the run's end cut
 // short is neither: cut reports it.
-func (r *Runner) countSitemaps(rec *Record, res *sitemap.Result, budget context.Context) (cut bool) {
+func (r *Runner) countSitemaps(rec *model.Record, res *sitemap.Result, budget context.Context) (cut bool) {
 	for _, sm := range res.Sitemaps {
 		switch {
 		case sm.Err == nil:
@@ -166,19 +167,19 @@ func (r *Runner) countSitemaps(rec *Record, res *sitemap.Result, budget context.
 			cut = true
 		default:
 			rec.Sitemaps.Failed++
-			rec.addError(fmt.Sprintf("sitemap %s: %v", sm.URL, sm.Err))
+			rec.AddError(fmt.Sprintf("sitemap %s: %v", sm.URL, sm.Err))
 		}
 	}
 	return cut
 }
 
 // deliver runs one channel, isolated: its failure is recorded and the next channel goes on.
-func (r *Runner) deliver(ctx context.Context, ch Channel, q *Queue, rep *recorder) {
+func (r *Runner) deliver(ctx context.Context, ch channel.Channel, q *channel.Queue, rep *recorder) {
 	if q.Len() > 0 && ctx.Err() == nil {
 		// An error that is only the end of the budget is no failure of the channel.
 		if err := ch.Deliver(ctx, q, rep); err != nil && !(ctx.Err() != nil && errors.Is(err, ctx.Err())) {
 			rep.mu.Lock()
-			rep.rec.addError(ch.Name() + ": " + err.Error())
+			rep.rec.AddError(ch.Name() + ": " + err.Error())
 			rep.mu.Unlock()
 		}
 	}
@@ -190,7 +191,7 @@ func (r *Runner) deliver(ctx context.Context, ch Channel, q *Queue, rep *recorde
 
 // status sums a run up (SPEC §6). Failures come first: a run that failed in part and then ran
 // out of budget is partial, not merely stopped.
-func (r *Runner) status(ctx, budget context.Context, rec *Record, res *sitemap.Result, cut bool) string {
+func (r *Runner) status(ctx, budget context.Context, rec *model.Record, res *sitemap.Result, cut bool) string {
 	due, done, failed, left := 0, 0, 0, 0
 	for _, st := range rec.Channels {
 		due, done, failed, left = due+st.Due, done+st.Submitted, failed+st.Failed, left+st.Left
@@ -201,20 +202,20 @@ func (r *Runner) status(ctx, budget context.Context, rec *Record, res *sitemap.R
 		if cut {
 			what = fmt.Sprintf("the sitemaps were read only in part (%d URLs); the next run reads them again", rec.TotalURLs)
 		}
-		rec.addNote("runBudget ran out: " + what)
+		rec.AddNote("runBudget ran out: " + what)
 	}
 	if stopped && ctx.Err() != nil {
-		rec.addError(fmt.Sprintf("interrupted (%v) with %d deliveries left for the next run", context.Cause(ctx), left))
+		rec.AddError(fmt.Sprintf("interrupted (%v) with %d deliveries left for the next run", context.Cause(ctx), left))
 	}
 	switch {
 	case res.Unreadable() && !cut || due > 0 && done == 0 && failed > 0:
-		return StatusFailed
+		return model.StatusFailed
 	case failed > 0 || rec.Sitemaps.Failed > 0 || len(rec.Errors) > 0 && !rec.DryRun:
-		return StatusPartial
+		return model.StatusPartial
 	case stopped:
-		return StatusBudgetExhausted
+		return model.StatusBudgetExhausted
 	}
-	return StatusOK
+	return model.StatusOK
 }
 
 // reader builds the sitemap reader of a site.
@@ -230,7 +231,7 @@ func (r *Runner) reader(site *config.Site) *sitemap.Reader {
 }
 
 // progress returns the function that reports progress on rec, or nil.
-func (r *Runner) progress(rec *Record) func() {
+func (r *Runner) progress(rec *model.Record) func() {
 	if r.Progress == nil {
 		return nil
 	}

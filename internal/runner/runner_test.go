@@ -14,7 +14,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sitepush/sitepush/internal/channel"
 	"github.com/sitepush/sitepush/internal/config"
+	"github.com/sitepush/sitepush/internal/model"
 	"github.com/sitepush/sitepush/internal/runner"
 	"github.com/sitepush/sitepush/internal/store"
 	"github.com/sitepush/sitepush/internal/store/storetest"
@@ -25,7 +27,7 @@ import (
 type fakeChannel struct {
 	name    string
 	batch   int
-	failing func(runner.Due) string
+	failing func(channel.Due) string
 	block   bool // after the first batch, wait for the run to end
 	mu      sync.Mutex
 	got     []string
@@ -33,7 +35,7 @@ type fakeChannel struct {
 
 func (c *fakeChannel) Name() string { return c.name }
 
-func (c *fakeChannel) Deliver(ctx context.Context, q *runner.Queue, rep runner.Reporter) error {
+func (c *fakeChannel) Deliver(ctx context.Context, q *channel.Queue, rep channel.Reporter) error {
 	for from := 0; from < q.Len(); from += c.batch {
 		if c.block && from > 0 {
 			<-ctx.Done()
@@ -43,7 +45,7 @@ func (c *fakeChannel) Deliver(ctx context.Context, q *runner.Queue, rep runner.R
 		if err != nil {
 			return err
 		}
-		var ok, bad []runner.Due
+		var ok, bad []channel.Due
 		for _, d := range due {
 			c.mu.Lock()
 			c.got = append(c.got, d.URL)
@@ -54,12 +56,12 @@ func (c *fakeChannel) Deliver(ctx context.Context, q *runner.Queue, rep runner.R
 				ok = append(ok, d)
 			}
 		}
-		rep.Requested(runner.Request{Channel: c.name, Endpoint: "fake", URLs: len(due), Accepted: len(bad) == 0, Status: 200, Latency: time.Millisecond})
-		if err := rep.Finished(runner.Outcome{Channel: c.name, URLs: ok, Delivered: true}); err != nil {
+		rep.Requested(channel.Request{Channel: c.name, Endpoint: "fake", URLs: len(due), Accepted: len(bad) == 0, Status: 200, Latency: time.Millisecond})
+		if err := rep.Finished(channel.Outcome{Channel: c.name, URLs: ok, Delivered: true}); err != nil {
 			return err
 		}
 		if len(bad) > 0 {
-			if err := rep.Finished(runner.Outcome{Channel: c.name, URLs: bad, Err: c.failing(bad[0])}); err != nil {
+			if err := rep.Finished(channel.Outcome{Channel: c.name, URLs: bad, Err: c.failing(bad[0])}); err != nil {
 				return err
 			}
 		}
@@ -113,7 +115,7 @@ func (s *site) publish(entries ...string) {
 	os.WriteFile(filepath.Join(s.dir, "sitemap.xml"), []byte(b.String()), 0o644)
 }
 
-func run(t *testing.T, r *runner.Runner, s *site, opt runner.Options) *runner.Record {
+func run(t *testing.T, r *runner.Runner, s *site, opt runner.Options) *model.Record {
 	t.Helper()
 	opt.Trigger = "cli"
 	rec, err := r.Run(context.Background(), s.site, opt)
@@ -139,27 +141,27 @@ func TestRunFindsWhatChanged(t *testing.T) {
 	s := newSite(t, "    resubmitAfter: 720h\n")
 	ch := &fakeChannel{name: "indexnow", batch: 2}
 	s.publish("/a 2026-01-01", "/b 2026-01-01", "/c", "/d 2026-01-01T10:00:00.123456Z")
-	rec := run(t, r, s, runner.Options{Channels: []runner.Channel{ch}})
-	if got := ch.take(); !slices.Equal(got, urls("/a", "/b", "/c", "/d")) || rec.Status != runner.StatusOK || rec.TotalURLs != 4 {
+	rec := run(t, r, s, runner.Options{Channels: []channel.Channel{ch}})
+	if got := ch.take(); !slices.Equal(got, urls("/a", "/b", "/c", "/d")) || rec.Status != model.StatusOK || rec.TotalURLs != 4 {
 		t.Fatalf("first run: %v, %+v", got, rec)
 	}
-	if got := ch.take(); run(t, r, s, runner.Options{Channels: []runner.Channel{ch}}).Channels["indexnow"].Skipped != 4 || len(got) != 0 {
+	if got := ch.take(); run(t, r, s, runner.Options{Channels: []channel.Channel{ch}}).Channels["indexnow"].Skipped != 4 || len(got) != 0 {
 		t.Fatalf("a rerun delivered %v", got)
 	}
 	// /a changes, /e appears, /b vanishes, /c (no lastmod) stays, /d keeps a lastmod finer than a millisecond.
 	s.publish("/a 2026-02-01", "/c", "/d 2026-01-01T10:00:00.123456Z", "/e")
-	rec = run(t, r, s, runner.Options{Channels: []runner.Channel{ch}})
+	rec = run(t, r, s, runner.Options{Channels: []channel.Channel{ch}})
 	if got := ch.take(); !slices.Equal(got, urls("/a", "/e")) || rec.Channels["indexnow"].Skipped != 2 {
 		t.Errorf("after a change: %v, %+v", got, rec.Channels["indexnow"])
 	}
 	// resubmitAfter: thirty days later everything present is due again.
 	now = now.Add(721 * time.Hour)
-	run(t, r, s, runner.Options{Channels: []runner.Channel{ch}})
+	run(t, r, s, runner.Options{Channels: []channel.Channel{ch}})
 	if got := ch.take(); len(got) != 4 {
 		t.Errorf("after resubmitAfter: %v", got)
 	}
 	runs, _ := st.Runs(context.Background(), "s", 10)
-	if len(runs) != 4 || runs[0].Status != runner.StatusOK || runs[0].ID == 0 {
+	if len(runs) != 4 || runs[0].Status != model.StatusOK || runs[0].ID == 0 {
 		t.Errorf("records: %+v", runs)
 	}
 }
@@ -167,21 +169,21 @@ func TestRunFindsWhatChanged(t *testing.T) {
 func TestRunFailuresGoFirstNextTime(t *testing.T) {
 	r := runner.New(storetest.Open(t))
 	s := newSite(t, "")
-	ch := &fakeChannel{name: "indexnow", batch: 10, failing: func(d runner.Due) string {
+	ch := &fakeChannel{name: "indexnow", batch: 10, failing: func(d channel.Due) string {
 		if strings.HasSuffix(d.URL, "/b") {
 			return "HTTP 503 from the engine"
 		}
 		return ""
 	}}
 	s.publish("/a", "/b", "/c")
-	rec := run(t, r, s, runner.Options{Channels: []runner.Channel{ch}})
-	if st := rec.Channels["indexnow"]; rec.Status != runner.StatusPartial || st.Submitted != 2 || st.Failed != 1 || rec.Errors[0] != "indexnow: HTTP 503 from the engine" {
+	rec := run(t, r, s, runner.Options{Channels: []channel.Channel{ch}})
+	if st := rec.Channels["indexnow"]; rec.Status != model.StatusPartial || st.Submitted != 2 || st.Failed != 1 || rec.Errors[0] != "indexnow: HTTP 503 from the engine" {
 		t.Fatalf("%s %+v %q", rec.Status, st, rec.Errors)
 	}
 	ch.take()
 	ch.failing = nil
 	s.publish("/a", "/b", "/c", "/d")
-	run(t, r, s, runner.Options{Channels: []runner.Channel{ch}})
+	run(t, r, s, runner.Options{Channels: []channel.Channel{ch}})
 	if got := ch.take(); !slices.Equal(got, urls("/b", "/d")) {
 		t.Errorf("next run delivered %v, want the failed one first", got)
 	}
@@ -194,7 +196,7 @@ func TestRunScope(t *testing.T) {
 		`<url><loc>https://a.example/blog/drafts/x</loc></url><url><loc>https://a.example/about</loc></url>`+
 		`<url><loc>https://other.example/blog/b</loc></url><url><loc>HTTPS://A.EXAMPLE/blog/c?q=1</loc></url></urlset>`), 0o644)
 	ch := &fakeChannel{name: "indexnow", batch: 10}
-	rec := run(t, r, s, runner.Options{Channels: []runner.Channel{ch}})
+	rec := run(t, r, s, runner.Options{Channels: []channel.Channel{ch}})
 	if got := ch.take(); !slices.Equal(got, []string{"https://a.example/blog/a", "https://a.example/blog/c?q=1"}) || rec.Filtered != 3 || rec.TotalURLs != 2 {
 		t.Errorf("delivered %v, filtered %d", got, rec.Filtered)
 	}
@@ -211,7 +213,7 @@ func TestDryRunWritesNothing(t *testing.T) {
 	s := newSite(t, "")
 	s.publish("/a", "/b")
 	ch := &fakeChannel{name: "indexnow", batch: 10}
-	rec := run(t, r, s, runner.Options{Channels: []runner.Channel{ch}, DryRun: true})
+	rec := run(t, r, s, runner.Options{Channels: []channel.Channel{ch}, DryRun: true})
 	if got := ch.take(); len(got) != 0 || rec.Channels["indexnow"].Due != 2 || !slices.Equal(rec.Channels["indexnow"].Sample, urls("/a", "/b")) || rec.ID != 0 {
 		t.Fatalf("dry run delivered %v, record %+v", got, rec.Channels["indexnow"])
 	}
@@ -223,8 +225,8 @@ func TestDryRunWritesNothing(t *testing.T) {
 func TestRunUnreadableSitemap(t *testing.T) {
 	r := runner.New(storetest.Open(t))
 	s := newSite(t, "")
-	rec := run(t, r, s, runner.Options{Channels: []runner.Channel{&fakeChannel{name: "indexnow", batch: 1}}})
-	if rec.Status != runner.StatusFailed || rec.Sitemaps.Failed != 1 || !strings.Contains(rec.Errors[0], "no such file") {
+	rec := run(t, r, s, runner.Options{Channels: []channel.Channel{&fakeChannel{name: "indexnow", batch: 1}}})
+	if rec.Status != model.StatusFailed || rec.Sitemaps.Failed != 1 || !strings.Contains(rec.Errors[0], "no such file") {
 		t.Errorf("%s %+v %q", rec.Status, rec.Sitemaps, rec.Errors)
 	}
 }
@@ -234,14 +236,14 @@ func TestRunBudget(t *testing.T) {
 	s := newSite(t, "    runBudget: 100ms\n")
 	s.publish("/a", "/b", "/c")
 	ch := &fakeChannel{name: "indexnow", batch: 1, block: true}
-	rec := run(t, r, s, runner.Options{Channels: []runner.Channel{ch}})
-	if st := rec.Channels["indexnow"]; rec.Status != runner.StatusBudgetExhausted || st.Submitted != 1 || st.Left != 2 ||
+	rec := run(t, r, s, runner.Options{Channels: []channel.Channel{ch}})
+	if st := rec.Channels["indexnow"]; rec.Status != model.StatusBudgetExhausted || st.Submitted != 1 || st.Left != 2 ||
 		len(rec.Errors) != 0 || !slices.Equal(rec.Notes, []string{"runBudget ran out: 2 deliveries are left for the next run"}) {
 		t.Fatalf("%s %+v %q %q", rec.Status, st, rec.Errors, rec.Notes)
 	}
 	ch.take()
 	ch.block = false
-	run(t, r, s, runner.Options{Channels: []runner.Channel{ch}})
+	run(t, r, s, runner.Options{Channels: []channel.Channel{ch}})
 	if got := ch.take(); !slices.Equal(got, urls("/b", "/c")) {
 		t.Errorf("the next run delivered %v", got)
 	}
@@ -268,7 +270,7 @@ func TestRunWaitsForTheLease(t *testing.T) {
 		st.ReleaseLease(ctx, "s", "someone-else")
 	}()
 	rec, err := r.Run(ctx, s.site, runner.Options{})
-	if err != nil || rec.Status != runner.StatusOK || len(said) != 1 || !strings.Contains(said[0], "waiting for it to finish") {
+	if err != nil || rec.Status != model.StatusOK || len(said) != 1 || !strings.Contains(said[0], "waiting for it to finish") {
 		t.Errorf("waiting run: %v %v, said %q", rec, err, said)
 	}
 	if ok, _, _, _ := st.AcquireLease(ctx, "s", "third", time.Now(), time.Minute); !ok {
@@ -280,21 +282,21 @@ func TestFailuresComeBeforeTheBudget(t *testing.T) {
 	r := runner.New(storetest.Open(t))
 	s := newSite(t, "    runBudget: 100ms\n")
 	s.publish("/a", "/b", "/c")
-	ch := &fakeChannel{name: "indexnow", batch: 1, block: true, failing: func(runner.Due) string { return "HTTP 503" }}
-	rec := run(t, r, s, runner.Options{Channels: []runner.Channel{ch}})
-	if st := rec.Channels["indexnow"]; rec.Status != runner.StatusFailed || st.Failed != 1 || st.Left != 2 {
+	ch := &fakeChannel{name: "indexnow", batch: 1, block: true, failing: func(channel.Due) string { return "HTTP 503" }}
+	rec := run(t, r, s, runner.Options{Channels: []channel.Channel{ch}})
+	if st := rec.Channels["indexnow"]; rec.Status != model.StatusFailed || st.Failed != 1 || st.Left != 2 {
 		t.Errorf("%s %+v: a run that failed and then ran out of budget must not look merely stopped", rec.Status, st)
 	}
 	s.publish("/a", "/b", "/c", "/d")
-	ch.failing = func(d runner.Due) string {
+	ch.failing = func(d channel.Due) string {
 		if strings.HasSuffix(d.URL, "/a") {
 			return "HTTP 503"
 		}
 		return ""
 	}
 	ch.batch = 2
-	rec = run(t, r, s, runner.Options{Channels: []runner.Channel{ch}})
-	if st := rec.Channels["indexnow"]; rec.Status != runner.StatusPartial || st.Submitted != 1 || st.Failed != 1 || st.Left != 2 {
+	rec = run(t, r, s, runner.Options{Channels: []channel.Channel{ch}})
+	if st := rec.Channels["indexnow"]; rec.Status != model.StatusPartial || st.Submitted != 1 || st.Failed != 1 || st.Left != 2 {
 		t.Errorf("%s %+v", rec.Status, st)
 	}
 }
@@ -317,8 +319,8 @@ func TestBudgetEndsDuringTheRead(t *testing.T) {
 	s := newSite(t, "    runBudget: 300ms\n    sitemap: {retries: 0}\n")
 	s.site.Sitemaps = []string{srv.URL + "/sitemap.xml"}
 	ch := &fakeChannel{name: "indexnow", batch: 100}
-	rec := run(t, r, s, runner.Options{Channels: []runner.Channel{ch}})
-	if rec.Status != runner.StatusBudgetExhausted || rec.TotalURLs != 500 || rec.Sitemaps.Read != 0 || rec.Sitemaps.Failed != 0 ||
+	rec := run(t, r, s, runner.Options{Channels: []channel.Channel{ch}})
+	if rec.Status != model.StatusBudgetExhausted || rec.TotalURLs != 500 || rec.Sitemaps.Read != 0 || rec.Sitemaps.Failed != 0 ||
 		len(rec.Notes) != 1 || !strings.Contains(rec.Notes[0], "the sitemaps were read only in part (500 URLs)") {
 		t.Fatalf("%s, %d URLs, sitemaps %+v, notes %q, errors %q", rec.Status, rec.TotalURLs, rec.Sitemaps, rec.Notes, rec.Errors)
 	}
@@ -337,9 +339,9 @@ func TestSinceRunsOnceForSchedulersFiringTogether(t *testing.T) {
 	fired := time.Now().Add(-time.Second)
 	var started []int64
 	opt := runner.Options{Trigger: "schedule", Since: fired, NoWait: true, Started: func(id int64) { started = append(started, id) },
-		Channels: []runner.Channel{&fakeChannel{name: "indexnow", batch: 10}}}
+		Channels: []channel.Channel{&fakeChannel{name: "indexnow", batch: 10}}}
 	rec, err := r.Run(ctx, s.site, opt)
-	if err != nil || rec.Status != runner.StatusOK || !slices.Equal(started, []int64{rec.ID}) {
+	if err != nil || rec.Status != model.StatusOK || !slices.Equal(started, []int64{rec.ID}) {
 		t.Fatalf("the first scheduler: %v, %v, started %v", rec, err, started)
 	}
 	if _, err := r.Run(ctx, s.site, opt); !errors.Is(err, runner.ErrAlreadyRun) || len(started) != 1 {
@@ -355,13 +357,13 @@ func TestOnRequest(t *testing.T) {
 	s := newSite(t, "")
 	s.publish("/a", "/b", "/c")
 	r := runner.New(storetest.Open(t))
-	var got []runner.Request
-	r.OnRequest = func(site string, req runner.Request) {
+	var got []channel.Request
+	r.OnRequest = func(site string, req channel.Request) {
 		if site == "s" {
 			got = append(got, req)
 		}
 	}
-	r.Run(context.Background(), s.site, runner.Options{Channels: []runner.Channel{&fakeChannel{name: "indexnow", batch: 2}}})
+	r.Run(context.Background(), s.site, runner.Options{Channels: []channel.Channel{&fakeChannel{name: "indexnow", batch: 2}}})
 	if len(got) != 2 || got[0].URLs != 2 || got[1].URLs != 1 {
 		t.Errorf("requests told: %+v", got)
 	}

@@ -7,7 +7,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/sitepush/sitepush/internal/channel"
 	"github.com/sitepush/sitepush/internal/config"
+	"github.com/sitepush/sitepush/internal/model"
 	"github.com/sitepush/sitepush/internal/runner"
 )
 
@@ -19,9 +21,9 @@ var ErrStopping = errors.New("sitepush is shutting down; it runs nothing new")
 type Runs struct {
 	runner *runner.Runner
 	// channels returns the channels of a run of site: every enabled one for "all", else the one named.
-	channels func(site *config.Site, only string) []runner.Channel
+	channels func(site *config.Site, only string) []channel.Channel
 	// finished is told of every run that ran, when its record is final.
-	finished func(rec *runner.Record)
+	finished func(rec *model.Record)
 	logger   *slog.Logger
 
 	ctx    context.Context // the runs', ended by Shutdown
@@ -47,7 +49,7 @@ const SlotTurn = 30 * time.Second
 
 // NewRuns returns Runs that start at most maxScheduled scheduled runs together, each holding its
 // slot for at most SlotTurn.
-func NewRuns(r *runner.Runner, channels func(*config.Site, string) []runner.Channel, finished func(*runner.Record),
+func NewRuns(r *runner.Runner, channels func(*config.Site, string) []channel.Channel, finished func(*model.Record),
 	logger *slog.Logger, maxScheduled int) *Runs {
 	ctx, cancel := context.WithCancel(context.Background())
 	return &Runs{runner: r, channels: channels, finished: finished, logger: logger, ctx: ctx, cancel: cancel,
@@ -74,7 +76,7 @@ func (r *Runs) Scheduled(site *config.Site, at time.Time) {
 			err := r.scheduled(site, at)
 			switch {
 			case errors.Is(err, runner.ErrBusy) && try < busyTries:
-				if runner.Sleep(r.ctx, busyWait) == nil {
+				if channel.Sleep(r.ctx, busyWait) == nil {
 					continue
 				}
 			case errors.Is(err, runner.ErrBusy), errors.Is(err, runner.ErrAlreadyRun):
@@ -171,7 +173,7 @@ func (r *Runs) add() bool {
 }
 
 // run runs a site without waiting for its lease, tells started its id, and reports the run.
-func (r *Runs) run(site *config.Site, opt runner.Options, started chan<- int64) (*runner.Record, error) {
+func (r *Runs) run(site *config.Site, opt runner.Options, started chan<- int64) (*model.Record, error) {
 	opt.NoWait = true
 	opt.Started = func(id int64) {
 		r.mu.Lock()

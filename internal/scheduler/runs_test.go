@@ -13,7 +13,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sitepush/sitepush/internal/channel"
 	"github.com/sitepush/sitepush/internal/config"
+	"github.com/sitepush/sitepush/internal/model"
 	"github.com/sitepush/sitepush/internal/runner"
 	"github.com/sitepush/sitepush/internal/store/storetest"
 )
@@ -25,30 +27,30 @@ type gate struct {
 
 func (g *gate) Name() string { return "indexnow" }
 
-func (g *gate) Deliver(ctx context.Context, q *runner.Queue, rep runner.Reporter) error {
+func (g *gate) Deliver(ctx context.Context, q *channel.Queue, rep channel.Reporter) error {
 	select {
 	case <-g.open:
 	case <-ctx.Done():
 		return nil
 	}
-	return rep.Finished(runner.Outcome{Channel: "indexnow", URLs: q.Refs(0, q.Len()), Delivered: true})
+	return rep.Finished(channel.Outcome{Channel: "indexnow", URLs: q.Refs(0, q.Len()), Delivered: true})
 }
 
 type finishedRuns struct {
 	mu   sync.Mutex
-	recs []*runner.Record
+	recs []*model.Record
 }
 
-func (f *finishedRuns) add(rec *runner.Record) {
+func (f *finishedRuns) add(rec *model.Record) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.recs = append(f.recs, rec)
 }
 
-func (f *finishedRuns) all() []*runner.Record {
+func (f *finishedRuns) all() []*model.Record {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return append([]*runner.Record(nil), f.recs...)
+	return append([]*model.Record(nil), f.recs...)
 }
 
 // syncBuffer is a log both the runs and the test use.
@@ -88,7 +90,7 @@ func newRuns(t *testing.T) (*Runs, *config.Site, *gate, *finishedRuns, *syncBuff
 	}
 	g := &gate{open: make(chan struct{})}
 	done, log := &finishedRuns{}, &syncBuffer{}
-	runs := NewRuns(runner.New(storetest.Open(t)), func(*config.Site, string) []runner.Channel { return []runner.Channel{g} },
+	runs := NewRuns(runner.New(storetest.Open(t)), func(*config.Site, string) []channel.Channel { return []channel.Channel{g} },
 		done.add, slog.New(slog.NewTextHandler(log, nil)), 2)
 	return runs, &c.Sites[0], g, done, log
 }
@@ -107,7 +109,7 @@ func TestTrigger(t *testing.T) {
 	}
 	close(g.open)
 	eventually(t, "the run to end", func() bool { return len(done.all()) == 1 })
-	if recs := done.all(); len(recs) != 1 || recs[0].ID != id || recs[0].Status != runner.StatusOK || recs[0].Trigger != "manual" {
+	if recs := done.all(); len(recs) != 1 || recs[0].ID != id || recs[0].Status != model.StatusOK || recs[0].Trigger != "manual" {
 		t.Fatalf("finished: %+v", recs)
 	}
 	if _, ok := runs.Active("a"); ok {
@@ -148,7 +150,7 @@ func TestShutdownEndsRuns(t *testing.T) {
 
 // instance is one sitepush serve of several sharing a state: its own runner, its own runs.
 func instance(st runner.State, g *gate, done *finishedRuns, log *syncBuffer) *Runs {
-	return NewRuns(runner.New(st), func(*config.Site, string) []runner.Channel { return []runner.Channel{g} },
+	return NewRuns(runner.New(st), func(*config.Site, string) []channel.Channel { return []channel.Channel{g} },
 		done.add, slog.New(slog.NewTextHandler(log, nil)), 2)
 }
 

@@ -7,7 +7,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sitepush/sitepush/internal/channel"
 	"github.com/sitepush/sitepush/internal/config"
+	"github.com/sitepush/sitepush/internal/model"
 	"github.com/sitepush/sitepush/internal/runner"
 	"github.com/sitepush/sitepush/internal/store/storetest"
 )
@@ -30,11 +32,11 @@ func TestAHangingSiteDoesNotTakeTheSchedule(t *testing.T) {
 	healthy := &gate{open: make(chan struct{})}
 	close(healthy.open)
 	done, log := &finishedRuns{}, &syncBuffer{}
-	runs := NewRuns(runner.New(storetest.Open(t)), func(site *config.Site, _ string) []runner.Channel {
+	runs := NewRuns(runner.New(storetest.Open(t)), func(site *config.Site, _ string) []channel.Channel {
 		if site.ID == "healthy" {
-			return []runner.Channel{healthy}
+			return []channel.Channel{healthy}
 		}
-		return []runner.Channel{stuck}
+		return []channel.Channel{stuck}
 	}, done.add, slog.New(slog.NewTextHandler(log, nil)), 2)
 	t.Cleanup(func() {
 		if t.Failed() {
@@ -57,7 +59,7 @@ func TestAHangingSiteDoesNotTakeTheSchedule(t *testing.T) {
 	runs.Scheduled(&c.Sites[2], time.Now())
 	eventually(t, "the healthy site's next run", func() bool { return len(done.all()) == 2 })
 	for _, rec := range done.all() {
-		if rec.Site != "healthy" || rec.Status != runner.StatusOK {
+		if rec.Site != "healthy" || rec.Status != model.StatusOK {
 			t.Errorf("finished %s: %s", rec.Site, rec.Status)
 		}
 	}

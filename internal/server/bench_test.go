@@ -16,8 +16,10 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/sitepush/sitepush/internal/channel"
 	"github.com/sitepush/sitepush/internal/config"
 	"github.com/sitepush/sitepush/internal/metrics"
+	"github.com/sitepush/sitepush/internal/model"
 	"github.com/sitepush/sitepush/internal/runner"
 	"github.com/sitepush/sitepush/internal/scheduler"
 	"github.com/sitepush/sitepush/internal/sites"
@@ -35,12 +37,12 @@ func history(b *testing.B, st *store.Store, n, days int) {
 		for d := days - 1; d >= 0; d-- {
 			day := today.AddDate(0, 0, -d)
 			for _, ch := range config.Channels {
-				due := make([]runner.Due, 20)
+				due := make([]channel.Due, 20)
 				for i := range due {
 					due[i].Hash = int64(d*100 + i)
 				}
-				st.RecordOutcome(ctx, site, day.Add(time.Hour), runner.Outcome{Channel: ch, URLs: due, Delivered: true})
-				st.RecordRequests(ctx, site, day.Add(time.Hour), []runner.Request{{Channel: ch, Endpoint: "https://e/" + ch, URLs: 20, Accepted: true}})
+				st.RecordOutcome(ctx, site, day.Add(time.Hour), channel.Outcome{Channel: ch, URLs: due, Delivered: true})
+				st.RecordRequests(ctx, site, day.Add(time.Hour), []channel.Request{{Channel: ch, Endpoint: "https://e/" + ch, URLs: 20, Accepted: true}})
 			}
 			for h := 0; h < 24; h += 6 {
 				start := day.Add(time.Duration(h) * time.Hour)
@@ -48,8 +50,8 @@ func history(b *testing.B, st *store.Store, n, days int) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				rec := &runner.Record{ID: id, Site: site, Trigger: "schedule", StartedAt: start, FinishedAt: start.Add(time.Minute),
-					Status: runner.StatusOK, Channels: map[string]*runner.ChannelStats{"indexnow": {Due: 20, Submitted: 20}}, Errors: []string{}}
+				rec := &model.Record{ID: id, Site: site, Trigger: "schedule", StartedAt: start, FinishedAt: start.Add(time.Minute),
+					Status: model.StatusOK, Channels: map[string]*model.ChannelStats{"indexnow": {Due: 20, Submitted: 20}}, Errors: []string{}}
 				if err := st.FinishRun(ctx, rec); err != nil {
 					b.Fatal(err)
 				}
@@ -79,7 +81,7 @@ func BenchmarkAPIUnderLoad(b *testing.B) {
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
 	registry := sites.New(cfg, st, logger)
 	registry.Load(context.Background())
-	runs := scheduler.NewRuns(runner.New(st), func(*config.Site, string) []runner.Channel { return nil }, nil, logger, 1)
+	runs := scheduler.NewRuns(runner.New(st), func(*config.Site, string) []channel.Channel { return nil }, nil, logger, 1)
 	m := metrics.New(prometheus.NewRegistry(), registry.Sites, st, logger)
 	api := New(Options{Sites: registry, Runs: runs, State: st, Metrics: m.Handler(), AdminToken: token, Logger: logger})
 	var served timings

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/sitepush/sitepush/internal/config"
+	"github.com/sitepush/sitepush/internal/model"
 	"github.com/sitepush/sitepush/internal/runner"
 	"github.com/sitepush/sitepush/internal/scheduler"
 )
@@ -69,7 +70,7 @@ func (s *Server) trigger(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.cache.invalidate()
-	writeJSON(w, http.StatusAccepted, map[string]any{"runId": runID, "site": id, "channel": channel, "status": runner.StatusRunning,
+	writeJSON(w, http.StatusAccepted, map[string]any{"runId": runID, "site": id, "channel": channel, "status": model.StatusRunning,
 		"statusUrl": "/status?site=" + id})
 }
 
@@ -91,7 +92,7 @@ func (s *Server) siteRuns(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if runs == nil {
-		runs = []runner.Record{}
+		runs = []model.Record{}
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"site": id, "runs": runs})
 }

@@ -10,9 +10,8 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/sitepush/sitepush/internal/channel/feed"
 	"github.com/sitepush/sitepush/internal/config"
-	"github.com/sitepush/sitepush/internal/runner"
+	"github.com/sitepush/sitepush/internal/model"
 	"github.com/sitepush/sitepush/internal/sites"
 	"github.com/sitepush/sitepush/internal/store"
 )
@@ -20,13 +19,13 @@ import (
 // State is what the server reads of the store.
 type State interface {
 	Ping(ctx context.Context) error
-	Runs(ctx context.Context, site string, limit int) ([]runner.Record, error)
+	Runs(ctx context.Context, site string, limit int) ([]model.Record, error)
 	ChannelDays(ctx context.Context, since time.Time, site string) ([]store.ChannelDay, error)
 	LastSuccess(ctx context.Context, site, channel string) (time.Time, error)
 	QuotaUsed(ctx context.Context, site, day string) (int, bool, error)
 	Leased(ctx context.Context, site string, now time.Time) (bool, error)
 	FeedState(ctx context.Context, site string) (bool, time.Time, error)
-	FeedItems(ctx context.Context, site string, limit int) ([]feed.Item, error)
+	FeedItems(ctx context.Context, site string, limit int) ([]model.FeedItem, error)
 }
 
 // Runs starts runs and tells which are going in this process.

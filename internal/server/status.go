@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/sitepush/sitepush/internal/config"
-	"github.com/sitepush/sitepush/internal/runner"
+	"github.com/sitepush/sitepush/internal/model"
 	"github.com/sitepush/sitepush/internal/sites"
 	"github.com/sitepush/sitepush/internal/store"
 )
@@ -20,7 +20,7 @@ type siteStatus struct {
 	RunningRunID  int64                     `json:"runningRunId,omitempty"`
 	Schedule      string                    `json:"schedule"`
 	NextRun       time.Time                 `json:"nextRun"`
-	LastExecution *runner.Record            `json:"lastExecution"`
+	LastExecution *model.Record             `json:"lastExecution"`
 	Channels      map[string]*channelStatus `json:"channels"`
 	Bing          bingStatus                `json:"bing"`
 }

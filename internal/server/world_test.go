@@ -13,12 +13,14 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/sitepush/sitepush/internal/channel"
 	"github.com/sitepush/sitepush/internal/channel/bing"
 	"github.com/sitepush/sitepush/internal/channel/feed"
 	"github.com/sitepush/sitepush/internal/channel/indexnow"
 	"github.com/sitepush/sitepush/internal/config"
 	"github.com/sitepush/sitepush/internal/enginetest"
 	"github.com/sitepush/sitepush/internal/metrics"
+	"github.com/sitepush/sitepush/internal/model"
 	"github.com/sitepush/sitepush/internal/runner"
 	"github.com/sitepush/sitepush/internal/scheduler"
 	"github.com/sitepush/sitepush/internal/sites"
@@ -90,8 +92,8 @@ sites:
 	m := metrics.New(prometheus.NewRegistry(), registry.Sites, w.store, logger)
 	r.OnRequest = m.Request
 	client := http.DefaultClient
-	w.runs = scheduler.NewRuns(r, func(site *config.Site, only string) []runner.Channel {
-		var out []runner.Channel
+	w.runs = scheduler.NewRuns(r, func(site *config.Site, only string) []channel.Channel {
+		var out []channel.Channel
 		if site.IndexNow.Enabled && (only == "all" || only == "indexnow") {
 			out = append(out, indexnow.New(site, client, "sitepush-test"))
 		}
@@ -102,7 +104,7 @@ sites:
 			out = append(out, feed.New(site, client, "sitepush-test", w.store, time.Now()))
 		}
 		return out
-	}, func(rec *runner.Record) {
+	}, func(rec *model.Record) {
 		m.RunFinished(rec)
 		w.api.Invalidate()
 	}, logger, 2)

@@ -6,7 +6,8 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/sitepush/sitepush/internal/runner"
+	"github.com/sitepush/sitepush/internal/channel"
+	"github.com/sitepush/sitepush/internal/model"
 )
 
 // lastSeenEvery is how stale a URL's last_seen may grow before a run that sees it again writes
@@ -24,8 +25,8 @@ type known struct {
 // each page's delivery state on each channel (that of pages[i] on channels[c] is at
 // i*len(channels)+c). With dryRun it only reads. The whole batch costs one query and, when
 // something changed, one transaction.
-func (s *Store) SyncCatalog(ctx context.Context, site string, now time.Time, pages []runner.Page, channels []string, dryRun bool) ([]runner.DeliveryState, error) {
-	states := make([]runner.DeliveryState, len(pages)*len(channels))
+func (s *Store) SyncCatalog(ctx context.Context, site string, now time.Time, pages []channel.Page, channels []string, dryRun bool) ([]model.DeliveryState, error) {
+	states := make([]model.DeliveryState, len(pages)*len(channels))
 	if len(pages) == 0 {
 		return states, nil
 	}
@@ -57,7 +58,7 @@ func (s *Store) SyncCatalog(ctx context.Context, site string, now time.Time, pag
 }
 
 // readCatalog fills states from the deliveries of the given hashes and returns the catalogue rows.
-func (s *Store) readCatalog(ctx context.Context, site string, hashes []int64, index map[int64]int, channels []string, states []runner.DeliveryState) (map[int64]known, error) {
+func (s *Store) readCatalog(ctx context.Context, site string, hashes []int64, index map[int64]int, channels []string, states []model.DeliveryState) (map[int64]known, error) {
 	rows, err := s.db.QueryContext(ctx, `SELECT u.url_hash, u.url, u.lastmod, u.last_seen,
 			d.channel, d.lastmod, d.delivered_at, d.outcome, d.attempts
 		FROM urls u LEFT JOIN deliveries d ON d.site_id = u.site_id AND d.url_hash = u.url_hash
@@ -78,7 +79,7 @@ func (s *Store) readCatalog(ctx context.Context, site string, hashes []int64, in
 		have[h] = k
 		for c, name := range channels {
 			if channel.Valid && channel.String == name {
-				st := runner.DeliveryState{Known: true, Lastmod: fromMS(dLastmod), DeliveredAt: fromMS(dAt), Failed: outcome.String == "failed"}
+				st := model.DeliveryState{Known: true, Lastmod: fromMS(dLastmod), DeliveredAt: fromMS(dAt), Failed: outcome.String == "failed"}
 				if st.Failed {
 					st.Failures = int(attempts.Int64)
 				}
@@ -90,9 +91,9 @@ func (s *Store) readCatalog(ctx context.Context, site string, hashes []int64, in
 }
 
 // writeCatalog inserts new URLs, updates changed ones and refreshes stale last_seen times.
-func (s *Store) writeCatalog(ctx context.Context, site string, now time.Time, pages []runner.Page, index map[int64]int, have map[int64]known) error {
+func (s *Store) writeCatalog(ctx context.Context, site string, now time.Time, pages []channel.Page, index map[int64]int, have map[int64]known) error {
 	type change struct {
-		page  runner.Page
+		page  channel.Page
 		isNew bool
 	}
 	var changes []change

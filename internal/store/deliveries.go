@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/sitepush/sitepush/internal/runner"
+	"github.com/sitepush/sitepush/internal/channel"
 )
 
 // attemptsSQL counts attempts since the last success, that one included.
@@ -15,7 +15,7 @@ const attemptsSQL = `CASE WHEN deliveries.outcome = 'ok' THEN 1 ELSE deliveries.
 // RecordOutcome stores what a channel did with some URLs, and counts it in the day's statistics,
 // in one transaction: called as each answer arrives, so that a crash loses nothing that was
 // answered. A failure keeps the lastmod and time of the last success.
-func (s *Store) RecordOutcome(ctx context.Context, site string, now time.Time, o runner.Outcome) error {
+func (s *Store) RecordOutcome(ctx context.Context, site string, now time.Time, o channel.Outcome) error {
 	if len(o.URLs) == 0 {
 		return nil
 	}
@@ -67,7 +67,7 @@ func (s *Store) RecordOutcome(ctx context.Context, site string, now time.Time, o
 }
 
 // RecordRequests counts requests in the day's per-endpoint statistics.
-func (s *Store) RecordRequests(ctx context.Context, site string, now time.Time, reqs []runner.Request) error {
+func (s *Store) RecordRequests(ctx context.Context, site string, now time.Time, reqs []channel.Request) error {
 	if len(reqs) == 0 {
 		return nil
 	}

@@ -7,7 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sitepush/sitepush/internal/runner"
+	"github.com/sitepush/sitepush/internal/channel"
+	"github.com/sitepush/sitepush/internal/model"
 	"github.com/sitepush/sitepush/internal/store"
 	"github.com/sitepush/sitepush/internal/store/storetest"
 )
@@ -46,9 +47,9 @@ func delivery(t *testing.T, db *sql.DB, hash int64, channel string) deliveryRow 
 func TestRecordOutcome(t *testing.T) {
 	s, db := openRaw(t)
 	lm := t0.Add(-time.Hour)
-	due := []runner.Due{{Hash: 1, Lastmod: lm}, {Hash: 2}}
+	due := []channel.Due{{Hash: 1, Lastmod: lm}, {Hash: 2}}
 	fail := func(at time.Time, msg string) {
-		if err := s.RecordOutcome(ctx, "a", at, runner.Outcome{Channel: "indexnow", URLs: due, Err: msg}); err != nil {
+		if err := s.RecordOutcome(ctx, "a", at, channel.Outcome{Channel: "indexnow", URLs: due, Err: msg}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -58,7 +59,7 @@ func TestRecordOutcome(t *testing.T) {
 		r.lastmod.Valid || r.deliveredAt.Valid || r.lastAttempt != t0.Add(time.Minute).UnixMilli() {
 		t.Errorf("after two failures: %+v", r)
 	}
-	s.RecordOutcome(ctx, "a", t0.Add(2*time.Minute), runner.Outcome{Channel: "indexnow", URLs: due, Delivered: true})
+	s.RecordOutcome(ctx, "a", t0.Add(2*time.Minute), channel.Outcome{Channel: "indexnow", URLs: due, Delivered: true})
 	if r := delivery(t, db, 1, "indexnow"); r.outcome != "ok" || r.attempts != 3 || r.lastError.Valid ||
 		r.lastmod.Int64 != lm.UnixMilli() || r.deliveredAt.Int64 != t0.Add(2*time.Minute).UnixMilli() {
 		t.Errorf("after a success: %+v", r)
@@ -77,14 +78,14 @@ func TestRecordOutcome(t *testing.T) {
 	if err != nil || !slices.Equal(stats, want) {
 		t.Errorf("stats = %+v, %v", stats, err)
 	}
-	if err := s.RecordOutcome(ctx, "a", t0, runner.Outcome{Channel: "indexnow"}); err != nil {
+	if err := s.RecordOutcome(ctx, "a", t0, channel.Outcome{Channel: "indexnow"}); err != nil {
 		t.Errorf("an empty outcome: %v", err)
 	}
 }
 
 func TestRecordRequestsAndDailyStats(t *testing.T) {
 	s := storetest.Open(t)
-	reqs := []runner.Request{
+	reqs := []channel.Request{
 		{Channel: "indexnow", Endpoint: "https://e1/indexnow", URLs: 100, Accepted: true, Status: 200},
 		{Channel: "indexnow", Endpoint: "https://e1/indexnow", URLs: 50, Status: 503},
 		{Channel: "indexnow", Endpoint: "https://e2/indexnow", URLs: 150, Accepted: true, Status: 202},
@@ -112,12 +113,12 @@ func TestLastSeenIsRefreshedAtMostDaily(t *testing.T) {
 		db.QueryRow(`SELECT first_seen, last_seen FROM urls WHERE url_hash = 9`).Scan(&first, &last)
 		return
 	}
-	s.SyncCatalog(ctx, "a", t0, []runner.Page{p}, nil, false)
-	s.SyncCatalog(ctx, "a", t0.Add(23*time.Hour), []runner.Page{p}, nil, false)
+	s.SyncCatalog(ctx, "a", t0, []channel.Page{p}, nil, false)
+	s.SyncCatalog(ctx, "a", t0.Add(23*time.Hour), []channel.Page{p}, nil, false)
 	if first, last := lastSeen(); first != t0.UnixMilli() || last != t0.UnixMilli() {
 		t.Errorf("within a day: first %d last %d", first, last)
 	}
-	s.SyncCatalog(ctx, "a", t0.Add(25*time.Hour), []runner.Page{p}, nil, false)
+	s.SyncCatalog(ctx, "a", t0.Add(25*time.Hour), []channel.Page{p}, nil, false)
 	if first, last := lastSeen(); first != t0.UnixMilli() || last != t0.Add(25*time.Hour).UnixMilli() {
 		t.Errorf("after a day: first %d last %d", first, last)
 	}
@@ -126,14 +127,14 @@ func TestLastSeenIsRefreshedAtMostDaily(t *testing.T) {
 func TestRejectedIsNotDueUntilItChanges(t *testing.T) {
 	s, db := openRaw(t)
 	lm := t0.Add(-time.Hour)
-	p := runner.Page{Hash: 3, URL: "https://a.example/bad url", Lastmod: lm}
-	s.SyncCatalog(ctx, "a", t0, []runner.Page{p}, nil, false)
-	s.RecordOutcome(ctx, "a", t0, runner.Outcome{Channel: "bing", URLs: []runner.Due{{Hash: 3, Lastmod: lm}}, Rejected: true, Err: "InvalidUrl"})
+	p := channel.Page{Hash: 3, URL: "https://a.example/bad url", Lastmod: lm}
+	s.SyncCatalog(ctx, "a", t0, []channel.Page{p}, nil, false)
+	s.RecordOutcome(ctx, "a", t0, channel.Outcome{Channel: "bing", URLs: []channel.Due{{Hash: 3, Lastmod: lm}}, Rejected: true, Err: "InvalidUrl"})
 	if r := delivery(t, db, 3, "bing"); r.outcome != "rejected" || r.lastError.String != "InvalidUrl" || r.lastmod.Int64 != lm.UnixMilli() {
 		t.Errorf("row %+v", r)
 	}
-	got, _ := s.SyncCatalog(ctx, "a", t0, []runner.Page{p}, []string{"bing"}, false)
-	if want := (runner.DeliveryState{Known: true, Lastmod: lm, DeliveredAt: t0}); got[0] != want {
+	got, _ := s.SyncCatalog(ctx, "a", t0, []channel.Page{p}, []string{"bing"}, false)
+	if want := (model.DeliveryState{Known: true, Lastmod: lm, DeliveredAt: t0}); got[0] != want {
 		t.Errorf("state %+v, want %+v: known, not failed", got[0], want)
 	}
 	stats, _ := s.DailyStats(ctx, t0, "a")
@@ -144,8 +145,8 @@ func TestRejectedIsNotDueUntilItChanges(t *testing.T) {
 
 func TestSkippedIsKnownButNotCounted(t *testing.T) {
 	s, db := openRaw(t)
-	due := []runner.Due{{Hash: 4, Lastmod: t0.Add(-time.Hour)}, {Hash: 5}}
-	if err := s.RecordOutcome(ctx, "a", t0, runner.Outcome{Channel: "feed", URLs: due, Skipped: true}); err != nil {
+	due := []channel.Due{{Hash: 4, Lastmod: t0.Add(-time.Hour)}, {Hash: 5}}
+	if err := s.RecordOutcome(ctx, "a", t0, channel.Outcome{Channel: "feed", URLs: due, Skipped: true}); err != nil {
 		t.Fatal(err)
 	}
 	if d := delivery(t, db, 4, "feed"); d.outcome != "ok" || !d.deliveredAt.Valid || d.lastmod.Int64 != t0.Add(-time.Hour).UnixMilli() {

@@ -7,11 +7,11 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/sitepush/sitepush/internal/channel/feed"
+	"github.com/sitepush/sitepush/internal/model"
 )
 
 // FeedState tells whether site's feed was built and when it last changed. A row that does not
-// hold what this version writes is unusable (feed.ErrUnusableState): the feed is built again.
+// hold what this version writes is unusable (model.ErrUnusableFeed): the feed is built again.
 func (s *Store) FeedState(ctx context.Context, site string) (bool, time.Time, error) {
 	var built, changed any
 	err := s.db.QueryRowContext(ctx, `SELECT built_at, changed_at FROM feed_state WHERE site_id = $1`, site).Scan(&built, &changed)
@@ -23,14 +23,14 @@ func (s *Store) FeedState(ctx context.Context, site string) (bool, time.Time, er
 	}
 	changedMS, ok := changed.(int64)
 	if _, isInt := built.(int64); !ok || !isInt && built != nil {
-		return false, time.Time{}, fmt.Errorf("%w: the feed_state row of site %q holds %v and %v, not times", feed.ErrUnusableState, site, built, changed)
+		return false, time.Time{}, fmt.Errorf("%w: the feed_state row of site %q holds %v and %v, not times", model.ErrUnusableFeed, site, built, changed)
 	}
 	return built != nil, time.UnixMilli(changedMS).UTC(), nil
 }
 
 // SaveFeedItems adds items to site's feed, or improves the title of items it has, in one
 // transaction, and marks the feed changed when it did change. An item to retitle is never added.
-func (s *Store) SaveFeedItems(ctx context.Context, site string, items []feed.Item, now time.Time) error {
+func (s *Store) SaveFeedItems(ctx context.Context, site string, items []model.FeedItem, now time.Time) error {
 	if len(items) == 0 {
 		return nil
 	}
@@ -95,16 +95,16 @@ func (s *Store) MarkFeedBuilt(ctx context.Context, site string, now time.Time) e
 }
 
 // FeedItems returns site's newest limit items, newest first.
-func (s *Store) FeedItems(ctx context.Context, site string, limit int) ([]feed.Item, error) {
+func (s *Store) FeedItems(ctx context.Context, site string, limit int) ([]model.FeedItem, error) {
 	rows, err := s.db.QueryContext(ctx, `SELECT url_hash, url, title, description, published, first_seen, titled
 		FROM feed_items WHERE site_id = $1 ORDER BY published DESC, first_seen DESC, url LIMIT $2`, site, limit)
 	if err != nil {
 		return nil, fmt.Errorf("reading the feed of site %q: %w", site, err)
 	}
 	defer rows.Close()
-	var out []feed.Item
+	var out []model.FeedItem
 	for rows.Next() {
-		var it feed.Item
+		var it model.FeedItem
 		var published, firstSeen int64
 		var titled int
 		if err := rows.Scan(&it.Hash, &it.URL, &it.Title, &it.Description, &published, &firstSeen, &titled); err != nil {

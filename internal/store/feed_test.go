@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sitepush/sitepush/internal/channel/feed"
-	"github.com/sitepush/sitepush/internal/runner"
+	"github.com/sitepush/sitepush/internal/channel"
+	"github.com/sitepush/sitepush/internal/model"
 	"github.com/sitepush/sitepush/internal/store"
 	"github.com/sitepush/sitepush/internal/store/storetest"
 )
@@ -30,10 +30,10 @@ func TestFeedItems(t *testing.T) {
 	if built, changed, err := s.FeedState(ctx, "a"); built || !changed.IsZero() || err != nil {
 		t.Fatalf("a feed never built: %v %v %v", built, changed, err)
 	}
-	item := func(hash int64, url string, published time.Time, title string, titled bool) feed.Item {
-		return feed.Item{Hash: hash, URL: url, Title: title, Published: published, FirstSeen: t0, Titled: titled}
+	item := func(hash int64, url string, published time.Time, title string, titled bool) model.FeedItem {
+		return model.FeedItem{Hash: hash, URL: url, Title: title, Published: published, FirstSeen: t0, Titled: titled}
 	}
-	err := s.SaveFeedItems(ctx, "a", []feed.Item{
+	err := s.SaveFeedItems(ctx, "a", []model.FeedItem{
 		item(1, "https://a/old", t0.Add(-48*time.Hour), "Old", true),
 		item(2, "https://a/new", t0, "New", false),
 		item(3, "https://a/mid", t0.Add(-24*time.Hour), "Title of mid", true),
@@ -41,7 +41,7 @@ func TestFeedItems(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s.SaveFeedItems(ctx, "b", []feed.Item{item(1, "https://b/x", t0, "X", true)}, t0)
+	s.SaveFeedItems(ctx, "b", []model.FeedItem{item(1, "https://b/x", t0, "X", true)}, t0)
 	if got := feedURLs(t, s, "a", 10); !slices.Equal(got, []string{"https://a/new", "https://a/mid", "https://a/old"}) {
 		t.Errorf("newest first: %v", got)
 	}
@@ -52,7 +52,7 @@ func TestFeedItems(t *testing.T) {
 	// A title read from the page replaces one made of the URL, never the other way round, and an
 	// item's dates stay.
 	later := t0.Add(time.Hour)
-	s.SaveFeedItems(ctx, "a", []feed.Item{
+	s.SaveFeedItems(ctx, "a", []model.FeedItem{
 		{Hash: 2, URL: "https://a/new", Title: "The new page", Published: later, FirstSeen: later, Titled: true},
 		{Hash: 3, URL: "https://a/mid", Title: "Mid", Published: later, FirstSeen: later},
 	}, later)
@@ -74,10 +74,10 @@ func TestFeedItems(t *testing.T) {
 
 func TestPruneFeed(t *testing.T) {
 	s := storetest.Open(t)
-	var items []feed.Item
+	var items []model.FeedItem
 	for i := range 6 {
 		seen := t0.AddDate(0, 0, -i)
-		items = append(items, feed.Item{Hash: int64(i), URL: "https://a/" + string(rune('a'+i)), Published: seen, FirstSeen: seen})
+		items = append(items, model.FeedItem{Hash: int64(i), URL: "https://a/" + string(rune('a'+i)), Published: seen, FirstSeen: seen})
 	}
 	s.SaveFeedItems(ctx, "a", items, t0)
 	// Beyond the newest 2 and first seen more than 3 days ago: d (3 days is not more), e, f go.
@@ -101,10 +101,10 @@ func TestPruneFeed(t *testing.T) {
 
 func TestResetFeedStateKeepsItemsAndPages(t *testing.T) {
 	s, db := openRaw(t)
-	due := []runner.Due{{Hash: 7, URL: "https://a/p"}}
-	s.SaveFeedItems(ctx, "a", []feed.Item{{Hash: 7, URL: "https://a/p", Published: t0, FirstSeen: t0}}, t0)
+	due := []channel.Due{{Hash: 7, URL: "https://a/p"}}
+	s.SaveFeedItems(ctx, "a", []model.FeedItem{{Hash: 7, URL: "https://a/p", Published: t0, FirstSeen: t0}}, t0)
 	s.MarkFeedBuilt(ctx, "a", t0)
-	if err := s.RecordOutcome(ctx, "a", t0, runner.Outcome{Channel: "feed", URLs: due, Delivered: true}); err != nil {
+	if err := s.RecordOutcome(ctx, "a", t0, channel.Outcome{Channel: "feed", URLs: due, Delivered: true}); err != nil {
 		t.Fatal(err)
 	}
 	if err := s.ResetFeedState(ctx, "a"); err != nil {
@@ -130,25 +130,25 @@ func TestUnusableFeedState(t *testing.T) {
 	if _, err := db.Exec(`UPDATE feed_state SET built_at = 'yesterday'`); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := s.FeedState(ctx, "a"); !errors.Is(err, feed.ErrUnusableState) {
+	if _, _, err := s.FeedState(ctx, "a"); !errors.Is(err, model.ErrUnusableFeed) {
 		t.Errorf("a row that holds text: %v", err)
 	}
 }
 
 func TestRetitleAndChanges(t *testing.T) {
 	s := storetest.Open(t)
-	it := feed.Item{Hash: 1, URL: "https://a/p", Title: "P", Published: t0, FirstSeen: t0}
-	s.SaveFeedItems(ctx, "a", []feed.Item{it}, t0)
+	it := model.FeedItem{Hash: 1, URL: "https://a/p", Title: "P", Published: t0, FirstSeen: t0}
+	s.SaveFeedItems(ctx, "a", []model.FeedItem{it}, t0)
 	// The same item again changes nothing, so the feed did not change.
-	s.SaveFeedItems(ctx, "a", []feed.Item{it}, t0.Add(time.Hour))
+	s.SaveFeedItems(ctx, "a", []model.FeedItem{it}, t0.Add(time.Hour))
 	if _, changed, _ := s.FeedState(ctx, "a"); !changed.Equal(t0) {
 		t.Errorf("saving the same item changed the feed at %v", changed)
 	}
 	// A retitle of an item the feed no longer has adds nothing.
-	gone := feed.Item{Hash: 2, URL: "https://a/gone", Title: "Gone", Titled: true, Retitle: true, Published: t0, FirstSeen: t0}
+	gone := model.FeedItem{Hash: 2, URL: "https://a/gone", Title: "Gone", Titled: true, Retitle: true, Published: t0, FirstSeen: t0}
 	retitled := it
 	retitled.Title, retitled.Titled, retitled.Retitle = "The page", true, true
-	if err := s.SaveFeedItems(ctx, "a", []feed.Item{gone, retitled}, t0.Add(2*time.Hour)); err != nil {
+	if err := s.SaveFeedItems(ctx, "a", []model.FeedItem{gone, retitled}, t0.Add(2*time.Hour)); err != nil {
 		t.Fatal(err)
 	}
 	items, _ := s.FeedItems(ctx, "a", 10)

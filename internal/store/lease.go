@@ -7,7 +7,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/sitepush/sitepush/internal/runner"
+	"github.com/sitepush/sitepush/internal/model"
 )
 
 // AcquireLease takes site's lease for holder until now+ttl, unless a lease is still valid; then it
@@ -37,7 +37,7 @@ func (s *Store) AcquireLease(ctx context.Context, site, holder string, now time.
 	return false, other, fromMS(until), nil
 }
 
-// RenewLease extends holder's lease of site to now+ttl; runner.ErrLeaseLost when it no longer
+// RenewLease extends holder's lease of site to now+ttl; model.ErrLeaseLost when it no longer
 // holds it.
 func (s *Store) RenewLease(ctx context.Context, site, holder string, now time.Time, ttl time.Duration) error {
 	res, err := s.db.ExecContext(ctx, `UPDATE leases SET expires_at = $3 WHERE site_id = $1 AND holder = $2`,
@@ -46,7 +46,7 @@ func (s *Store) RenewLease(ctx context.Context, site, holder string, now time.Ti
 		return fmt.Errorf("renewing the lease of site %q: %w", site, err)
 	}
 	if n, _ := res.RowsAffected(); n != 1 {
-		return runner.ErrLeaseLost
+		return model.ErrLeaseLost
 	}
 	return nil
 }

@@ -7,7 +7,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/sitepush/sitepush/internal/runner"
+	"github.com/sitepush/sitepush/internal/model"
 )
 
 // keepHistory is how long execution records and daily statistics are kept.
@@ -23,12 +23,12 @@ func (s *Store) StartRun(ctx context.Context, site, trigger string, now time.Tim
 	}
 	defer tx.Rollback()
 	if _, err := tx.ExecContext(ctx, `UPDATE runs SET status = $2, finished_at = $3 WHERE site_id = $1 AND status = $4`,
-		site, runner.StatusFailed, now.UnixMilli(), runner.StatusRunning); err != nil {
+		site, model.StatusFailed, now.UnixMilli(), model.StatusRunning); err != nil {
 		return 0, err
 	}
 	var id int64
 	err = tx.QueryRowContext(ctx, `INSERT INTO runs (site_id, trigger, started_at, status) VALUES ($1, $2, $3, $4) RETURNING id`,
-		site, trigger, now.UnixMilli(), runner.StatusRunning).Scan(&id)
+		site, trigger, now.UnixMilli(), model.StatusRunning).Scan(&id)
 	if err != nil {
 		return 0, fmt.Errorf("recording the start of a run of site %q: %w", site, err)
 	}
@@ -40,7 +40,7 @@ const interrupted = "interrupted: the process running it stopped before it finis
 
 // FinishRun stores a finished execution record, and drops records, statistics and Bing quota
 // counts of the site older than 90 days.
-func (s *Store) FinishRun(ctx context.Context, rec *runner.Record) error {
+func (s *Store) FinishRun(ctx context.Context, rec *model.Record) error {
 	body, err := json.Marshal(rec)
 	if err != nil {
 		return err
@@ -68,16 +68,16 @@ func (s *Store) FinishRun(ctx context.Context, rec *runner.Record) error {
 
 // Runs returns the execution records of site, newest first, at most limit. A run still going
 // (or killed before it finished) has only its start.
-func (s *Store) Runs(ctx context.Context, site string, limit int) ([]runner.Record, error) {
+func (s *Store) Runs(ctx context.Context, site string, limit int) ([]model.Record, error) {
 	rows, err := s.db.QueryContext(ctx, `SELECT id, trigger, started_at, status, record FROM runs
 		WHERE site_id = $1 ORDER BY started_at DESC, id DESC LIMIT $2`, site, limit)
 	if err != nil {
 		return nil, fmt.Errorf("reading runs of site %q: %w", site, err)
 	}
 	defer rows.Close()
-	var out []runner.Record
+	var out []model.Record
 	for rows.Next() {
-		var r runner.Record
+		var r model.Record
 		var started int64
 		var body sql.NullString
 		if err := rows.Scan(&r.ID, &r.Trigger, &started, &r.Status, &body); err != nil {
@@ -89,8 +89,8 @@ func (s *Store) Runs(ctx context.Context, site string, limit int) ([]runner.Reco
 			}
 		} else {
 			r.Site, r.StartedAt = site, time.UnixMilli(started).UTC()
-			r.Channels, r.Errors = map[string]*runner.ChannelStats{}, []string{}
-			if r.Status != runner.StatusRunning {
+			r.Channels, r.Errors = map[string]*model.ChannelStats{}, []string{}
+			if r.Status != model.StatusRunning {
 				r.Errors = []string{interrupted}
 			}
 		}

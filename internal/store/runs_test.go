@@ -4,14 +4,15 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sitepush/sitepush/internal/runner"
+	"github.com/sitepush/sitepush/internal/channel"
+	"github.com/sitepush/sitepush/internal/model"
 	"github.com/sitepush/sitepush/internal/store/storetest"
 )
 
 func TestRuns(t *testing.T) {
 	s := storetest.Open(t)
 	old, _ := s.StartRun(ctx, "a", "schedule", t0.Add(-100*24*time.Hour))
-	s.RecordRequests(ctx, "a", t0.Add(-100*24*time.Hour), []runner.Request{{Channel: "indexnow", Endpoint: "e", URLs: 1}})
+	s.RecordRequests(ctx, "a", t0.Add(-100*24*time.Hour), []channel.Request{{Channel: "indexnow", Endpoint: "e", URLs: 1}})
 	oldDay := t0.Add(-100 * 24 * time.Hour).Format(time.DateOnly)
 	s.ReserveQuota(ctx, "a", oldDay, 7, 100)
 	id, err := s.StartRun(ctx, "a", "cli", t0)
@@ -19,9 +20,9 @@ func TestRuns(t *testing.T) {
 		t.Fatalf("StartRun = %d, %v", id, err)
 	}
 	running, _ := s.StartRun(ctx, "a", "manual", t0.Add(time.Minute))
-	rec := &runner.Record{ID: id, Site: "a", Trigger: "cli", StartedAt: t0, FinishedAt: t0.Add(3 * time.Second), Status: runner.StatusPartial,
-		TotalURLs: 10, Channels: map[string]*runner.ChannelStats{"indexnow": {Due: 3, Submitted: 2, Failed: 1,
-			Endpoints: map[string]*runner.EndpointStats{"e": {Requests: 2, Accepted: 1, Failed: 1, AvgResponseMS: 12.5}}}},
+	rec := &model.Record{ID: id, Site: "a", Trigger: "cli", StartedAt: t0, FinishedAt: t0.Add(3 * time.Second), Status: model.StatusPartial,
+		TotalURLs: 10, Channels: map[string]*model.ChannelStats{"indexnow": {Due: 3, Submitted: 2, Failed: 1,
+			Endpoints: map[string]*model.EndpointStats{"e": {Requests: 2, Accepted: 1, Failed: 1, AvgResponseMS: 12.5}}}},
 		Errors: []string{"HTTP 503"}}
 	if err := s.FinishRun(ctx, rec); err != nil {
 		t.Fatal(err)
@@ -30,11 +31,11 @@ func TestRuns(t *testing.T) {
 	if err != nil || len(runs) != 2 {
 		t.Fatalf("runs = %+v, %v; want two: the record older than 90 days is gone", runs, err)
 	}
-	if runs[0].ID != running || runs[0].Status != runner.StatusRunning || !runs[0].StartedAt.Equal(t0.Add(time.Minute)) {
+	if runs[0].ID != running || runs[0].Status != model.StatusRunning || !runs[0].StartedAt.Equal(t0.Add(time.Minute)) {
 		t.Errorf("newest, still running: %+v", runs[0])
 	}
 	got := runs[1]
-	if got.ID != id || got.Status != runner.StatusPartial || got.Channels["indexnow"].Endpoints["e"].AvgResponseMS != 12.5 ||
+	if got.ID != id || got.Status != model.StatusPartial || got.Channels["indexnow"].Endpoints["e"].AvgResponseMS != 12.5 ||
 		!got.FinishedAt.Equal(rec.FinishedAt) || got.Errors[0] != "HTTP 503" {
 		t.Errorf("finished run = %+v", got)
 	}
@@ -55,11 +56,11 @@ func TestStartRunClosesRunsThatDied(t *testing.T) {
 	other, _ := s.StartRun(ctx, "b", "cli", t0)
 	id, _ := s.StartRun(ctx, "a", "cli", t0.Add(time.Hour))
 	runs, _ := s.Runs(ctx, "a", 10)
-	if len(runs) != 2 || runs[0].ID != id || runs[0].Status != runner.StatusRunning ||
-		runs[1].ID != dead || runs[1].Status != runner.StatusFailed || len(runs[1].Errors) != 1 {
+	if len(runs) != 2 || runs[0].ID != id || runs[0].Status != model.StatusRunning ||
+		runs[1].ID != dead || runs[1].Status != model.StatusFailed || len(runs[1].Errors) != 1 {
 		t.Errorf("runs %+v", runs)
 	}
-	if b, _ := s.Runs(ctx, "b", 1); b[0].ID != other || b[0].Status != runner.StatusRunning {
+	if b, _ := s.Runs(ctx, "b", 1); b[0].ID != other || b[0].Status != model.StatusRunning {
 		t.Errorf("another site's run was closed: %+v", b)
 	}
 }

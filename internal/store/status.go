@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/sitepush/sitepush/internal/runner"
+	"github.com/sitepush/sitepush/internal/model"
 )
 
 // LastStarted returns when site's latest run started; zero when it never ran.
@@ -103,7 +103,7 @@ const lastGoodRunSQL = `SELECT
 // the history.
 func (s *Store) LastGoodRun(ctx context.Context, site string) (time.Time, error) {
 	var ok, stopped sql.NullInt64
-	err := s.db.QueryRowContext(ctx, lastGoodRunSQL, site, runner.StatusOK, runner.StatusBudgetExhausted).Scan(&ok, &stopped)
+	err := s.db.QueryRowContext(ctx, lastGoodRunSQL, site, model.StatusOK, model.StatusBudgetExhausted).Scan(&ok, &stopped)
 	if err != nil {
 		return time.Time{}, fmt.Errorf("reading the last good run of site %q: %w", site, err)
 	}

@@ -5,7 +5,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sitepush/sitepush/internal/runner"
+	"github.com/sitepush/sitepush/internal/channel"
+	"github.com/sitepush/sitepush/internal/model"
 	"github.com/sitepush/sitepush/internal/store"
 	"github.com/sitepush/sitepush/internal/store/storetest"
 )
@@ -20,14 +21,14 @@ func TestRunTimes(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		rec := &runner.Record{ID: id, Site: "a", StartedAt: start, FinishedAt: start.Add(time.Minute), Status: status}
+		rec := &model.Record{ID: id, Site: "a", StartedAt: start, FinishedAt: start.Add(time.Minute), Status: status}
 		if err := s.FinishRun(ctx, rec); err != nil {
 			t.Fatal(err)
 		}
 	}
-	finish(t0, runner.StatusOK)
-	finish(t0.Add(time.Hour), runner.StatusBudgetExhausted)
-	finish(t0.Add(2*time.Hour), runner.StatusPartial)
+	finish(t0, model.StatusOK)
+	finish(t0.Add(time.Hour), model.StatusBudgetExhausted)
+	finish(t0.Add(2*time.Hour), model.StatusPartial)
 	if last, _ := s.LastStarted(ctx, "a"); !last.Equal(t0.Add(2 * time.Hour)) {
 		t.Errorf("last started %v", last)
 	}
@@ -59,8 +60,8 @@ func TestLeased(t *testing.T) {
 
 func TestChannelDaysAndLastSuccess(t *testing.T) {
 	s := storetest.Open(t)
-	due := func(n int) []runner.Due { return make([]runner.Due, n) }
-	record := func(site string, at time.Time, o runner.Outcome) {
+	due := func(n int) []channel.Due { return make([]channel.Due, n) }
+	record := func(site string, at time.Time, o channel.Outcome) {
 		for i := range o.URLs {
 			o.URLs[i].Hash = int64(i + 1)
 		}
@@ -69,12 +70,12 @@ func TestChannelDaysAndLastSuccess(t *testing.T) {
 		}
 	}
 	yesterday := t0.Add(-24 * time.Hour)
-	record("a", yesterday, runner.Outcome{Channel: "indexnow", URLs: due(10), Delivered: true})
-	record("a", t0, runner.Outcome{Channel: "indexnow", URLs: due(4), Delivered: true})
-	record("a", t0.Add(time.Minute), runner.Outcome{Channel: "indexnow", URLs: due(2), Err: "HTTP 503"})
-	record("b", t0, runner.Outcome{Channel: "indexnow", URLs: due(5), Delivered: true})
-	record("b", t0, runner.Outcome{Channel: "bing", URLs: due(3), Delivered: true})
-	s.RecordRequests(ctx, "a", t0, []runner.Request{{Channel: "indexnow", Endpoint: "https://e", URLs: 4, Accepted: true}})
+	record("a", yesterday, channel.Outcome{Channel: "indexnow", URLs: due(10), Delivered: true})
+	record("a", t0, channel.Outcome{Channel: "indexnow", URLs: due(4), Delivered: true})
+	record("a", t0.Add(time.Minute), channel.Outcome{Channel: "indexnow", URLs: due(2), Err: "HTTP 503"})
+	record("b", t0, channel.Outcome{Channel: "indexnow", URLs: due(5), Delivered: true})
+	record("b", t0, channel.Outcome{Channel: "bing", URLs: due(3), Delivered: true})
+	s.RecordRequests(ctx, "a", t0, []channel.Request{{Channel: "indexnow", Endpoint: "https://e", URLs: 4, Accepted: true}})
 
 	all, err := s.ChannelDays(ctx, yesterday, "")
 	want := []store.ChannelDay{

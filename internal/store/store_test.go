@@ -8,7 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sitepush/sitepush/internal/runner"
+	"github.com/sitepush/sitepush/internal/channel"
+	"github.com/sitepush/sitepush/internal/model"
 	"github.com/sitepush/sitepush/internal/store"
 	"github.com/sitepush/sitepush/internal/store/storetest"
 )
@@ -54,7 +55,7 @@ func TestOpenReadOnly(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, err := s.SyncCatalog(ctx, "a", t0, []runner.Page{{Hash: 1, URL: "https://a.example/"}}, []string{"indexnow"}, true); err != nil || got[0].Known {
+	if got, err := s.SyncCatalog(ctx, "a", t0, []channel.Page{{Hash: 1, URL: "https://a.example/"}}, []string{"indexnow"}, true); err != nil || got[0].Known {
 		t.Errorf("empty read-only state: %v %v", got, err)
 	}
 	s.Close()
@@ -62,7 +63,7 @@ func TestOpenReadOnly(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	w.SyncCatalog(ctx, "a", t0, []runner.Page{{Hash: 1, URL: "https://a.example/"}}, []string{"indexnow"}, false)
+	w.SyncCatalog(ctx, "a", t0, []channel.Page{{Hash: 1, URL: "https://a.example/"}}, []string{"indexnow"}, false)
 	w.Close()
 	r, err := store.OpenReadOnly(ctx, state)
 	if err != nil {
@@ -102,7 +103,7 @@ func TestLeases(t *testing.T) {
 	if ok, _, _, _ := s.AcquireLease(ctx, "a", "h2", t0.Add(25*time.Second), ttl); !ok {
 		t.Error("an expired lease must free itself")
 	}
-	if err := s.RenewLease(ctx, "a", "h1", t0.Add(26*time.Second), ttl); !errors.Is(err, runner.ErrLeaseLost) {
+	if err := s.RenewLease(ctx, "a", "h1", t0.Add(26*time.Second), ttl); !errors.Is(err, model.ErrLeaseLost) {
 		t.Errorf("renewing a lost lease: %v", err)
 	}
 	s.ReleaseLease(ctx, "a", "h1") // not the holder: no effect

@@ -8,9 +8,10 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/sitepush/sitepush/internal/channel"
 	"github.com/sitepush/sitepush/internal/config"
 	"github.com/sitepush/sitepush/internal/enginetest"
-	"github.com/sitepush/sitepush/internal/runner"
+	"github.com/sitepush/sitepush/internal/model"
 )
 
 // firstSubmits answers the first n SubmitUrlbatch requests with h, and the rest with Bing; it
@@ -47,7 +48,7 @@ func TestA503AboutQuotaIsRetried(t *testing.T) {
 		w.bing.Fail(enginetest.Fault{Status: 503, ErrorCode: 1, Message: "ERROR!!! Quota service temporarily unavailable"})
 		rec := w.run()
 		_, full, _ := w.store.QuotaUsed(context.Background(), "s", time.Now().UTC().Format(time.DateOnly))
-		if st := rec.Channels["bing"]; st.Submitted != 300 || st.Held != 0 || full || rec.Status != runner.StatusOK {
+		if st := rec.Channels["bing"]; st.Submitted != 300 || st.Held != 0 || full || rec.Status != model.StatusOK {
 			t.Errorf("%+v, status %s, day full %v, notes %q", st, rec.Status, full, rec.Notes)
 		}
 	})
@@ -165,7 +166,7 @@ func TestARequestInFlightEndsSoonAfterTheBudget(t *testing.T) {
 		start := time.Now()
 		rec := w.run()
 		took := time.Since(start)
-		if st := rec.Channels["bing"]; took > 5*time.Second+runner.RequestGrace || st.Left != 300 || st.Failed != 0 || w.used() != 0 || rec.Status != runner.StatusBudgetExhausted {
+		if st := rec.Channels["bing"]; took > 5*time.Second+channel.RequestGrace || st.Left != 300 || st.Failed != 0 || w.used() != 0 || rec.Status != model.StatusBudgetExhausted {
 			t.Errorf("a 5s budget and a Bing answering in 30s: the run took %v, %+v, used %d, status %s", took, st, w.used(), rec.Status)
 		}
 	})

@@ -10,6 +10,8 @@ import (
 	"net/http"
 	"net/url"
 	"time"
+
+	"github.com/sitepush/sitepush/internal/channel"
 )
 
 // quotaTimeout bounds the quota call: a Bing that does not answer it this soon is taken as out of
@@ -77,7 +79,7 @@ func (c *Channel) Quota(ctx context.Context) (daily, monthly int, err error) {
 		D *struct{ DailyQuota, MonthlyQuota *int }
 	}
 	if json.Unmarshal(body, &q) != nil || q.D == nil || q.D.DailyQuota == nil {
-		return 0, 0, fmt.Errorf("%w: the answer, HTTP 200 (%s), has no DailyQuota", ErrQuotaUnknown, describe(resp.Header.Get("Content-Type"), body))
+		return 0, 0, fmt.Errorf("%w: the answer, HTTP 200 (%s), has no DailyQuota", ErrQuotaUnknown, channel.Describe(resp.Header.Get("Content-Type"), body))
 	}
 	if q.D.MonthlyQuota != nil {
 		monthly = *q.D.MonthlyQuota

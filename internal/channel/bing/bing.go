@@ -11,8 +11,8 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/sitepush/sitepush/internal/channel"
 	"github.com/sitepush/sitepush/internal/config"
-	"github.com/sitepush/sitepush/internal/runner"
 )
 
 const (
@@ -65,17 +65,17 @@ func (c *Channel) Name() string { return name }
 
 // Deliver sends the due URLs, in order of priority, in batches of batchSize, one request at a
 // time, until the day's quota is spent.
-func (c *Channel) Deliver(ctx context.Context, q *runner.Queue, rep runner.Reporter) error {
+func (c *Channel) Deliver(ctx context.Context, q *channel.Queue, rep channel.Reporter) error {
 	limit, ok, err := c.todaysLimit(ctx, rep)
 	if err != nil || !ok {
-		return ctxOr(ctx, err)
+		return channel.UnlessStopped(ctx, err)
 	}
 	c.limit = limit
 	c.order(q)
 	for pos := 0; pos < q.Len() && ctx.Err() == nil; {
 		granted, err := c.quota.ReserveQuota(ctx, c.site, c.day, min(c.cfg.BatchSize, q.Len()-pos), c.limit)
 		if err != nil {
-			return ctxOr(ctx, err)
+			return channel.UnlessStopped(ctx, err)
 		}
 		if granted == 0 {
 			rep.HeldBack(name, q.Len()-pos, fmt.Sprintf("the daily quota of %d URLs is spent; %d due URLs go on the next UTC day", c.limit, q.Len()-pos))
@@ -84,7 +84,7 @@ func (c *Channel) Deliver(ctx context.Context, q *runner.Queue, rep runner.Repor
 		urls, err := q.Slice(ctx, pos, pos+granted)
 		if err != nil {
 			c.quota.ReleaseQuota(context.WithoutCancel(ctx), c.site, c.day, granted)
-			return ctxOr(ctx, err)
+			return channel.UnlessStopped(ctx, err)
 		}
 		stop, msg, err := c.batch(ctx, urls, rep)
 		switch {
@@ -105,7 +105,7 @@ func (c *Channel) Deliver(ctx context.Context, q *runner.Queue, rep runner.Repor
 // and the due URLs wait for the next run. When Bing answers without telling the quota (a 5xx,
 // {"d":null}), the quota left is unknown: dailyQuota is counted on, and Bing's own refusal still
 // stops the day.
-func (c *Channel) todaysLimit(ctx context.Context, rep runner.Reporter) (limit int, ok bool, err error) {
+func (c *Channel) todaysLimit(ctx context.Context, rep channel.Reporter) (limit int, ok bool, err error) {
 	left, _, err := c.Quota(ctx)
 	switch {
 	case ctx.Err() != nil:
@@ -129,9 +129,9 @@ func (c *Channel) todaysLimit(ctx context.Context, rep runner.Reporter) (limit i
 
 // order puts the queue in the site's priority: failed URLs first, then, for newest, URLs with a
 // lastmod newest first and those without in random order; for random, all in random order.
-func (c *Channel) order(q *runner.Queue) {
+func (c *Channel) order(q *channel.Queue) {
 	q.Shuffle(c.rnd)
-	q.SortStable(func(a, b runner.Meta) int {
+	q.SortStable(func(a, b channel.Meta) int {
 		switch {
 		case a.Retry != b.Retry:
 			return boolFirst(a.Retry)
@@ -150,12 +150,4 @@ func boolFirst(aIsTrue bool) int {
 		return -1
 	}
 	return 1
-}
-
-// ctxOr drops an error caused by the end of ctx: the run is stopping, not failing.
-func ctxOr(ctx context.Context, err error) error {
-	if ctx.Err() != nil {
-		return nil
-	}
-	return err
 }

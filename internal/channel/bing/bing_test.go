@@ -14,9 +14,11 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/sitepush/sitepush/internal/channel"
 	"github.com/sitepush/sitepush/internal/channel/bing"
 	"github.com/sitepush/sitepush/internal/config"
 	"github.com/sitepush/sitepush/internal/enginetest"
+	"github.com/sitepush/sitepush/internal/model"
 	"github.com/sitepush/sitepush/internal/runner"
 	"github.com/sitepush/sitepush/internal/store"
 	"github.com/sitepush/sitepush/internal/store/storetest"
@@ -74,10 +76,10 @@ func newWorld(t *testing.T, bingYAML string, keys map[string]int) *world {
 	return w
 }
 
-func (w *world) run() *runner.Record {
+func (w *world) run() *model.Record {
 	w.t.Helper()
 	rec, err := w.runner.Run(context.Background(), w.site, runner.Options{Trigger: "cli",
-		Channels: []runner.Channel{bing.New(w.site, w.client, "sitepush-test", w.store, time.Now())}})
+		Channels: []channel.Channel{bing.New(w.site, w.client, "sitepush-test", w.store, time.Now())}})
 	if err != nil {
 		w.t.Fatal(err)
 	}
@@ -95,7 +97,7 @@ func TestQuotaNewestFirst(t *testing.T) {
 		rec := w.run()
 		sent := w.bing.Accepted()
 		st := rec.Channels["bing"]
-		if len(sent) != 120 || st.Submitted != 120 || st.Held != 180 || st.Failed != 0 || rec.Status != runner.StatusOK || w.used() != 120 {
+		if len(sent) != 120 || st.Submitted != 120 || st.Held != 180 || st.Failed != 0 || rec.Status != model.StatusOK || w.used() != 120 {
 			t.Fatalf("sent %d, %+v, status %s, used %d", len(sent), st, rec.Status, w.used())
 		}
 		if !slices.Equal(sent[:100], w.dated) {
@@ -159,7 +161,7 @@ func TestBingRefusesForQuota(t *testing.T) {
 		if len(batches) != 2 || len(w.bing.Accepted()) != 50 || rec.Channels["bing"].Held != 250 || w.used() != 50 {
 			t.Fatalf("%d requests, %d accepted, %+v, used %d", len(batches), len(w.bing.Accepted()), rec.Channels["bing"], w.used())
 		}
-		if rec.Status != runner.StatusOK || !strings.Contains(strings.Join(rec.Notes, " "), "exceeded your daily url submission quota") {
+		if rec.Status != model.StatusOK || !strings.Contains(strings.Join(rec.Notes, " "), "exceeded your daily url submission quota") {
 			t.Errorf("status %s, notes %q", rec.Status, rec.Notes)
 		}
 		if w.run(); len(w.bing.Batches()) != 2 {
@@ -173,7 +175,7 @@ func TestInvalidKey(t *testing.T) {
 		w := newWorld(t, "apiKey: wrong-key-12345", map[string]int{"k": 100})
 		rec := w.run()
 		msg := strings.Join(rec.Errors, " ")
-		if rec.Status != runner.StatusPartial || len(w.bing.Batches()) != 0 || !strings.Contains(msg, "bing: Bing answered HTTP 401, ErrorCode 3: InvalidApiKey: the API key was rejected: check bing.apiKey") {
+		if rec.Status != model.StatusPartial || len(w.bing.Batches()) != 0 || !strings.Contains(msg, "bing: Bing answered HTTP 401, ErrorCode 3: InvalidApiKey: the API key was rejected: check bing.apiKey") {
 			t.Errorf("status %s, %d batches, errors %q", rec.Status, len(w.bing.Batches()), rec.Errors)
 		}
 		if strings.Contains(msg, "wrong-key-12345") {

@@ -1,15 +1,14 @@
 package bing
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
-	"mime"
 	"net/http"
-	"strconv"
 	"strings"
 	"time"
+
+	"github.com/sitepush/sitepush/internal/channel"
 )
 
 // Bing's error codes (ApiErrorCode in the Webmaster API) that matter here.
@@ -72,7 +71,7 @@ func (c *Channel) judge(resp *http.Response) answer {
 		return answer{verdict: accepted, status: code}
 	}
 	e, said, bings := c.bingsWords(body)
-	what := fmt.Sprintf("Bing answered HTTP %d %s (%s)", code, http.StatusText(code), describe(resp.Header.Get("Content-Type"), body))
+	what := fmt.Sprintf("Bing answered HTTP %d %s (%s)", code, http.StatusText(code), channel.Describe(resp.Header.Get("Content-Type"), body))
 	if bings {
 		what = fmt.Sprintf("Bing answered HTTP %d, ErrorCode %d: %s", code, e.ErrorCode, said)
 	}
@@ -85,7 +84,7 @@ func (c *Channel) judge(resp *http.Response) answer {
 	case e.ErrorCode == codeInvalidSiteURL || e.ErrorCode == codeNotAuthorized:
 		a.verdict, a.msg = badKey, fmt.Sprintf("%s: add and verify %s in Bing Webmaster Tools for this API key", what, c.siteURL)
 	case code == http.StatusTooManyRequests || e.ErrorCode == codeThrottleUser:
-		a.wait, a.asked = retryAfter(resp.Header.Get("Retry-After"))
+		a.wait, a.asked = channel.RetryAfter(resp.Header.Get("Retry-After"), time.Now(), maxPause)
 		a.verdict, a.msg = throttled, what+": Bing is throttling; it is tried again"
 	case e.ErrorCode == codeInvalidURL:
 		a.verdict, a.msg, a.badURL = badURL, what+": the URL is skipped until it changes", namedURL(said)
@@ -122,43 +121,6 @@ func (c *Channel) bingsWords(body []byte) (e bingError, said string, ok bool) {
 	return e, clip(said, maxSaid), true
 }
 
-// describe says what a body that is not Bing's is, by its kind and Content-Type, never by its
-// text.
-func describe(contentType string, body []byte) string {
-	kind := bodyKind(body)
-	if kind == "empty" {
-		return kind
-	}
-	mt, _, err := mime.ParseMediaType(contentType)
-	switch {
-	case contentType == "":
-		mt = "no Content-Type"
-	case err != nil || len(mt) > 80:
-		mt = "an unreadable Content-Type"
-	}
-	return kind + ", " + mt
-}
-
-// bodyKind names what a body is, coarsely: empty, JSON, an HTML page, XML, plain text.
-func bodyKind(body []byte) string {
-	body = bytes.TrimSpace(body)
-	switch {
-	case len(body) == 0:
-		return "empty"
-	case json.Valid(body):
-		return "JSON"
-	}
-	switch mt, _, _ := mime.ParseMediaType(http.DetectContentType(body)); mt {
-	case "text/html":
-		return "an HTML page"
-	case "text/xml":
-		return "XML"
-	case "text/plain":
-		return "plain text"
-	}
-	return "binary data"
-}
-
 // namedURL finds the URL an error message names, if any.
 func namedURL(msg string) string {
 	for _, f := range strings.Fields(msg) {
@@ -167,20 +129,6 @@ func namedURL(msg string) string {
 		}
 	}
 	return ""
-}
-
-// retryAfter reads a Retry-After header in seconds: the wait, at most maxPause — a number too
-// large for a duration does not wrap to none — and how Bing put it; 0 and "" when absent.
-func retryAfter(v string) (wait time.Duration, asked string) {
-	v = strings.TrimSpace(v)
-	if v == "" || strings.Trim(v, "0123456789") != "" {
-		return 0, ""
-	}
-	secs, err := strconv.ParseInt(v, 10, 64)
-	if err != nil || secs > int64(maxPause/time.Second) {
-		return maxPause, clip(v, 24) + " s"
-	}
-	return time.Duration(secs) * time.Second, v + " s"
 }
 
 func clip(s string, n int) string {

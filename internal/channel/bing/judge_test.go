@@ -36,22 +36,3 @@ func TestJudge(t *testing.T) {
 		})
 	}
 }
-
-func TestRetryAfter(t *testing.T) {
-	for _, tc := range []struct {
-		in, asked string
-		want      int64 // seconds
-	}{
-		{"", "", 0},
-		{"5", "5 s", 5},
-		{"soon", "", 0},
-		{"-5", "", 0},
-		{"7200", "7200 s", 3600},
-		{"10000000000", "10000000000 s", 3600},
-		{"99999999999999999999999999999999", "999999999999999999999999… s", 3600},
-	} {
-		if wait, asked := retryAfter(tc.in); int64(wait.Seconds()) != tc.want || asked != tc.asked {
-			t.Errorf("retryAfter(%q) = %v, %q; want %ds, %q", tc.in, wait, asked, tc.want, tc.asked)
-		}
-	}
-}

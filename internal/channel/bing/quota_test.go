@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/sitepush/sitepush/internal/enginetest"
-	"github.com/sitepush/sitepush/internal/runner"
+	"github.com/sitepush/sitepush/internal/model"
 )
 
 // quotaAnswer serves GetUrlSubmissionQuota with h, and everything else with Bing.
@@ -41,7 +41,7 @@ func TestAQuotaCallWithoutAnswer(t *testing.T) {
 				rec := w.run()
 				took := time.Since(start)
 				msg := strings.Join(rec.Errors, "\n")
-				if len(w.bing.Batches()) != 0 || rec.Status != runner.StatusPartial || rec.Channels["bing"].Left != 300 || took > 15*time.Second {
+				if len(w.bing.Batches()) != 0 || rec.Status != model.StatusPartial || rec.Channels["bing"].Left != 300 || took > 15*time.Second {
 					t.Fatalf("%d batches sent, status %s, %+v after %v, errors %q", len(w.bing.Batches()), rec.Status, rec.Channels["bing"], took, msg)
 				}
 				if !strings.Contains(msg, "bing: GetUrlSubmissionQuota at "+endpoint+": "+tc.want) || !strings.Contains(msg, "the due URLs stay due for the next run") {
@@ -74,7 +74,7 @@ func TestAQuotaAnswerThatSaysNothing(t *testing.T) {
 				}))
 				rec := w.run()
 				notes := strings.Join(rec.Notes, "\n")
-				if st := rec.Channels["bing"]; st.Submitted != 120 || st.Held != 180 || rec.Status != runner.StatusOK {
+				if st := rec.Channels["bing"]; st.Submitted != 120 || st.Held != 180 || rec.Status != model.StatusOK {
 					t.Fatalf("%+v, status %s, errors %q, notes %q", st, rec.Status, rec.Errors, notes)
 				}
 				if !strings.Contains(notes, "bing: the quota Bing leaves today is unknown") || !strings.Contains(notes, "the configured dailyQuota of 120 is counted on") ||

@@ -8,7 +8,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/sitepush/sitepush/internal/runner"
+	"github.com/sitepush/sitepush/internal/channel"
 )
 
 // stop says why a batch ended Bing's delivery for this run, if it did.
@@ -22,7 +22,7 @@ const (
 
 // batch sends urls (reserved already) and reports the outcome. An invalid URL is rejected and
 // the rest of the batch sent again. msg says why when it stops.
-func (c *Channel) batch(ctx context.Context, urls []runner.Due, rep runner.Reporter) (stop, string, error) {
+func (c *Channel) batch(ctx context.Context, urls []channel.Due, rep channel.Reporter) (stop, string, error) {
 	release := func(n int) { c.quota.ReleaseQuota(context.WithoutCancel(ctx), c.site, c.day, n) }
 	for len(urls) > 0 {
 		a, aborted := c.send(ctx, urls, rep)
@@ -31,7 +31,7 @@ func (c *Channel) batch(ctx context.Context, urls []runner.Due, rep runner.Repor
 			release(len(urls))
 			return goOn, "", nil
 		case a.verdict == accepted:
-			return goOn, "", rep.Finished(runner.Outcome{Channel: name, URLs: urls, Delivered: true})
+			return goOn, "", rep.Finished(channel.Outcome{Channel: name, URLs: urls, Delivered: true})
 		case a.verdict == quotaSpent:
 			release(len(urls))
 			c.quota.MarkQuotaFull(context.WithoutCancel(ctx), c.site, c.day)
@@ -46,10 +46,10 @@ func (c *Channel) batch(ctx context.Context, urls []runner.Due, rep runner.Repor
 			if !ok {
 				return c.oneByOne(ctx, urls, rep)
 			}
-			if err := rep.Finished(runner.Outcome{Channel: name, URLs: []runner.Due{bad}, Err: a.msg, Rejected: true}); err != nil {
+			if err := rep.Finished(channel.Outcome{Channel: name, URLs: []channel.Due{bad}, Err: a.msg, Rejected: true}); err != nil {
 				return goOn, "", err
 			}
-			urls = slices.DeleteFunc(urls, func(d runner.Due) bool { return d == bad })
+			urls = slices.DeleteFunc(urls, func(d channel.Due) bool { return d == bad })
 			// What is left is sent again, within a fresh reservation.
 			var err error
 			if urls, err = c.rereserve(ctx, urls); err != nil {
@@ -57,7 +57,7 @@ func (c *Channel) batch(ctx context.Context, urls []runner.Due, rep runner.Repor
 			}
 		default:
 			release(len(urls))
-			return goOn, "", rep.Finished(runner.Outcome{Channel: name, URLs: urls, Err: a.msg})
+			return goOn, "", rep.Finished(channel.Outcome{Channel: name, URLs: urls, Err: a.msg})
 		}
 	}
 	return goOn, "", nil
@@ -65,7 +65,7 @@ func (c *Channel) batch(ctx context.Context, urls []runner.Due, rep runner.Repor
 
 // culprit returns the URL an InvalidUrl answer is about: the one Bing named, or the batch's only
 // one. ok is false when that cannot be told.
-func (c *Channel) culprit(urls []runner.Due, named string) (runner.Due, bool) {
+func (c *Channel) culprit(urls []channel.Due, named string) (channel.Due, bool) {
 	for _, d := range urls {
 		if d.URL == named {
 			return d, true
@@ -74,14 +74,14 @@ func (c *Channel) culprit(urls []runner.Due, named string) (runner.Due, bool) {
 	if len(urls) == 1 {
 		return urls[0], true
 	}
-	return runner.Due{}, false
+	return channel.Due{}, false
 }
 
 // oneByOne sends urls one per request, each within its own reservation, to find which one Bing
 // refuses when it does not say.
-func (c *Channel) oneByOne(ctx context.Context, urls []runner.Due, rep runner.Reporter) (stop, string, error) {
+func (c *Channel) oneByOne(ctx context.Context, urls []channel.Due, rep channel.Reporter) (stop, string, error) {
 	for i, d := range urls {
-		one, err := c.rereserve(ctx, []runner.Due{d})
+		one, err := c.rereserve(ctx, []channel.Due{d})
 		if err != nil || len(one) == 0 {
 			if err == nil {
 				rep.HeldBack(name, len(urls)-i, fmt.Sprintf("the daily quota of %d URLs is spent", c.limit))
@@ -96,17 +96,17 @@ func (c *Channel) oneByOne(ctx context.Context, urls []runner.Due, rep runner.Re
 }
 
 // rereserve reserves urls again after a batch lost some; it keeps those the quota still allows.
-func (c *Channel) rereserve(ctx context.Context, urls []runner.Due) ([]runner.Due, error) {
+func (c *Channel) rereserve(ctx context.Context, urls []channel.Due) ([]channel.Due, error) {
 	granted, err := c.quota.ReserveQuota(ctx, c.site, c.day, len(urls), c.limit)
 	if err != nil {
-		return nil, ctxOr(ctx, err)
+		return nil, channel.UnlessStopped(ctx, err)
 	}
 	return urls[:granted], nil
 }
 
 // send makes one batch's requests, retrying after 5xx, network errors and 429s. aborted means
 // ctx ended while waiting to retry, or before an answer came.
-func (c *Channel) send(ctx context.Context, urls []runner.Due, rep runner.Reporter) (a answer, aborted bool) {
+func (c *Channel) send(ctx context.Context, urls []channel.Due, rep channel.Reporter) (a answer, aborted bool) {
 	list := make([]string, len(urls))
 	for i, d := range urls {
 		list[i] = d.URL
@@ -116,13 +116,13 @@ func (c *Channel) send(ctx context.Context, urls []runner.Due, rep runner.Report
 			if end, ok := ctx.Deadline(); ok && c.pausedUntil.After(end) {
 				return answer{verdict: refused, status: http.StatusTooManyRequests, msg: c.pauseWhy}, false
 			}
-			if runner.Sleep(ctx, wait) != nil {
+			if channel.Sleep(ctx, wait) != nil {
 				return a, true
 			}
 		}
 		start := time.Now()
 		a = c.attempt(ctx, list)
-		rep.Requested(runner.Request{Channel: name, Endpoint: c.cfg.Endpoint, URLs: len(list), Accepted: a.verdict == accepted,
+		rep.Requested(channel.Request{Channel: name, Endpoint: c.cfg.Endpoint, URLs: len(list), Accepted: a.verdict == accepted,
 			Status: a.status, Latency: time.Since(start)})
 		switch {
 		case a.verdict == throttled:
@@ -137,7 +137,7 @@ func (c *Channel) send(ctx context.Context, urls []runner.Due, rep runner.Report
 			}
 			return a, false
 		}
-		if a.verdict == retryLater && runner.Sleep(ctx, backoff[min(attempt, len(backoff)-1)]) != nil {
+		if a.verdict == retryLater && channel.Sleep(ctx, backoff[min(attempt, len(backoff)-1)]) != nil {
 			return a, true
 		}
 	}
@@ -157,10 +157,10 @@ func (c *Channel) pause(a answer) {
 }
 
 // attempt makes one request; once started it is let finish even if ctx ends (what it delivers is
-// recorded), within requestTimeout and at most runner.RequestGrace past the end of the run's
+// recorded), within requestTimeout and at most channel.RequestGrace past the end of the run's
 // budget.
 func (c *Channel) attempt(ctx context.Context, urls []string) answer {
-	rctx, cancel := runner.RequestContext(ctx, requestTimeout, runner.RequestGrace)
+	rctx, cancel := channel.RequestContext(ctx, requestTimeout, channel.RequestGrace)
 	defer cancel()
 	req, err := c.submitRequest(rctx, urls)
 	if err != nil {

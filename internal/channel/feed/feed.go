@@ -12,8 +12,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/sitepush/sitepush/internal/channel"
 	"github.com/sitepush/sitepush/internal/config"
-	"github.com/sitepush/sitepush/internal/runner"
+	"github.com/sitepush/sitepush/internal/model"
 	"github.com/sitepush/sitepush/internal/version"
 )
 
@@ -28,6 +29,9 @@ const (
 	maxFailures = 3
 )
 
+// The run must ask the feed which URLs it wants: a feed announces new pages only.
+var _ channel.Selective = (*Channel)(nil)
+
 // Channel builds a site's feed.
 type Channel struct {
 	site  *config.Site
@@ -35,7 +39,7 @@ type Channel struct {
 	fetch *fetcher // nil unless fetchTitles
 	now   time.Time
 
-	// What Policy found: whether this run builds the feed, and why its state could not be read.
+	// What Selection found: whether this run builds the feed, and why its state could not be read.
 	firstRun bool
 	unusable error // the state must be built again
 	stateErr error // the state could not be read now: the feed waits for the next run
@@ -45,7 +49,7 @@ type Channel struct {
 }
 
 // New returns the feed channel of a validated site, for a run starting at start. The runner asks
-// its Policy before Deliver.
+// its Selection before Deliver.
 func New(site *config.Site, client *http.Client, userAgent string, store Store, start time.Time) *Channel {
 	c := &Channel{site: site, store: store, now: start, untitled: map[string]int{}}
 	if site.Feed.FetchTitles {
@@ -58,19 +62,19 @@ func New(site *config.Site, client *http.Client, userAgent string, store Store, 
 // Name is "feed".
 func (c *Channel) Name() string { return name }
 
-// Policy asks for new pages only — a changed page is no new item — and, for the feed's first
+// Selection asks for new pages only — a changed page is no new item — and, for the feed's first
 // run, for the site's newest baselineItems pages. It reads the feed's state, once per run.
-func (c *Channel) Policy(ctx context.Context) runner.Policy {
+func (c *Channel) Selection(ctx context.Context) channel.Selection {
 	built, _, err := c.store.FeedState(ctx, c.site.ID)
 	switch {
-	case errors.Is(err, ErrUnusableState):
+	case errors.Is(err, model.ErrUnusableFeed):
 		c.unusable, c.firstRun = err, true
 	case err != nil:
 		c.stateErr = err
 	default:
 		c.firstRun = !built
 	}
-	p := runner.Policy{OnlyNew: true, FirstRun: c.firstRun}
+	p := channel.Selection{OnlyNew: true, FirstRun: c.firstRun}
 	if c.firstRun {
 		p.Newest = c.site.Feed.BaselineItems
 	}
@@ -81,7 +85,7 @@ func (c *Channel) Policy(ctx context.Context) runner.Policy {
 // changed. An unusable feed state is built again as on a first run, with a note; a state that
 // cannot be read now leaves the new pages due for the next run. What is answered is recorded even
 // when the run's budget ends meanwhile.
-func (c *Channel) Deliver(ctx context.Context, q *runner.Queue, rep runner.Reporter) error {
+func (c *Channel) Deliver(ctx context.Context, q *channel.Queue, rep channel.Reporter) error {
 	keep := context.WithoutCancel(ctx)
 	if c.stateErr != nil {
 		rep.Failed(name, fmt.Sprintf("%v; the new pages are added by the next run", c.stateErr))
@@ -119,20 +123,20 @@ func (c *Channel) Deliver(ctx context.Context, q *runner.Queue, rep runner.Repor
 // baseline is a site's first run: the newest baselineItems pages become items, and every other
 // page is known from now on, never fetched. It waits for a run that read every sitemap whole: a
 // page missing from a partial read could be the newest.
-func (c *Channel) baseline(ctx context.Context, q *runner.Queue, rep runner.Reporter) (bool, error) {
+func (c *Channel) baseline(ctx context.Context, q *channel.Queue, rep channel.Reporter) (bool, error) {
 	if !q.Complete() {
 		rep.Noted(name, "the feed's first run waits for a run that reads every sitemap whole, so that it knows the newest pages")
 		return false, nil
 	}
 	refs := q.Refs(0, q.Len())
-	due := make(map[int64]runner.Due, len(refs))
+	due := make(map[int64]channel.Due, len(refs))
 	for _, d := range refs {
 		due[d.Hash] = d
 	}
 	// The newest pages already known (a feed built again) keep the items they have, or get one
 	// titled by their URL: they are not due, so neither fetched nor counted.
-	var fetch []runner.Due
-	var known []Item
+	var fetch []channel.Due
+	var known []model.FeedItem
 	chosen := map[int64]bool{}
 	for _, p := range q.Newest() {
 		chosen[p.Hash] = true
@@ -140,7 +144,7 @@ func (c *Channel) baseline(ctx context.Context, q *runner.Queue, rep runner.Repo
 			d.URL, d.Lastmod = p.URL, p.Lastmod
 			fetch = append(fetch, d)
 		} else {
-			known = append(known, c.item(runner.Due{Hash: p.Hash, URL: p.URL, Lastmod: p.Lastmod}))
+			known = append(known, c.item(channel.Due{Hash: p.Hash, URL: p.URL, Lastmod: p.Lastmod}))
 		}
 	}
 	if err := c.store.SaveFeedItems(context.WithoutCancel(ctx), c.site.ID, known, c.now); err != nil {
@@ -149,7 +153,7 @@ func (c *Channel) baseline(ctx context.Context, q *runner.Queue, rep runner.Repo
 	if err := c.add(ctx, fetch, rep); err != nil {
 		return false, err
 	}
-	var rest []runner.Due
+	var rest []channel.Due
 	for _, d := range refs {
 		if !chosen[d.Hash] {
 			rest = append(rest, d)
@@ -164,7 +168,7 @@ func (c *Channel) baseline(ctx context.Context, q *runner.Queue, rep runner.Repo
 // incremental turns every new page into an item, and gives pages whose fetch failed before
 // another try. When more pages are new at once than the feed shows (a site that moved), only the
 // newest maxItems become items: the others would never be seen.
-func (c *Channel) incremental(ctx context.Context, q *runner.Queue, rep runner.Reporter) (bool, error) {
+func (c *Channel) incremental(ctx context.Context, q *channel.Queue, rep channel.Reporter) (bool, error) {
 	take := q.Len()
 	if retries := c.retries(q); q.Len()-retries > c.site.Feed.MaxItems {
 		q.SortStable(newestFirst)
@@ -192,7 +196,7 @@ func (c *Channel) incremental(ctx context.Context, q *runner.Queue, rep runner.R
 }
 
 // retries counts the due pages whose fetch failed before.
-func (c *Channel) retries(q *runner.Queue) int {
+func (c *Channel) retries(q *channel.Queue) int {
 	n := 0
 	for _, d := range q.Refs(0, q.Len()) {
 		if d.Retry {
@@ -204,7 +208,7 @@ func (c *Channel) retries(q *runner.Queue) int {
 
 // newestFirst orders pages to retry first, then new pages by their date in the feed: undated
 // ones are dated now, so they come before every dated one.
-func newestFirst(a, b runner.Meta) int {
+func newestFirst(a, b channel.Meta) int {
 	switch {
 	case a.Retry != b.Retry:
 		if a.Retry {
@@ -224,17 +228,17 @@ func newestFirst(a, b runner.Meta) int {
 }
 
 // skip records pages as known without an item.
-func (c *Channel) skip(due []runner.Due, rep runner.Reporter) error {
+func (c *Channel) skip(due []channel.Due, rep channel.Reporter) error {
 	if len(due) == 0 {
 		return nil
 	}
-	return rep.Finished(runner.Outcome{Channel: name, URLs: due, Skipped: true})
+	return rep.Finished(channel.Outcome{Channel: name, URLs: due, Skipped: true})
 }
 
 // add makes items of pages — fetching their titles when configured — saves them, and records
 // each: delivered, or failed when its page could not be read now, to be read again next run
 // while its item shows a title made of its URL.
-func (c *Channel) add(ctx context.Context, due []runner.Due, rep runner.Reporter) error {
+func (c *Channel) add(ctx context.Context, due []channel.Due, rep channel.Reporter) error {
 	if len(due) == 0 {
 		return nil
 	}
@@ -242,8 +246,8 @@ func (c *Channel) add(ctx context.Context, due []runner.Due, rep runner.Reporter
 	if err := c.store.SaveFeedItems(context.WithoutCancel(ctx), c.site.ID, items, c.now); err != nil {
 		return err
 	}
-	var ok []runner.Due
-	failed := map[string][]runner.Due{}
+	var ok []channel.Due
+	failed := map[string][]channel.Due{}
 	for i, d := range due {
 		switch {
 		case errs[i] == "":
@@ -253,12 +257,12 @@ func (c *Channel) add(ctx context.Context, due []runner.Due, rep runner.Reporter
 		} // a fetch the run's end cut short is no failure: the page stays due
 	}
 	if len(ok) > 0 {
-		if err := rep.Finished(runner.Outcome{Channel: name, URLs: ok, Delivered: true}); err != nil {
+		if err := rep.Finished(channel.Outcome{Channel: name, URLs: ok, Delivered: true}); err != nil {
 			return err
 		}
 	}
 	for msg, ds := range failed {
-		if err := rep.Finished(runner.Outcome{Channel: name, URLs: ds, Err: msg}); err != nil {
+		if err := rep.Finished(channel.Outcome{Channel: name, URLs: ds, Err: msg}); err != nil {
 			return err
 		}
 	}
@@ -267,19 +271,19 @@ func (c *Channel) add(ctx context.Context, due []runner.Due, rep runner.Reporter
 
 // item is the item of a page before its title is read: titled by its URL, dated by its lastmod
 // or by now.
-func (c *Channel) item(d runner.Due) Item {
+func (c *Channel) item(d channel.Due) model.FeedItem {
 	published := d.Lastmod
 	if published.IsZero() {
 		published = c.now
 	}
-	return Item{Hash: d.Hash, URL: d.URL, Title: titleFromURL(d.URL), Published: published, FirstSeen: c.now, Retitle: d.Retry}
+	return model.FeedItem{Hash: d.Hash, URL: d.URL, Title: titleFromURL(d.URL), Published: published, FirstSeen: c.now, Retitle: d.Retry}
 }
 
 // items makes the item of each page, fetching up to fetchers pages at once; errs[i] says why the
 // page of due[i] could not be read now, "" when it was read, answered for good without a title,
 // or failed too many runs in a row.
-func (c *Channel) items(ctx context.Context, due []runner.Due) ([]Item, []string) {
-	items, errs := make([]Item, len(due)), make([]string, len(due))
+func (c *Channel) items(ctx context.Context, due []channel.Due) ([]model.FeedItem, []string) {
+	items, errs := make([]model.FeedItem, len(due)), make([]string, len(due))
 	sem := make(chan struct{}, fetchers)
 	var wg sync.WaitGroup
 	for i, d := range due {
@@ -320,7 +324,7 @@ func (c *Channel) countUntitled(why string) {
 }
 
 // noteUntitled says how many pages keep the title made of their URL for good, and why.
-func (c *Channel) noteUntitled(rep runner.Reporter) {
+func (c *Channel) noteUntitled(rep channel.Reporter) {
 	for why, n := range c.untitled {
 		rep.Noted(name, fmt.Sprintf("%d new pages gave no title (%s): their items keep the title made of their URL", n, why))
 	}

@@ -16,8 +16,10 @@ import (
 
 	"github.com/mmcdole/gofeed"
 
+	"github.com/sitepush/sitepush/internal/channel"
 	"github.com/sitepush/sitepush/internal/channel/feed"
 	"github.com/sitepush/sitepush/internal/config"
+	"github.com/sitepush/sitepush/internal/model"
 	"github.com/sitepush/sitepush/internal/runner"
 	"github.com/sitepush/sitepush/internal/store"
 	"github.com/sitepush/sitepush/internal/store/storetest"
@@ -126,14 +128,14 @@ func (b *blog) set(path, answer string) {
 	b.answer[path] = answer
 }
 
-func (b *blog) run(st feed.Store) *runner.Record {
+func (b *blog) run(st feed.Store) *model.Record {
 	return b.runWith(st, false)
 }
 
-func (b *blog) runWith(st feed.Store, dryRun bool) *runner.Record {
+func (b *blog) runWith(st feed.Store, dryRun bool) *model.Record {
 	b.t.Helper()
 	rec, err := b.runner.Run(context.Background(), b.site, runner.Options{Trigger: "cli", DryRun: dryRun,
-		Channels: []runner.Channel{feed.New(b.site, b.srv.Client(), "sitepush-test", st, time.Now())}})
+		Channels: []channel.Channel{feed.New(b.site, b.srv.Client(), "sitepush-test", st, time.Now())}})
 	if err != nil {
 		b.t.Fatal(err)
 	}
@@ -178,7 +180,7 @@ func TestBaselineThenIncremental(t *testing.T) {
 	if got := b.takeFetched(); len(got) != 10 {
 		t.Errorf("the baseline fetched %d pages, want only the 10 that became items: %v", len(got), got)
 	}
-	if st := rec.Channels["feed"]; st.Submitted != 10 || st.Skipped != 20 || st.Due != 10 || rec.Status != runner.StatusOK {
+	if st := rec.Channels["feed"]; st.Submitted != 10 || st.Skipped != 20 || st.Due != 10 || rec.Status != model.StatusOK {
 		t.Errorf("record %s %+v", rec.Status, st)
 	}
 	b.publish("/blog/fresh-a 2026-04-01T08:00:00Z", "/blog/fresh-b 2026-04-02T08:00:00Z", "/blog/fresh-c")
@@ -282,10 +284,10 @@ func TestAnUnusableStateIsBuiltAgain(t *testing.T) {
 	b.publish(posts30()[:5]...)
 	b.run(b.store)
 	b.publish("/blog/new 2026-04-01")
-	rec := b.run(&failingState{Store: b.store, err: fmt.Errorf("%w: feed_state holds text", feed.ErrUnusableState)})
+	rec := b.run(&failingState{Store: b.store, err: fmt.Errorf("%w: feed_state holds text", model.ErrUnusableFeed)})
 	links, _ := b.items()
 	st := rec.Channels["feed"]
-	if !slices.Equal(links, []string{"/blog/new", "/blog/post-4", "/blog/post-3", "/blog/post-2"}) || rec.Status != runner.StatusOK ||
+	if !slices.Equal(links, []string{"/blog/new", "/blog/post-4", "/blog/post-3", "/blog/post-2"}) || rec.Status != model.StatusOK ||
 		len(rec.Notes) != 1 || !strings.Contains(rec.Notes[0], "it was built again from the sitemaps") {
 		t.Errorf("items %v, %s, notes %q, errors %q", links, rec.Status, rec.Notes, rec.Errors)
 	}
@@ -300,7 +302,7 @@ func TestAStateThatCannotBeReadNowWaits(t *testing.T) {
 	b.run(b.store)
 	b.publish("/blog/new 2026-04-01")
 	rec := b.run(&failingState{Store: b.store, err: errors.New("database is locked")})
-	if links, _ := b.items(); len(links) != 3 || rec.Status != runner.StatusPartial ||
+	if links, _ := b.items(); len(links) != 3 || rec.Status != model.StatusPartial ||
 		!strings.Contains(strings.Join(rec.Errors, ""), "database is locked; the new pages are added by the next run") {
 		t.Fatalf("items %v, %s, errors %q", links, rec.Status, rec.Errors)
 	}
@@ -314,7 +316,7 @@ func TestAFirstRunWaitsForEverySitemap(t *testing.T) {
 	b := newBlog(t, "fetchTitles: false, baselineItems: 3", "sitemaps: [sitemap.xml, more.xml]")
 	b.publish(posts30()[:5]...)
 	rec := b.run(b.store)
-	if links, _ := b.items(); len(links) != 0 || rec.Status != runner.StatusPartial ||
+	if links, _ := b.items(); len(links) != 0 || rec.Status != model.StatusPartial ||
 		!strings.Contains(strings.Join(rec.Notes, ""), "waits for a run that reads every sitemap whole") {
 		t.Fatalf("a first run with a sitemap missing: items %v, %s, notes %q", links, rec.Status, rec.Notes)
 	}
@@ -335,7 +337,7 @@ func TestPagesWithoutATitleForGood(t *testing.T) {
 	b.publish("/gone 2026-02-01", "/empty 2026-02-02", "/doc.pdf 2026-02-03")
 	rec := b.run(b.store)
 	_, titles := b.items()
-	if st := rec.Channels["feed"]; st.Submitted != 3 || st.Failed != 0 || rec.Status != runner.StatusOK || len(rec.Notes) != 3 ||
+	if st := rec.Channels["feed"]; st.Submitted != 3 || st.Failed != 0 || rec.Status != model.StatusOK || len(rec.Notes) != 3 ||
 		!slices.Equal(titles, []string{"Doc", "Empty", "Gone"}) {
 		t.Fatalf("%s %+v, titles %v, notes %q", rec.Status, st, titles, rec.Notes)
 	}
@@ -354,9 +356,9 @@ func TestAPageThatKeepsFailingIsGivenUp(t *testing.T) {
 	b.publish("/blog/down 2026-02-01")
 	for run := 1; run <= 3; run++ {
 		rec := b.run(b.store)
-		want := runner.StatusFailed
+		want := model.StatusFailed
 		if run == 3 {
-			want = runner.StatusOK
+			want = model.StatusOK
 		}
 		if rec.Status != want {
 			t.Errorf("run %d: %s, want %s (%q %q)", run, rec.Status, want, rec.Errors, rec.Notes)
@@ -414,7 +416,7 @@ func TestTheBudgetKeepsWhatWasRead(t *testing.T) {
 	b.publish("/blog/fast 2026-02-01", "/blog/slow 2026-02-02")
 	rec := b.run(b.store)
 	st := rec.Channels["feed"]
-	if rec.Status != runner.StatusBudgetExhausted || st.Submitted != 1 || st.Failed != 0 || st.Left != 1 {
+	if rec.Status != model.StatusBudgetExhausted || st.Submitted != 1 || st.Failed != 0 || st.Left != 1 {
 		t.Fatalf("%s %+v %q", rec.Status, st, rec.Errors)
 	}
 	if parsed := parse(t, filepath.Join(b.dir, "feed.xml")); len(parsed.Items) != 2 || parsed.Items[1].Title != "Title of fast" {
@@ -451,7 +453,7 @@ func TestFeedOutInAMissingDirectoryIsAnError(t *testing.T) {
 	b := newBlog(t, "fetchTitles: false, out: nowhere/feed.xml")
 	b.publish(posts30()[:3]...)
 	rec := b.run(b.store)
-	if rec.Status != runner.StatusPartial || !strings.Contains(strings.Join(rec.Errors, ""), "check that "+filepath.Join(b.dir, "nowhere")+" exists and is writable") {
+	if rec.Status != model.StatusPartial || !strings.Contains(strings.Join(rec.Errors, ""), "check that "+filepath.Join(b.dir, "nowhere")+" exists and is writable") {
 		t.Errorf("%s %q", rec.Status, rec.Errors)
 	}
 	if links, _ := b.items(); len(links) != 3 {

@@ -18,7 +18,7 @@ import (
 	"golang.org/x/text/encoding"
 	"golang.org/x/text/encoding/unicode"
 
-	"github.com/sitepush/sitepush/internal/runner"
+	"github.com/sitepush/sitepush/internal/channel"
 )
 
 const (
@@ -56,7 +56,7 @@ func (f *fetcher) fetch(ctx context.Context, u string) (page, error) {
 		if err == nil || errors.Is(err, errNoTitle) || attempt >= f.retries {
 			return p, err
 		}
-		if runner.Sleep(ctx, f.retryInterval) != nil {
+		if channel.Sleep(ctx, f.retryInterval) != nil {
 			return p, err
 		}
 	}

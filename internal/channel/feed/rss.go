@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/sitepush/sitepush/internal/config"
+	"github.com/sitepush/sitepush/internal/model"
 )
 
 // The RSS 2.0 document, with the atom:link rel="self" that feed validators ask for. Written with
@@ -48,7 +49,7 @@ type rssGUID struct {
 
 // Render writes the RSS 2.0 feed of a site: its items newest first, lastBuildDate the time the
 // feed last changed.
-func Render(w io.Writer, site *config.Site, items []Item, changed time.Time, generator string) error {
+func Render(w io.Writer, site *config.Site, items []model.FeedItem, changed time.Time, generator string) error {
 	doc := rssDoc{Version: "2.0", Atom: "http://www.w3.org/2005/Atom", Channel: rssChannel{
 		Title: site.Feed.Title, Link: site.BaseURL + "/", Description: site.Feed.Description,
 		AtomLink:      atomLink{Href: site.Feed.URL, Rel: "self", Type: "application/rss+xml"},

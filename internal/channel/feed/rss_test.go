@@ -14,6 +14,7 @@ import (
 
 	"github.com/sitepush/sitepush/internal/channel/feed"
 	"github.com/sitepush/sitepush/internal/config"
+	"github.com/sitepush/sitepush/internal/model"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files")
@@ -23,10 +24,10 @@ func testSite() *config.Site {
 		Title: "Blog & friends — new pages", Description: "New <pages> on blog.example.com", URL: "https://blog.example.com/feed.xml", MaxItems: 50}}}
 }
 
-func testItems(n int) []feed.Item {
-	var items []feed.Item
+func testItems(n int) []model.FeedItem {
+	var items []model.FeedItem
 	for i := range n {
-		items = append(items, feed.Item{URL: fmt.Sprintf("https://blog.example.com/posts/%d?a=1&b=2", n-i),
+		items = append(items, model.FeedItem{URL: fmt.Sprintf("https://blog.example.com/posts/%d?a=1&b=2", n-i),
 			Title: fmt.Sprintf("Post %d: <fish> & chips", n-i), Description: "About post “" + fmt.Sprint(n-i) + "”",
 			Published: time.Date(2026, 3, 1+n-i, 8, 0, 0, 0, time.FixedZone("", 3600))})
 	}

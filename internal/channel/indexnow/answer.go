@@ -1,17 +1,15 @@
 package indexnow
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
-	"mime"
 	"net/http"
-	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
 
+	"github.com/sitepush/sitepush/internal/channel"
 	"github.com/sitepush/sitepush/internal/config"
 )
 
@@ -57,7 +55,7 @@ func (c *Channel) judge(endpoint string, resp *http.Response) answer {
 	status := fmt.Sprintf("HTTP %d %s from %s (%s)", code, http.StatusText(code), endpoint, c.describe(resp.Header.Get("Content-Type"), body))
 	switch {
 	case code == http.StatusTooManyRequests:
-		wait, asked := retryAfter(resp.Header.Get("Retry-After"), time.Now())
+		wait, asked := channel.RetryAfter(resp.Header.Get("Retry-After"), time.Now(), maxPause)
 		return answer{verdict: throttled, status: code, wait: wait, asked: asked,
 			msg: status + ": the engine is throttling; lower indexnow.maxConcurrent or raise indexnow.interval"}
 	case code >= 500:
@@ -85,18 +83,7 @@ func (c *Channel) describe(contentType string, body []byte) string {
 		}
 		return fmt.Sprintf("the engine said %q", said)
 	}
-	kind := bodyKind(body)
-	if kind == "empty" {
-		return kind
-	}
-	mt, _, err := mime.ParseMediaType(contentType)
-	switch {
-	case contentType == "":
-		mt = "no Content-Type"
-	case err != nil || len(mt) > 80:
-		mt = "an unreadable Content-Type"
-	}
-	return kind + ", " + mt
+	return channel.Describe(contentType, body)
 }
 
 // enginesWords returns the message of an engine's JSON error — an object with a string member
@@ -113,49 +100,4 @@ func enginesWords(body []byte) string {
 		}
 	}
 	return ""
-}
-
-// bodyKind names what a body is, coarsely: empty, JSON, an HTML page, XML, plain text.
-func bodyKind(body []byte) string {
-	body = bytes.TrimSpace(body)
-	switch {
-	case len(body) == 0:
-		return "empty"
-	case json.Valid(body):
-		return "JSON"
-	}
-	switch mt, _, _ := mime.ParseMediaType(http.DetectContentType(body)); mt {
-	case "text/html":
-		return "an HTML page"
-	case "text/xml":
-		return "XML"
-	case "text/plain":
-		return "plain text"
-	}
-	return "binary data"
-}
-
-// retryAfter reads a Retry-After header: seconds, or an HTTP date (one past means now). The wait
-// is at most maxPause; asked says what the engine asked for, "" when it said nothing readable.
-func retryAfter(v string, now time.Time) (wait time.Duration, asked string) {
-	v = strings.TrimSpace(v)
-	if v != "" && strings.Trim(v, "0123456789") == "" {
-		secs, err := strconv.ParseInt(v, 10, 64)
-		if err != nil || secs > int64(maxPause/time.Second) {
-			return maxPause, clipDigits(v) + " s"
-		}
-		return time.Duration(secs) * time.Second, v + " s"
-	}
-	if t, err := http.ParseTime(v); err == nil {
-		return min(max(0, t.Sub(now)), maxPause), "until " + t.UTC().Format(http.TimeFormat)
-	}
-	return 0, ""
-}
-
-// clipDigits shortens an absurdly long number for a message.
-func clipDigits(v string) string {
-	if len(v) > 24 {
-		return v[:24] + "…"
-	}
-	return v
 }

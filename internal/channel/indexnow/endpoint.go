@@ -8,7 +8,7 @@ import (
 
 	"golang.org/x/time/rate"
 
-	"github.com/sitepush/sitepush/internal/runner"
+	"github.com/sitepush/sitepush/internal/channel"
 )
 
 // endpoint is one engine's IndexNow endpoint during a run: its pace, its pauses and, once it has
@@ -47,7 +47,7 @@ func (e *endpoint) ready(ctx context.Context) (past string, err error) {
 		if end, ok := ctx.Deadline(); ok && until.After(end) {
 			return why, nil
 		}
-		if err := runner.Sleep(ctx, wait); err != nil {
+		if err := channel.Sleep(ctx, wait); err != nil {
 			return "", err
 		}
 	}

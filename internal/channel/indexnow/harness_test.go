@@ -10,9 +10,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sitepush/sitepush/internal/channel"
 	"github.com/sitepush/sitepush/internal/channel/indexnow"
 	"github.com/sitepush/sitepush/internal/config"
 	"github.com/sitepush/sitepush/internal/enginetest"
+	"github.com/sitepush/sitepush/internal/model"
 	"github.com/sitepush/sitepush/internal/runner"
 	"github.com/sitepush/sitepush/internal/store/storetest"
 )
@@ -77,10 +79,10 @@ func (w *world) publish(n int) []string {
 	return urls
 }
 
-func (w *world) run() *runner.Record {
+func (w *world) run() *model.Record {
 	w.t.Helper()
 	rec, err := w.runner.Run(context.Background(), w.site, runner.Options{Trigger: "cli",
-		Channels: []runner.Channel{indexnow.New(w.site, w.client, "sitepush-test")}})
+		Channels: []channel.Channel{indexnow.New(w.site, w.client, "sitepush-test")}})
 	if err != nil {
 		w.t.Fatal(err)
 	}

@@ -12,8 +12,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/sitepush/sitepush/internal/channel"
 	"github.com/sitepush/sitepush/internal/config"
-	"github.com/sitepush/sitepush/internal/runner"
 )
 
 const (
@@ -45,7 +45,7 @@ func (c *Channel) Name() string { return name }
 // Deliver sends every due URL to every endpoint: batches of batchSize in post mode, one URL a
 // request in get mode, at most maxConcurrent requests in flight and interval between the starts of
 // two, per endpoint. Each batch is reported delivered as soon as one endpoint accepts it.
-func (c *Channel) Deliver(ctx context.Context, q *runner.Queue, rep runner.Reporter) error {
+func (c *Channel) Deliver(ctx context.Context, q *channel.Queue, rep channel.Reporter) error {
 	size := c.cfg.BatchSize
 	if c.cfg.Method == "get" {
 		size = 1
@@ -72,7 +72,7 @@ func (c *Channel) Deliver(ctx context.Context, q *runner.Queue, rep runner.Repor
 }
 
 // work takes the endpoint's next batch until there is none, or ctx ends.
-func (c *Channel) work(ctx context.Context, q *runner.Queue, e *endpoint, t *tracker, rep runner.Reporter, size, jobs int) error {
+func (c *Channel) work(ctx context.Context, q *channel.Queue, e *endpoint, t *tracker, rep channel.Reporter, size, jobs int) error {
 	for {
 		k := int(e.next.Add(1) - 1)
 		if k >= jobs || ctx.Err() != nil {
@@ -80,7 +80,7 @@ func (c *Channel) work(ctx context.Context, q *runner.Queue, e *endpoint, t *tra
 		}
 		urls, err := q.Slice(ctx, k*size, (k+1)*size)
 		if err != nil {
-			return ctxOr(ctx, err)
+			return channel.UnlessStopped(ctx, err)
 		}
 		parts, aborted := c.deliver(ctx, e, urls, rep)
 		if aborted {
@@ -92,17 +92,9 @@ func (c *Channel) work(ctx context.Context, q *runner.Queue, e *endpoint, t *tra
 	}
 }
 
-// ctxOr drops an error caused by the end of ctx: the run is stopping, not failing.
-func ctxOr(ctx context.Context, err error) error {
-	if ctx.Err() != nil {
-		return nil
-	}
-	return err
-}
-
 // part is what an endpoint did with some URLs of a batch.
 type part struct {
-	urls     []runner.Due
+	urls     []channel.Due
 	ok       bool
 	rejected bool // refused on its own: the URL itself is at fault
 	msg      string
@@ -112,7 +104,7 @@ type part struct {
 // than one URL, the batch is halved and each half sent, down to the URLs at fault: one bad URL
 // costs some 2·log₂(n) requests instead of failing the batch, and the next runs, for good. When
 // both halves are refused alike, the cause is not in the URLs, and the whole batch fails.
-func (c *Channel) deliver(ctx context.Context, e *endpoint, urls []runner.Due, rep runner.Reporter) ([]part, bool) {
+func (c *Channel) deliver(ctx context.Context, e *endpoint, urls []channel.Due, rep channel.Reporter) ([]part, bool) {
 	a, aborted := c.submit(ctx, e, urls, rep)
 	switch {
 	case aborted:
@@ -128,8 +120,8 @@ func (c *Channel) deliver(ctx context.Context, e *endpoint, urls []runner.Due, r
 }
 
 // bisect sends both halves of a refused batch, and halves further what is refused again.
-func (c *Channel) bisect(ctx context.Context, e *endpoint, urls []runner.Due, rep runner.Reporter) ([]part, bool) {
-	halves := [2][]runner.Due{urls[:len(urls)/2], urls[len(urls)/2:]}
+func (c *Channel) bisect(ctx context.Context, e *endpoint, urls []channel.Due, rep channel.Reporter) ([]part, bool) {
+	halves := [2][]channel.Due{urls[:len(urls)/2], urls[len(urls)/2:]}
 	var answers [2]answer
 	for i, h := range halves {
 		a, aborted := c.submit(ctx, e, h, rep)
@@ -163,7 +155,7 @@ func (c *Channel) bisect(ctx context.Context, e *endpoint, urls []runner.Due, re
 
 // submit sends one batch to one endpoint, retrying as the answer allows, and returns the last
 // answer. aborted means ctx ended while waiting to start or retry, or before an answer came.
-func (c *Channel) submit(ctx context.Context, e *endpoint, urls []runner.Due, rep runner.Reporter) (answer, bool) {
+func (c *Channel) submit(ctx context.Context, e *endpoint, urls []channel.Due, rep channel.Reporter) (answer, bool) {
 	sub, err := c.submission(urls)
 	if err != nil {
 		return answer{verdict: broken, msg: err.Error()}, false
@@ -181,7 +173,7 @@ func (c *Channel) submit(ctx context.Context, e *endpoint, urls []runner.Due, re
 		}
 		start := time.Now()
 		a := c.attempt(ctx, e.url, sub)
-		rep.Requested(runner.Request{Channel: name, Endpoint: e.url, URLs: sub.n, Accepted: a.verdict == accepted,
+		rep.Requested(channel.Request{Channel: name, Endpoint: e.url, URLs: sub.n, Accepted: a.verdict == accepted,
 			Status: a.status, Latency: time.Since(start)})
 		switch a.verdict {
 		case accepted, refused:
@@ -201,7 +193,7 @@ func (c *Channel) submit(ctx context.Context, e *endpoint, urls []runner.Due, re
 			a.msg = fmt.Sprintf("%s (gave up after %d attempts)", a.msg, attempt+1)
 			return a, false
 		}
-		if a.verdict == retryLater && runner.Sleep(ctx, c.backoff(attempt)) != nil {
+		if a.verdict == retryLater && channel.Sleep(ctx, c.backoff(attempt)) != nil {
 			return answer{}, true
 		}
 	}
@@ -227,10 +219,10 @@ func (c *Channel) backoff(attempt int) time.Duration {
 }
 
 // attempt makes one request. A request that has started is let finish even when ctx ends (what
-// it delivers is recorded), within requestTimeout and at most runner.RequestGrace past the end of
+// it delivers is recorded), within requestTimeout and at most channel.RequestGrace past the end of
 // the run's budget.
 func (c *Channel) attempt(ctx context.Context, endpoint string, s submission) answer {
-	rctx, cancel := runner.RequestContext(ctx, requestTimeout, runner.RequestGrace)
+	rctx, cancel := channel.RequestContext(ctx, requestTimeout, channel.RequestGrace)
 	defer cancel()
 	req, err := c.request(rctx, endpoint, s)
 	if err != nil {

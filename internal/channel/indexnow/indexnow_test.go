@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/sitepush/sitepush/internal/enginetest"
-	"github.com/sitepush/sitepush/internal/runner"
+	"github.com/sitepush/sitepush/internal/model"
 )
 
 func TestPostBatches(t *testing.T) {
@@ -20,7 +20,7 @@ func TestPostBatches(t *testing.T) {
 		urls := w.publish(25)
 		rec := w.run()
 		subs := w.engine().Submissions()
-		if rec.Status != runner.StatusOK || len(subs) != 3 || !sameSet(w.engine().Accepted(), urls) {
+		if rec.Status != model.StatusOK || len(subs) != 3 || !sameSet(w.engine().Accepted(), urls) {
 			t.Fatalf("status %s, %d requests, accepted %d", rec.Status, len(subs), len(w.engine().Accepted()))
 		}
 		// Batches go out at once (maxConcurrent), so the engine sees them in any order.
@@ -58,7 +58,7 @@ func TestEndpointsAreIndependent(t *testing.T) {
 		urls := w.publish(10)
 		rec := w.run()
 		good := w.engines["https://good.example/indexnow"]
-		if !sameSet(good.Accepted(), urls) || rec.Channels["indexnow"].Submitted != 10 || rec.Status != runner.StatusOK {
+		if !sameSet(good.Accepted(), urls) || rec.Channels["indexnow"].Submitted != 10 || rec.Status != model.StatusOK {
 			t.Fatalf("good endpoint accepted %d, record %+v", len(good.Accepted()), rec.Channels["indexnow"])
 		}
 		if ep := rec.Channels["indexnow"].Endpoints["https://bad.example/indexnow"]; ep.Requests != 4 || ep.Failed != 4 {
@@ -86,7 +86,7 @@ func TestRetries(t *testing.T) {
 				w := newWorld(t, "maxRetries: 3, backoff: [2s, 4s, 1s], throttleWait: 60s")
 				w.engine().Fail(tc.faults...)
 				w.publish(3)
-				var rec *runner.Record
+				var rec *model.Record
 				took := elapsed(func() { rec = w.run() })
 				if rec.Channels["indexnow"].Submitted != 3 || took < tc.wait || took > tc.wait+time.Second {
 					t.Errorf("submitted %d after %v, want 3 after %v", rec.Channels["indexnow"].Submitted, took, tc.wait)
@@ -103,7 +103,7 @@ func TestGivesUpThenRetriesNextRunFirst(t *testing.T) {
 		w.engine().Fail(enginetest.Fault{Status: 503}, enginetest.Fault{Status: 503}, enginetest.Fault{Status: 503})
 		rec := w.run()
 		st := rec.Channels["indexnow"]
-		if rec.Status != runner.StatusFailed || st.Failed != 2 || !strings.Contains(rec.Errors[0], "HTTP 503 Service Unavailable from https://engine.example/indexnow") ||
+		if rec.Status != model.StatusFailed || st.Failed != 2 || !strings.Contains(rec.Errors[0], "HTTP 503 Service Unavailable from https://engine.example/indexnow") ||
 			!strings.Contains(rec.Errors[0], "gave up after 3 attempts") {
 			t.Fatalf("status %s, %+v, errors %q", rec.Status, st, rec.Errors)
 		}
@@ -130,7 +130,7 @@ func TestWrongKeyFileStopsTheEndpoint(t *testing.T) {
 			t.Errorf("%d requests with a rejected key, want 1: the others would fail the same", n)
 		}
 		want := "key not valid: check that https://www.example.com/" + key + ".txt serves exactly the key"
-		if rec.Status != runner.StatusFailed || rec.Channels["indexnow"].Failed != 5 || !strings.Contains(rec.Errors[0], want) {
+		if rec.Status != model.StatusFailed || rec.Channels["indexnow"].Failed != 5 || !strings.Contains(rec.Errors[0], want) {
 			t.Errorf("status %s, errors %q", rec.Status, rec.Errors)
 		}
 		w.keyFile = key

@@ -7,9 +7,10 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/sitepush/sitepush/internal/channel"
 	"github.com/sitepush/sitepush/internal/config"
 	"github.com/sitepush/sitepush/internal/enginetest"
-	"github.com/sitepush/sitepush/internal/runner"
+	"github.com/sitepush/sitepush/internal/model"
 )
 
 // throttling answers every request 429 with the given Retry-After, and counts the requests.
@@ -31,11 +32,11 @@ func TestARequestInFlightEndsSoonAfterTheBudget(t *testing.T) {
 		slow := &slowEngine{h: w.engine(), latency: 30 * time.Second}
 		w.client.Transport = clientOf(slow).Transport
 		w.publish(10)
-		var rec *runner.Record
+		var rec *model.Record
 		took := elapsed(func() { rec = w.run() })
 		st := rec.Channels["indexnow"]
 		// Cut at the budget's end and the grace: the URLs were not answered, so they stay due.
-		if took > 5*time.Second+runner.RequestGrace || st.Left != 10 || st.Failed != 0 || rec.Status != runner.StatusBudgetExhausted {
+		if took > 5*time.Second+channel.RequestGrace || st.Left != 10 || st.Failed != 0 || rec.Status != model.StatusBudgetExhausted {
 			t.Errorf("a 5s budget and an engine answering in 30s: the run took %v, %+v, status %s", took, st, rec.Status)
 		}
 	})
@@ -71,11 +72,11 @@ func TestAWaitPastTheBudgetGivesUpAtOnce(t *testing.T) {
 				th := &throttling{retryAfter: tc.retryAfter}
 				w.client.Transport = clientOf(th).Transport
 				w.publish(25)
-				var rec *runner.Record
+				var rec *model.Record
 				took := elapsed(func() { rec = w.run() })
 				st := rec.Channels["indexnow"]
 				// One request: its batch gives up, and so do the others, without a request.
-				if th.requests != 1 || took >= time.Second || st.Failed != 25 || rec.Status != runner.StatusFailed {
+				if th.requests != 1 || took >= time.Second || st.Failed != 25 || rec.Status != model.StatusFailed {
 					t.Fatalf("%d requests in %v, %+v, status %s", th.requests, took, st, rec.Status)
 				}
 				if msg := strings.Join(rec.Errors, "\n"); !strings.Contains(msg, tc.said) || !strings.Contains(msg, "the URLs go again next run") {
@@ -92,7 +93,7 @@ func TestALongWaitIsCutToAnHour(t *testing.T) {
 		w.site.RunBudget = config.Duration(3 * time.Hour)
 		w.engine().Fail(enginetest.Fault{Status: 429, RetryAfter: "7200"})
 		w.publish(3)
-		var rec *runner.Record
+		var rec *model.Record
 		took := elapsed(func() { rec = w.run() })
 		if rec.Channels["indexnow"].Submitted != 3 || took < time.Hour || took > time.Hour+time.Second {
 			t.Errorf("Retry-After: 7200 under a 3h budget: submitted %d after %v, want 3 after 1h", rec.Channels["indexnow"].Submitted, took)

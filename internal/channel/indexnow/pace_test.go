@@ -10,7 +10,7 @@ import (
 	"testing/synctest"
 	"time"
 
-	"github.com/sitepush/sitepush/internal/runner"
+	"github.com/sitepush/sitepush/internal/model"
 )
 
 // slowEngine wraps an engine: each request takes latency — unless the client gives up first —
@@ -70,7 +70,7 @@ func TestBudgetStopsAndTheNextRunFinishes(t *testing.T) {
 		rec := w.run()
 		st := rec.Channels["indexnow"]
 		// The request in flight when the budget ends is let finish and recorded.
-		if rec.Status != runner.StatusBudgetExhausted || st.Submitted != 11 || st.Left != 19 || len(w.engine().Accepted()) != 11 {
+		if rec.Status != model.StatusBudgetExhausted || st.Submitted != 11 || st.Left != 19 || len(w.engine().Accepted()) != 11 {
 			t.Fatalf("status %s, %+v, engine accepted %d", rec.Status, st, len(w.engine().Accepted()))
 		}
 		w.site.RunBudget = 3600 * 1e9

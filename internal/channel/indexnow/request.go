@@ -7,7 +7,7 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/sitepush/sitepush/internal/runner"
+	"github.com/sitepush/sitepush/internal/channel"
 )
 
 // submission is what one request carries: the JSON body of a POST, or the query of a GET.
@@ -25,7 +25,7 @@ type postBody struct {
 	URLList     []string `json:"urlList"`
 }
 
-func (c *Channel) submission(urls []runner.Due) (submission, error) {
+func (c *Channel) submission(urls []channel.Due) (submission, error) {
 	if c.cfg.Method == "get" {
 		q := "url=" + encodeURIComponent(urls[0].URL) + "&key=" + encodeURIComponent(c.cfg.Key) +
 			"&keyLocation=" + encodeURIComponent(c.cfg.KeyLocation)

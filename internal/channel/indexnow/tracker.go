@@ -5,14 +5,14 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/sitepush/sitepush/internal/runner"
+	"github.com/sitepush/sitepush/internal/channel"
 )
 
 // tracker combines what every endpoint did with each URL of a batch: a URL is delivered as soon as
 // one endpoint accepts it — recorded at once — and failed only once every endpoint has failed it;
 // rejected when, besides, an endpoint refused it on its own.
 type tracker struct {
-	rep       runner.Reporter
+	rep       channel.Reporter
 	endpoints int
 	mu        sync.Mutex
 	jobs      map[int]*jobState
@@ -27,7 +27,7 @@ type jobState struct {
 }
 
 // done records one endpoint's results for batch k (urls), reporting what is settled.
-func (t *tracker) done(k int, urls []runner.Due, parts []part) error {
+func (t *tracker) done(k int, urls []channel.Due, parts []part) error {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	j := t.jobs[k]
@@ -56,11 +56,11 @@ func (t *tracker) record(j *jobState, p part) error {
 		}
 		return nil
 	}
-	fresh := slices.DeleteFunc(slices.Clone(p.urls), func(d runner.Due) bool { return j.delivered[d.Hash] })
+	fresh := slices.DeleteFunc(slices.Clone(p.urls), func(d channel.Due) bool { return j.delivered[d.Hash] })
 	if len(fresh) == 0 {
 		return nil
 	}
-	if err := t.rep.Finished(runner.Outcome{Channel: name, URLs: fresh, Delivered: true}); err != nil {
+	if err := t.rep.Finished(channel.Outcome{Channel: name, URLs: fresh, Delivered: true}); err != nil {
 		return err
 	}
 	for _, d := range fresh {
@@ -70,12 +70,12 @@ func (t *tracker) record(j *jobState, p part) error {
 }
 
 // settle reports the URLs no endpoint accepted, grouped by what went wrong.
-func (t *tracker) settle(j *jobState, urls []runner.Due) error {
+func (t *tracker) settle(j *jobState, urls []channel.Due) error {
 	type key struct {
 		msg      string
 		rejected bool
 	}
-	groups := map[key][]runner.Due{}
+	groups := map[key][]channel.Due{}
 	var order []key
 	for _, d := range urls {
 		if j.delivered[d.Hash] {
@@ -88,7 +88,7 @@ func (t *tracker) settle(j *jobState, urls []runner.Due) error {
 		groups[k] = append(groups[k], d)
 	}
 	for _, k := range order {
-		if err := t.rep.Finished(runner.Outcome{Channel: name, URLs: groups[k], Err: k.msg, Rejected: k.rejected}); err != nil {
+		if err := t.rep.Finished(channel.Outcome{Channel: name, URLs: groups[k], Err: k.msg, Rejected: k.rejected}); err != nil {
 			return err
 		}
 	}

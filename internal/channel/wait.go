@@ -1,4 +1,4 @@
-package runner
+package channel
 
 import (
 	"context"
@@ -33,4 +33,12 @@ func RequestContext(ctx context.Context, timeout, grace time.Duration) (context.
 		deadline = end.Add(grace)
 	}
 	return context.WithDeadline(context.WithoutCancel(ctx), deadline)
+}
+
+// UnlessStopped drops an error caused by the end of ctx: the run is stopping, not failing.
+func UnlessStopped(ctx context.Context, err error) error {
+	if ctx.Err() != nil {
+		return nil
+	}
+	return err
 }

@@ -1,4 +1,8 @@
-package runner
+// Package model is the vocabulary the core and the stores share: the execution record of a run
+// and its statuses, what the state knows of a URL on a channel, a feed's items. It decides
+// nothing — the rules live in the runner and the channels — so that a store, which keeps these
+// words, never imports the packages that decide.
+package model
 
 import (
 	"slices"
@@ -14,11 +18,16 @@ const (
 	StatusBudgetExhausted = "budget_exhausted"
 )
 
+// GoodStatuses are those of a run without failures: it ended ok, or its budget stopped it with
+// the rest left for the next run.
+func GoodStatuses() []string { return []string{StatusOK, StatusBudgetExhausted} }
+
 // maxErrors is how many errors an execution record keeps.
 const maxErrors = 20
 
-// Record is the execution record of one site run (SPEC §6): what was read, what was due, what each
-// channel and each endpoint did. It is printed by `run --json`, stored, and served by the API.
+// Record is the execution record of one site run (docs/runs.md, "The execution record"): what was
+// read, what was due, what each channel and each endpoint did. It is printed by `run --json`,
+// stored, and served by the API.
 type Record struct {
 	ID         int64     `json:"id"`
 	Site       string    `json:"site"`
@@ -65,11 +74,11 @@ type EndpointStats struct {
 	AvgResponseMS float64 `json:"avgResponseMs"`
 }
 
-// addError keeps the first maxErrors errors of a run, each once.
-func (r *Record) addError(msg string) { r.Errors = addOnce(r.Errors, msg) }
+// AddError keeps the first maxErrors errors of a run, each once.
+func (r *Record) AddError(msg string) { r.Errors = addOnce(r.Errors, msg) }
 
-// addNote keeps the first maxErrors notes of a run, each once.
-func (r *Record) addNote(msg string) { r.Notes = addOnce(r.Notes, msg) }
+// AddNote keeps the first maxErrors notes of a run, each once.
+func (r *Record) AddNote(msg string) { r.Notes = addOnce(r.Notes, msg) }
 
 func addOnce(list []string, msg string) []string {
 	if len(list) >= maxErrors || slices.Contains(list, msg) {

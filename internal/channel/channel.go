@@ -1,0 +1,104 @@
+// Package channel is the contract between a run and its channels — IndexNow, Bing, the feed, and
+// whatever comes next: the Channel a run delivers through, the Reporter it reports to, the Queue
+// of due URLs it reads, and the words they share (Due, Outcome, Request, Page). It decides
+// nothing about what is due or how a run goes: the runner does. A channel imports this package,
+// never the runner, so that it can be built and tested alone, with a queue in memory.
+package channel
+
+import (
+	"context"
+	"time"
+)
+
+// Channel is one destination of new and changed URLs. A channel reads its due URLs from the
+// queue a batch at a time, and reports every request and every final outcome as it happens; the
+// run records them at once, so a run that is killed loses nothing that was answered.
+type Channel interface {
+	// Name is the channel's name in configuration, records and statistics.
+	Name() string
+	// Deliver sends the URLs of q. When ctx ends (the run's budget, a signal), it starts no new
+	// request and abandons waits; requests already sent are let finish (RequestContext) and
+	// reported. URLs it never reports stay due for the next run.
+	Deliver(ctx context.Context, q *Queue, r Reporter) error
+}
+
+// Reporter receives what a channel does, as it does it. Its methods are safe for concurrent use.
+type Reporter interface {
+	// Requested tells of one request to one endpoint.
+	Requested(Request)
+	// Finished tells the final outcome of some URLs; it returns once that is recorded.
+	Finished(Outcome) error
+	// HeldBack tells of n due URLs the channel did not send because a quota is spent: they stay
+	// due, and are no failure.
+	HeldBack(channel string, n int, why string)
+	// Failed tells of a failure of the channel as a whole (a rejected API key): the URLs it did
+	// not get to stay due, and the run counts as failed in part.
+	Failed(channel, msg string)
+	// Noted tells of something worth knowing that is no failure (a state rebuilt).
+	Noted(channel, msg string)
+}
+
+// Selection says which URLs a channel wants due, where it differs from the rule every channel
+// gets (docs/runs.md, "What is due"): a URL never delivered, changed, due again after
+// resubmitAfter, or failed.
+type Selection struct {
+	// OnlyNew makes due only URLs the channel never had, and those whose last attempt failed: a
+	// newer lastmod or resubmitAfter does not bring a URL back (a feed announces new pages once).
+	OnlyNew bool
+	// Newest asks for the newest n pages present in the sitemaps, due or not: Queue.Newest.
+	Newest int
+	// FirstRun says that the channel will deliver only the Newest pages in this run and take
+	// every other due URL as known (reporting it Skipped): what a dry run then shows.
+	FirstRun bool
+}
+
+// Selective is a Channel that selects its due URLs itself. The run asks it once, before it reads
+// the sitemaps; a Channel that is not Selective gets the rule every channel gets.
+type Selective interface {
+	Selection(ctx context.Context) Selection
+}
+
+// Page is a URL present in a site's sitemaps during a run.
+type Page struct {
+	// Hash identifies the URL within its site in the state.
+	Hash    int64
+	URL     string
+	Lastmod time.Time // zero when the sitemap gives none
+}
+
+// Due is a URL due on a channel.
+type Due struct {
+	Hash    int64
+	URL     string
+	Lastmod time.Time
+	// Retry is set when the URL's last attempt on the channel failed.
+	Retry bool
+	// Failures counts the attempts that failed in a row before this run (0 unless Retry).
+	Failures int
+}
+
+// Outcome is the final result of delivering some URLs on a channel in this run.
+type Outcome struct {
+	Channel string
+	URLs    []Due
+	// Delivered is set when the channel accepted the URLs (on IndexNow: at least one endpoint did).
+	Delivered bool
+	// Err is why they were not delivered: the cause and the fix.
+	Err string
+	// Rejected marks URLs the channel refused for good (an invalid URL on Bing): they are not
+	// retried until they change, and count as failed.
+	Rejected bool
+	// Skipped marks URLs a channel sets aside without sending them (the pages a feed's first run
+	// does not turn into items): recorded as delivered, counted as skipped, not in the statistics.
+	Skipped bool
+}
+
+// Request is one request a channel made to one endpoint.
+type Request struct {
+	Channel  string
+	Endpoint string
+	URLs     int
+	Accepted bool
+	Status   int // HTTP status, 0 when no answer came
+	Latency  time.Duration
+}

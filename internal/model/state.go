@@ -1,0 +1,23 @@
+package model
+
+import (
+	"errors"
+	"time"
+)
+
+// ErrLeaseLost is returned by a state's RenewLease when another run holds the site's lease now.
+var ErrLeaseLost = errors.New("the site's lease was lost to another run")
+
+// DeliveryState is what the state knows of one URL on one channel.
+type DeliveryState struct {
+	// Known is false when the URL was never attempted on the channel.
+	Known bool
+	// Lastmod is the lastmod last delivered (zero when none was, or the URL had none).
+	Lastmod time.Time
+	// DeliveredAt is when the channel last accepted the URL (zero when it never did).
+	DeliveredAt time.Time
+	// Failed is set when the last attempt failed.
+	Failed bool
+	// Failures counts the attempts that failed in a row (0 unless Failed).
+	Failures int
+}
