@@ -12,6 +12,7 @@ import (
 
 	"github.com/sitepush/sitepush/internal/channel/bing"
 	"github.com/sitepush/sitepush/internal/config"
+	"github.com/sitepush/sitepush/internal/runner"
 	"github.com/sitepush/sitepush/internal/sitemap"
 	"github.com/sitepush/sitepush/internal/store"
 )
@@ -75,9 +76,7 @@ func runCheck(e *env, cmd command, args []string) error {
 
 // sitemaps reads each sitemap of s whole, as a run would, and counts its URLs.
 func (c *checker) sitemaps(s *config.Site) {
-	o := s.Sitemap
-	r := sitemap.NewReader(sitemap.Options{Client: c.client, UserAgent: c.cfg.UserAgent, Timeout: o.Timeout.D(),
-		Retries: o.Retries, RetryInterval: o.RetryInterval.D(), MaxBytes: o.MaxBytes, MaxDepth: o.MaxDepth})
+	r := sitemap.NewReader(runner.ReaderOptions(s, c.client, c.cfg.UserAgent))
 	for _, sm := range s.Sitemaps {
 		n := 0
 		res, err := r.Read(c.e.ctx, []string{sm}, func(sitemap.Entry) error { n++; return nil })
@@ -167,10 +166,7 @@ func (c *checker) bing(s *config.Site) {
 			count(s.Bing.DailyQuota), used)
 		return
 	}
-	left := max(0, min(s.Bing.DailyQuota-used, daily))
-	if full {
-		left = 0
-	}
+	left := bing.Quota{Daily: s.Bing.DailyQuota, Used: used, Full: full, BingLeft: daily, Told: true}.Left()
 	c.pass("Bing API key accepted: %s URLs left today (%d of %d configured used; Bing reports %s today, %s this month)",
 		count(left), used, s.Bing.DailyQuota, count(daily), count(monthly))
 }

@@ -79,6 +79,15 @@ func httpURL(s string) *url.URL {
 	return u
 }
 
+// Host is the host of the site's baseUrl, with its port, in lower case: the host IndexNow names,
+// and the one a page must be on to be submitted. It is "" before the site is validated.
+func (s *Site) Host() string {
+	if u := httpURL(s.BaseURL); u != nil {
+		return strings.ToLower(u.Host)
+	}
+	return ""
+}
+
 // derive fills the values that default to others: baseUrl from the first sitemap (stored without a
 // trailing slash), indexnow.keyLocation from baseUrl and a well-formed key, the feed's title and
 // description from the id and baseUrl's host, and its URL from baseUrl.
@@ -97,7 +106,7 @@ func (s *Site) derive() {
 		s.Feed.Title = s.ID + " — new pages"
 	}
 	if s.Feed.Description == "" && base != nil {
-		s.Feed.Description = "New pages on " + base.Host
+		s.Feed.Description = "New pages on " + s.Host()
 	}
 	if s.Feed.URL == "" && base != nil {
 		file := "feed.xml"

@@ -17,16 +17,11 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/sitepush/sitepush/internal/channel"
+	"github.com/sitepush/sitepush/internal/channel/bing"
 	"github.com/sitepush/sitepush/internal/config"
 	"github.com/sitepush/sitepush/internal/model"
 	"github.com/sitepush/sitepush/internal/store"
 )
-
-// State is what the scrape-time metrics read.
-type State interface {
-	QuotaUsed(ctx context.Context, site, day string) (used int, full bool, err error)
-	LastGoodRun(ctx context.Context, site string) (time.Time, error)
-}
 
 // Metrics are sitepush's collectors.
 type Metrics struct {
@@ -42,7 +37,7 @@ type Metrics struct {
 
 // New registers sitepush's metrics, the Go runtime's and the process's on reg. sites and state
 // feed the metrics read at scrape time.
-func New(reg *prometheus.Registry, sites func() []*config.Site, state State, logger *slog.Logger) *Metrics {
+func New(reg *prometheus.Registry, sites func() []*config.Site, state *store.Store, logger *slog.Logger) *Metrics {
 	m := &Metrics{
 		reg: reg,
 		runs: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "sitepush_runs_total",
@@ -105,7 +100,7 @@ const stateTTL = 10 * time.Second
 // ended. Every scrape in between is answered from memory.
 type stateCollector struct {
 	sites  func() []*config.Site
-	state  State
+	state  *store.Store
 	logger *slog.Logger
 	now    func() time.Time
 
@@ -175,7 +170,7 @@ func (c *stateCollector) read(now time.Time) ([]prometheus.Metric, error) {
 			if err != nil {
 				return nil, err
 			}
-			left := store.QuotaDay{Used: used, Full: full}.Left(s.Bing.DailyQuota)
+			left := bing.Quota{Daily: s.Bing.DailyQuota, Used: used, Full: full}.Left()
 			out = append(out, prometheus.MustNewConstMetric(quotaUsed, prometheus.GaugeValue, float64(used), s.ID),
 				prometheus.MustNewConstMetric(quotaRemaining, prometheus.GaugeValue, float64(left), s.ID))
 		}

@@ -39,12 +39,8 @@ type collector struct {
 }
 
 func newCollector(state State, site *config.Site, rec *model.Record, channels []string, selection []channel.Selection, now time.Time, dryRun bool) *collector {
-	host := site.BaseURL
-	if i := strings.Index(host, "://"); i >= 0 {
-		host = host[i+3:]
-	}
 	c := &collector{state: state, site: site, rec: rec, channels: channels, now: now, dryRun: dryRun,
-		host: strings.ToLower(strings.TrimSuffix(host, "/")), due: make([]*channel.Queue, len(channels)),
+		host: site.Host(), due: make([]*channel.Queue, len(channels)),
 		selection: selection, newest: make([]newest, len(channels))}
 	for i, p := range selection {
 		c.newest[i].n = p.Newest

@@ -220,14 +220,22 @@ func (r *Runner) status(ctx, budget context.Context, rec *model.Record, res *sit
 
 // reader builds the sitemap reader of a site.
 func (r *Runner) reader(site *config.Site) *sitemap.Reader {
+	opt := ReaderOptions(site, r.Client, r.UserAgent)
+	opt.Warn = func(w sitemap.Warning) {
+		if r.Warn != nil {
+			r.Warn(site.ID, w.String())
+		}
+	}
+	return sitemap.NewReader(opt)
+}
+
+// ReaderOptions are the options of the sitemap reader of a site — the limits of its sitemap:
+// block — with the client and User-Agent of its requests: what a run reads with, and what
+// `sitepush check` reads with, so that the two never differ.
+func ReaderOptions(site *config.Site, client *http.Client, userAgent string) sitemap.Options {
 	s := site.Sitemap
-	return sitemap.NewReader(sitemap.Options{Client: r.Client, UserAgent: r.UserAgent, Timeout: s.Timeout.D(),
-		Retries: s.Retries, RetryInterval: s.RetryInterval.D(), MaxBytes: s.MaxBytes, MaxDepth: s.MaxDepth,
-		Warn: func(w sitemap.Warning) {
-			if r.Warn != nil {
-				r.Warn(site.ID, w.String())
-			}
-		}})
+	return sitemap.Options{Client: client, UserAgent: userAgent, Timeout: s.Timeout.D(), Retries: s.Retries,
+		RetryInterval: s.RetryInterval.D(), MaxBytes: s.MaxBytes, MaxDepth: s.MaxDepth}
 }
 
 // progress returns the function that reports progress on rec, or nil.

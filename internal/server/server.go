@@ -11,22 +11,9 @@ import (
 	"time"
 
 	"github.com/sitepush/sitepush/internal/config"
-	"github.com/sitepush/sitepush/internal/model"
 	"github.com/sitepush/sitepush/internal/sites"
 	"github.com/sitepush/sitepush/internal/store"
 )
-
-// State is what the server reads of the store.
-type State interface {
-	Ping(ctx context.Context) error
-	Runs(ctx context.Context, site string, limit int) ([]model.Record, error)
-	ChannelDays(ctx context.Context, since time.Time, site string) ([]store.ChannelDay, error)
-	LastSuccess(ctx context.Context, site, channel string) (time.Time, error)
-	QuotaUsed(ctx context.Context, site, day string) (int, bool, error)
-	Leased(ctx context.Context, site string, now time.Time) (bool, error)
-	FeedState(ctx context.Context, site string) (bool, time.Time, error)
-	FeedItems(ctx context.Context, site string, limit int) ([]model.FeedItem, error)
-}
 
 // Runs starts runs and tells which are going in this process.
 type Runs interface {
@@ -38,7 +25,7 @@ type Runs interface {
 type Server struct {
 	sites   *sites.Registry
 	runs    Runs
-	state   State
+	state   *store.Store
 	metrics http.Handler
 	token   string
 	// metricsToken, when set, is the bearer token /metrics needs (the admin token works too).
@@ -62,7 +49,7 @@ type Server struct {
 type Options struct {
 	Sites      *sites.Registry
 	Runs       Runs
-	State      State
+	State      *store.Store
 	Metrics    http.Handler
 	AdminToken string
 	// MetricsToken, when set, is the bearer token GET /metrics needs; empty leaves it open.

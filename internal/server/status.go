@@ -5,10 +5,10 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/sitepush/sitepush/internal/channel/bing"
 	"github.com/sitepush/sitepush/internal/config"
 	"github.com/sitepush/sitepush/internal/model"
 	"github.com/sitepush/sitepush/internal/sites"
-	"github.com/sitepush/sitepush/internal/store"
 )
 
 // siteStatus is the answer of GET /status?site=ID.
@@ -169,14 +169,16 @@ func (s *Server) siteStatus(ctx context.Context, e sites.Entry) (*siteStatus, er
 		if err != nil {
 			return nil, err
 		}
-		remaining := store.QuotaDay{Used: used, Full: full}.Left(site.Bing.DailyQuota)
+		q := bing.Quota{Daily: site.Bing.DailyQuota, Used: used, Full: full}
 		if s.bingQuota != nil {
 			if left, err := s.bingSays(ctx, site); err != nil {
 				st.Bing.Error = "Bing did not tell the quota left: " + err.Error()
 			} else {
-				st.Bing.BingRemaining, remaining = &left, min(remaining, left)
+				q.BingLeft, q.Told = left, true
+				st.Bing.BingRemaining = &left
 			}
 		}
+		remaining := q.Left()
 		st.Bing.DailyQuota, st.Bing.TodayQuotaUsed, st.Bing.TodayQuotaRemaining = site.Bing.DailyQuota, &used, &remaining
 		st.Bing.LastSubmission = st.Channels["bing"].LastSubmission
 	}

@@ -57,18 +57,10 @@ type Entry struct {
 	UpdatedAt time.Time
 }
 
-// Store is what the registry needs of the state.
-type Store interface {
-	Sites(ctx context.Context) ([]store.StoredSite, error)
-	CreateSite(ctx context.Context, id string, config []byte, now time.Time) error
-	ReplaceSite(ctx context.Context, id string, config []byte, now time.Time) error
-	DeleteSite(ctx context.Context, id string) error
-}
-
 // Registry holds the sites. It is safe for concurrent use.
 type Registry struct {
 	cfg    *config.Config
-	store  Store
+	store  *store.Store
 	logger *slog.Logger
 
 	loading sync.Mutex // one Load at a time: an older read never replaces a newer one
@@ -79,7 +71,7 @@ type Registry struct {
 }
 
 // New returns the registry of cfg's sites and those in the store; Load reads the latter.
-func New(cfg *config.Config, st Store, logger *slog.Logger) *Registry {
+func New(cfg *config.Config, st *store.Store, logger *slog.Logger) *Registry {
 	return &Registry{cfg: cfg, store: st, logger: logger, api: map[string]Entry{}, raw: map[string][]byte{}, invalid: map[string]string{}}
 }
 

@@ -182,7 +182,7 @@ func TestGetEditPutKeepsWhatIsInheritedAndDerived(t *testing.T) {
 		t.Errorf("derived values must follow: baseUrl %q, keyLocation %q", e.Site.BaseURL, e.Site.IndexNow.KeyLocation)
 	}
 	// The defaults change: the site follows them, as it never gave its own.
-	again, _ := newRegistry(t, r.store.(*store.Store), strings.Replace(fileConfig, "maxItems: 20", "maxItems: 30", 1))
+	again, _ := newRegistry(t, r.store, strings.Replace(fileConfig, "maxItems: 20", "maxItems: 30", 1))
 	if e, _ := again.Get("shop"); e.Site.Feed.MaxItems != 30 || e.Site.Schedule != "0 3 * * *" {
 		t.Errorf("after the defaults changed: maxItems %d", e.Site.Feed.MaxItems)
 	}

@@ -3,7 +3,6 @@ package store
 import (
 	"context"
 	"database/sql"
-	"fmt"
 	"time"
 
 	"github.com/sitepush/sitepush/internal/channel"
@@ -25,7 +24,8 @@ type known struct {
 // each page's delivery state on each channel (that of pages[i] on channels[c] is at
 // i*len(channels)+c). With dryRun it only reads. The whole batch costs one query and, when
 // something changed, one transaction.
-func (s *Store) SyncCatalog(ctx context.Context, site string, now time.Time, pages []channel.Page, channels []string, dryRun bool) ([]model.DeliveryState, error) {
+func (s *Store) SyncCatalog(ctx context.Context, site string, now time.Time, pages []channel.Page, channels []string, dryRun bool) (_ []model.DeliveryState, err error) {
+	defer s.failed(&err, "syncing the catalogue", site)
 	states := make([]model.DeliveryState, len(pages)*len(channels))
 	if len(pages) == 0 {
 		return states, nil
@@ -40,7 +40,7 @@ func (s *Store) SyncCatalog(ctx context.Context, site string, now time.Time, pag
 	}
 	have, err := s.readCatalog(ctx, site, hashes, index, channels, states)
 	if err != nil {
-		return nil, fmt.Errorf("reading the catalogue of site %q: %w", site, err)
+		return nil, err
 	}
 	for i, p := range pages {
 		// Two URLs of a batch with one hash (odds of 1e-16 a pair) share the first one's row.
@@ -52,7 +52,7 @@ func (s *Store) SyncCatalog(ctx context.Context, site string, now time.Time, pag
 		return states, nil
 	}
 	if err := s.writeCatalog(ctx, site, now, pages, index, have); err != nil {
-		return nil, fmt.Errorf("writing the catalogue of site %q: %w", site, err)
+		return nil, err
 	}
 	return states, nil
 }
@@ -139,11 +139,12 @@ func (s *Store) writeCatalog(ctx context.Context, site string, now time.Time, pa
 }
 
 // URLs returns the URL of each hash of site, aligned with hashes; "" for unknown hashes.
-func (s *Store) URLs(ctx context.Context, site string, hashes []int64) ([]string, error) {
+func (s *Store) URLs(ctx context.Context, site string, hashes []int64) (_ []string, err error) {
+	defer s.failed(&err, "reading URLs", site)
 	rows, err := s.db.QueryContext(ctx, `SELECT url_hash, url FROM urls WHERE site_id = $1 AND `+s.inHashes("url_hash", 2),
 		site, s.hashParam(hashes))
 	if err != nil {
-		return nil, fmt.Errorf("reading URLs of site %q: %w", site, err)
+		return nil, err
 	}
 	defer rows.Close()
 	byHash := make(map[int64]string, len(hashes))

@@ -3,7 +3,6 @@ package store
 import (
 	"context"
 	"database/sql"
-	"fmt"
 	"time"
 
 	"github.com/sitepush/sitepush/internal/channel"
@@ -15,13 +14,14 @@ const attemptsSQL = `CASE WHEN deliveries.outcome = 'ok' THEN 1 ELSE deliveries.
 // RecordOutcome stores what a channel did with some URLs, and counts it in the day's statistics,
 // in one transaction: called as each answer arrives, so that a crash loses nothing that was
 // answered. A failure keeps the lastmod and time of the last success.
-func (s *Store) RecordOutcome(ctx context.Context, site string, now time.Time, o channel.Outcome) error {
+func (s *Store) RecordOutcome(ctx context.Context, site string, now time.Time, o channel.Outcome) (err error) {
+	defer s.failed(&err, "recording an outcome", site)
 	if len(o.URLs) == 0 {
 		return nil
 	}
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
-		return fmt.Errorf("recording deliveries of site %q: %w", site, err)
+		return err
 	}
 	defer tx.Rollback()
 	// A rejected URL is recorded like a delivered one, so that it is not due again until it
@@ -50,7 +50,7 @@ func (s *Store) RecordOutcome(ctx context.Context, site string, now time.Time, o
 			args = []any{site, d.Hash, o.Channel, ms(d.Lastmod), now.UnixMilli(), "ok", nil}
 		}
 		if _, err := stmt.ExecContext(ctx, args...); err != nil {
-			return fmt.Errorf("recording deliveries of site %q: %w", site, err)
+			return err
 		}
 	}
 	if o.Skipped {
@@ -67,7 +67,8 @@ func (s *Store) RecordOutcome(ctx context.Context, site string, now time.Time, o
 }
 
 // RecordRequests counts requests in the day's per-endpoint statistics.
-func (s *Store) RecordRequests(ctx context.Context, site string, now time.Time, reqs []channel.Request) error {
+func (s *Store) RecordRequests(ctx context.Context, site string, now time.Time, reqs []channel.Request) (err error) {
+	defer s.failed(&err, "recording requests", site)
 	if len(reqs) == 0 {
 		return nil
 	}
@@ -82,7 +83,7 @@ func (s *Store) RecordRequests(ctx context.Context, site string, now time.Time, 
 			ok, failed = 0, r.URLs
 		}
 		if err := addStats(ctx, tx, statsRow{day(now), site, r.Channel, r.Endpoint, 1, r.URLs, ok, failed, now}); err != nil {
-			return fmt.Errorf("recording requests of site %q: %w", site, err)
+			return err
 		}
 	}
 	return tx.Commit()
@@ -108,36 +109,4 @@ func addStats(ctx context.Context, tx *sql.Tx, r statsRow) error {
 			last_success = COALESCE(excluded.last_success, daily_stats.last_success)`,
 		r.day, r.site, r.channel, r.endpoint, r.requests, r.total, r.successful, r.failed, success)
 	return err
-}
-
-// DayStats is one row of daily statistics.
-type DayStats struct {
-	Day        string // YYYY-MM-DD, UTC
-	Site       string
-	Channel    string
-	Endpoint   string // "" for the channel's URL-level outcomes
-	Requests   int
-	Total      int
-	Successful int
-	Failed     int
-}
-
-// DailyStats returns the statistics of the days from since (inclusive), oldest first, of one
-// site or, when site is "", of every site.
-func (s *Store) DailyStats(ctx context.Context, since time.Time, site string) ([]DayStats, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT day, site_id, channel, endpoint, requests, total, successful, failed
-		FROM daily_stats WHERE day >= $1 AND ($2 = '' OR site_id = $2) ORDER BY day, site_id, channel, endpoint`, day(since), site)
-	if err != nil {
-		return nil, fmt.Errorf("reading daily statistics: %w", err)
-	}
-	defer rows.Close()
-	var out []DayStats
-	for rows.Next() {
-		var d DayStats
-		if err := rows.Scan(&d.Day, &d.Site, &d.Channel, &d.Endpoint, &d.Requests, &d.Total, &d.Successful, &d.Failed); err != nil {
-			return nil, err
-		}
-		out = append(out, d)
-	}
-	return out, rows.Err()
 }

@@ -12,14 +12,15 @@ import (
 
 // FeedState tells whether site's feed was built and when it last changed. A row that does not
 // hold what this version writes is unusable (model.ErrUnusableFeed): the feed is built again.
-func (s *Store) FeedState(ctx context.Context, site string) (bool, time.Time, error) {
+func (s *Store) FeedState(ctx context.Context, site string) (_ bool, _ time.Time, err error) {
+	defer s.failed(&err, "reading the feed state", site)
 	var built, changed any
-	err := s.db.QueryRowContext(ctx, `SELECT built_at, changed_at FROM feed_state WHERE site_id = $1`, site).Scan(&built, &changed)
+	err = s.db.QueryRowContext(ctx, `SELECT built_at, changed_at FROM feed_state WHERE site_id = $1`, site).Scan(&built, &changed)
 	if errors.Is(err, sql.ErrNoRows) {
 		return false, time.Time{}, nil
 	}
 	if err != nil {
-		return false, time.Time{}, fmt.Errorf("reading the feed state of site %q: %w", site, err)
+		return false, time.Time{}, err
 	}
 	changedMS, ok := changed.(int64)
 	if _, isInt := built.(int64); !ok || !isInt && built != nil {
@@ -30,7 +31,8 @@ func (s *Store) FeedState(ctx context.Context, site string) (bool, time.Time, er
 
 // SaveFeedItems adds items to site's feed, or improves the title of items it has, in one
 // transaction, and marks the feed changed when it did change. An item to retitle is never added.
-func (s *Store) SaveFeedItems(ctx context.Context, site string, items []model.FeedItem, now time.Time) error {
+func (s *Store) SaveFeedItems(ctx context.Context, site string, items []model.FeedItem, now time.Time) (err error) {
+	defer s.failed(&err, "saving feed items", site)
 	if len(items) == 0 {
 		return nil
 	}
@@ -67,7 +69,7 @@ func (s *Store) SaveFeedItems(ctx context.Context, site string, items []model.Fe
 				it.Published.UnixMilli(), it.FirstSeen.UnixMilli(), titled)
 		}
 		if err != nil {
-			return fmt.Errorf("saving feed items of site %q: %w", site, err)
+			return err
 		}
 		n, _ := res.RowsAffected()
 		changed += n
@@ -88,18 +90,20 @@ func touchFeed(ctx context.Context, tx *sql.Tx, site string, now time.Time) erro
 }
 
 // MarkFeedBuilt records that site's feed has had its first run.
-func (s *Store) MarkFeedBuilt(ctx context.Context, site string, now time.Time) error {
-	_, err := s.db.ExecContext(ctx, `INSERT INTO feed_state (site_id, built_at, changed_at) VALUES ($1, $2, $2)
+func (s *Store) MarkFeedBuilt(ctx context.Context, site string, now time.Time) (err error) {
+	defer s.failed(&err, "marking the feed built", site)
+	_, err = s.db.ExecContext(ctx, `INSERT INTO feed_state (site_id, built_at, changed_at) VALUES ($1, $2, $2)
 		ON CONFLICT (site_id) DO UPDATE SET built_at = excluded.built_at`, site, now.UnixMilli())
 	return err
 }
 
 // FeedItems returns site's newest limit items, newest first.
-func (s *Store) FeedItems(ctx context.Context, site string, limit int) ([]model.FeedItem, error) {
+func (s *Store) FeedItems(ctx context.Context, site string, limit int) (_ []model.FeedItem, err error) {
+	defer s.failed(&err, "reading feed items", site)
 	rows, err := s.db.QueryContext(ctx, `SELECT url_hash, url, title, description, published, first_seen, titled
 		FROM feed_items WHERE site_id = $1 ORDER BY published DESC, first_seen DESC, url LIMIT $2`, site, limit)
 	if err != nil {
-		return nil, fmt.Errorf("reading the feed of site %q: %w", site, err)
+		return nil, err
 	}
 	defer rows.Close()
 	var out []model.FeedItem
@@ -108,7 +112,7 @@ func (s *Store) FeedItems(ctx context.Context, site string, limit int) ([]model.
 		var published, firstSeen int64
 		var titled int
 		if err := rows.Scan(&it.Hash, &it.URL, &it.Title, &it.Description, &published, &firstSeen, &titled); err != nil {
-			return nil, fmt.Errorf("reading the feed of site %q: %w", site, err)
+			return nil, err
 		}
 		it.Published, it.FirstSeen, it.Titled = time.UnixMilli(published).UTC(), time.UnixMilli(firstSeen).UTC(), titled != 0
 		out = append(out, it)
@@ -117,7 +121,8 @@ func (s *Store) FeedItems(ctx context.Context, site string, limit int) ([]model.
 }
 
 // PruneFeed drops site's items that are both beyond the newest keep and first seen before before.
-func (s *Store) PruneFeed(ctx context.Context, site string, keep int, before, now time.Time) (int, error) {
+func (s *Store) PruneFeed(ctx context.Context, site string, keep int, before, now time.Time) (_ int, err error) {
+	defer s.failed(&err, "pruning the feed", site)
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return 0, err
@@ -127,7 +132,7 @@ func (s *Store) PruneFeed(ctx context.Context, site string, keep int, before, no
 		SELECT url_hash FROM feed_items WHERE site_id = $1 ORDER BY published DESC, first_seen DESC, url LIMIT $3)`,
 		site, before.UnixMilli(), keep)
 	if err != nil {
-		return 0, fmt.Errorf("pruning the feed of site %q: %w", site, err)
+		return 0, err
 	}
 	n, _ := res.RowsAffected()
 	if n > 0 {
@@ -140,9 +145,10 @@ func (s *Store) PruneFeed(ctx context.Context, site string, keep int, before, no
 
 // ResetFeedState forgets that site's feed was built, so that it is built again as on a first
 // run. Its items stay, and so do the pages it knew: they never come back as new.
-func (s *Store) ResetFeedState(ctx context.Context, site string) error {
+func (s *Store) ResetFeedState(ctx context.Context, site string) (err error) {
+	defer s.failed(&err, "resetting the feed state", site)
 	if _, err := s.db.ExecContext(ctx, `DELETE FROM feed_state WHERE site_id = $1`, site); err != nil {
-		return fmt.Errorf("resetting the feed state of site %q: %w", site, err)
+		return err
 	}
 	return nil
 }

@@ -4,13 +4,13 @@ import (
 	"context"
 	"database/sql"
 	"errors"
-	"fmt"
 )
 
 // ReserveQuota takes up to n URLs of site's quota for day, never letting the day's total pass
 // limit, and returns how many it took: 0 once the quota is spent or the day was marked full. It
 // is atomic across processes: the row is locked for the transaction.
-func (s *Store) ReserveQuota(ctx context.Context, site, day string, n, limit int) (int, error) {
+func (s *Store) ReserveQuota(ctx context.Context, site, day string, n, limit int) (_ int, err error) {
+	defer s.failed(&err, "reserving Bing quota", site)
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return 0, err
@@ -18,7 +18,7 @@ func (s *Store) ReserveQuota(ctx context.Context, site, day string, n, limit int
 	defer tx.Rollback()
 	if _, err := tx.ExecContext(ctx, `INSERT INTO bing_quota (site_id, day, used, "full") VALUES ($1, $2, 0, 0)
 		ON CONFLICT (site_id, day) DO NOTHING`, site, day); err != nil {
-		return 0, fmt.Errorf("reserving Bing quota of site %q: %w", site, err)
+		return 0, err
 	}
 	var used, full int
 	if err := tx.QueryRowContext(ctx, `SELECT used, "full" FROM bing_quota WHERE site_id = $1 AND day = $2`+s.forUpdate(),
@@ -36,24 +36,27 @@ func (s *Store) ReserveQuota(ctx context.Context, site, day string, n, limit int
 }
 
 // ReleaseQuota gives back n URLs reserved and not sent.
-func (s *Store) ReleaseQuota(ctx context.Context, site, day string, n int) error {
-	_, err := s.db.ExecContext(ctx, `UPDATE bing_quota SET used = CASE WHEN used > $3 THEN used - $3 ELSE 0 END
+func (s *Store) ReleaseQuota(ctx context.Context, site, day string, n int) (err error) {
+	defer s.failed(&err, "giving Bing quota back", site)
+	_, err = s.db.ExecContext(ctx, `UPDATE bing_quota SET used = CASE WHEN used > $3 THEN used - $3 ELSE 0 END
 		WHERE site_id = $1 AND day = $2`, site, day, n)
 	return err
 }
 
 // MarkQuotaFull records that Bing refused site's submissions for quota on day: nothing more is
 // reserved that day.
-func (s *Store) MarkQuotaFull(ctx context.Context, site, day string) error {
-	_, err := s.db.ExecContext(ctx, `INSERT INTO bing_quota (site_id, day, used, "full") VALUES ($1, $2, 0, 1)
+func (s *Store) MarkQuotaFull(ctx context.Context, site, day string) (err error) {
+	defer s.failed(&err, "marking the Bing quota spent", site)
+	_, err = s.db.ExecContext(ctx, `INSERT INTO bing_quota (site_id, day, used, "full") VALUES ($1, $2, 0, 1)
 		ON CONFLICT (site_id, day) DO UPDATE SET "full" = 1`, site, day)
 	return err
 }
 
 // QuotaUsed returns how many URLs of site's quota day has used, and whether Bing said it was full.
-func (s *Store) QuotaUsed(ctx context.Context, site, day string) (int, bool, error) {
+func (s *Store) QuotaUsed(ctx context.Context, site, day string) (_ int, _ bool, err error) {
+	defer s.failed(&err, "reading the Bing quota", site)
 	var used, full int
-	err := s.db.QueryRowContext(ctx, `SELECT used, "full" FROM bing_quota WHERE site_id = $1 AND day = $2`, site, day).Scan(&used, &full)
+	err = s.db.QueryRowContext(ctx, `SELECT used, "full" FROM bing_quota WHERE site_id = $1 AND day = $2`, site, day).Scan(&used, &full)
 	if errors.Is(err, sql.ErrNoRows) {
 		return 0, false, nil
 	}

@@ -16,7 +16,8 @@ const keepHistory = 90 * 24 * time.Hour
 // StartRun creates the execution record of a run, status running, and returns its id. The caller
 // holds the site's lease, so any other run of the site still marked running died before it
 // finished (a kill, a crash): those are closed as failed.
-func (s *Store) StartRun(ctx context.Context, site, trigger string, now time.Time) (int64, error) {
+func (s *Store) StartRun(ctx context.Context, site, trigger string, now time.Time) (_ int64, err error) {
+	defer s.failed(&err, "recording the start of a run", site)
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return 0, err
@@ -30,7 +31,7 @@ func (s *Store) StartRun(ctx context.Context, site, trigger string, now time.Tim
 	err = tx.QueryRowContext(ctx, `INSERT INTO runs (site_id, trigger, started_at, status) VALUES ($1, $2, $3, $4) RETURNING id`,
 		site, trigger, now.UnixMilli(), model.StatusRunning).Scan(&id)
 	if err != nil {
-		return 0, fmt.Errorf("recording the start of a run of site %q: %w", site, err)
+		return 0, err
 	}
 	return id, tx.Commit()
 }
@@ -40,7 +41,8 @@ const interrupted = "interrupted: the process running it stopped before it finis
 
 // FinishRun stores a finished execution record, and drops records, statistics and Bing quota
 // counts of the site older than 90 days.
-func (s *Store) FinishRun(ctx context.Context, rec *model.Record) error {
+func (s *Store) FinishRun(ctx context.Context, rec *model.Record) (err error) {
+	defer s.failed(&err, fmt.Sprintf("recording the end of run %d", rec.ID), rec.Site)
 	body, err := json.Marshal(rec)
 	if err != nil {
 		return err
@@ -52,7 +54,7 @@ func (s *Store) FinishRun(ctx context.Context, rec *model.Record) error {
 	defer tx.Rollback()
 	if _, err := tx.ExecContext(ctx, `UPDATE runs SET finished_at = $2, status = $3, record = $4 WHERE id = $1`,
 		rec.ID, rec.FinishedAt.UnixMilli(), rec.Status, string(body)); err != nil {
-		return fmt.Errorf("recording the end of run %d of site %q: %w", rec.ID, rec.Site, err)
+		return err
 	}
 	cutoff := rec.FinishedAt.Add(-keepHistory)
 	if _, err := tx.ExecContext(ctx, `DELETE FROM runs WHERE site_id = $1 AND started_at < $2`, rec.Site, cutoff.UnixMilli()); err != nil {
@@ -68,11 +70,12 @@ func (s *Store) FinishRun(ctx context.Context, rec *model.Record) error {
 
 // Runs returns the execution records of site, newest first, at most limit. A run still going
 // (or killed before it finished) has only its start.
-func (s *Store) Runs(ctx context.Context, site string, limit int) ([]model.Record, error) {
+func (s *Store) Runs(ctx context.Context, site string, limit int) (_ []model.Record, err error) {
+	defer s.failed(&err, "reading runs", site)
 	rows, err := s.db.QueryContext(ctx, `SELECT id, trigger, started_at, status, record FROM runs
 		WHERE site_id = $1 ORDER BY started_at DESC, id DESC LIMIT $2`, site, limit)
 	if err != nil {
-		return nil, fmt.Errorf("reading runs of site %q: %w", site, err)
+		return nil, err
 	}
 	defer rows.Close()
 	var out []model.Record
@@ -97,4 +100,36 @@ func (s *Store) Runs(ctx context.Context, site string, limit int) ([]model.Recor
 		out = append(out, r)
 	}
 	return out, rows.Err()
+}
+
+// LastStarted returns when site's latest run started; zero when it never ran.
+func (s *Store) LastStarted(ctx context.Context, site string) (_ time.Time, err error) {
+	defer s.failed(&err, "reading the last run", site)
+	var started sql.NullInt64
+	if err := s.db.QueryRowContext(ctx, `SELECT max(started_at) FROM runs WHERE site_id = $1`, site).Scan(&started); err != nil {
+		return time.Time{}, err
+	}
+	return fromMS(started), nil
+}
+
+// lastFinishSQL reads when a site's last run of a status finished: one seek into the index
+// runs_by_outcome.
+const lastFinishSQL = `SELECT max(finished_at) FROM runs WHERE site_id = $1 AND status = $2`
+
+// LastGoodRun returns when site's last run without failures (model.GoodStatuses) finished,
+// within the history kept; zero when none did. It costs an index seek per good status, however
+// long the history.
+func (s *Store) LastGoodRun(ctx context.Context, site string) (_ time.Time, err error) {
+	defer s.failed(&err, "reading the last good run", site)
+	var last sql.NullInt64
+	for _, status := range model.GoodStatuses() {
+		var at sql.NullInt64
+		if err := s.db.QueryRowContext(ctx, lastFinishSQL, site, status).Scan(&at); err != nil {
+			return time.Time{}, err
+		}
+		if at.Valid && (!last.Valid || at.Int64 > last.Int64) {
+			last = at
+		}
+	}
+	return fromMS(last), nil
 }

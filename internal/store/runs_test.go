@@ -64,3 +64,36 @@ func TestStartRunClosesRunsThatDied(t *testing.T) {
 		t.Errorf("another site's run was closed: %+v", b)
 	}
 }
+
+func TestRunTimes(t *testing.T) {
+	s := storetest.Open(t)
+	if last, err := s.LastStarted(ctx, "a"); err != nil || !last.IsZero() {
+		t.Fatalf("a site never run: %v %v", last, err)
+	}
+	finish := func(start time.Time, status string) {
+		id, err := s.StartRun(ctx, "a", "schedule", start)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rec := &model.Record{ID: id, Site: "a", StartedAt: start, FinishedAt: start.Add(time.Minute), Status: status}
+		if err := s.FinishRun(ctx, rec); err != nil {
+			t.Fatal(err)
+		}
+	}
+	finish(t0, model.StatusOK)
+	finish(t0.Add(time.Hour), model.StatusBudgetExhausted)
+	finish(t0.Add(2*time.Hour), model.StatusPartial)
+	if last, _ := s.LastStarted(ctx, "a"); !last.Equal(t0.Add(2 * time.Hour)) {
+		t.Errorf("last started %v", last)
+	}
+	good, err := s.LastGoodRun(ctx, "a")
+	if err != nil || !good.Equal(t0.Add(time.Hour+time.Minute)) {
+		t.Errorf("last good run %v, %v", good, err)
+	}
+	if never, err := s.LastGoodRun(ctx, "b"); err != nil || !never.IsZero() {
+		t.Errorf("a site never run: last good run %v, %v", never, err)
+	}
+	if err := s.Ping(ctx); err != nil {
+		t.Error(err)
+	}
+}

@@ -24,10 +24,11 @@ type StoredSite struct {
 }
 
 // Sites returns the sites created through the API, by id.
-func (s *Store) Sites(ctx context.Context) ([]StoredSite, error) {
+func (s *Store) Sites(ctx context.Context) (_ []StoredSite, err error) {
+	defer s.failed(&err, "reading the sites created through the API", "")
 	rows, err := s.db.QueryContext(ctx, `SELECT id, config, created_at, updated_at FROM sites ORDER BY id`)
 	if err != nil {
-		return nil, fmt.Errorf("reading the sites created through the API: %w", err)
+		return nil, err
 	}
 	defer rows.Close()
 	var out []StoredSite
@@ -45,11 +46,12 @@ func (s *Store) Sites(ctx context.Context) ([]StoredSite, error) {
 }
 
 // CreateSite stores a new site; ErrSiteExists when its id is taken, whatever the case.
-func (s *Store) CreateSite(ctx context.Context, id string, config []byte, now time.Time) error {
+func (s *Store) CreateSite(ctx context.Context, id string, config []byte, now time.Time) (err error) {
+	defer s.failed(&err, fmt.Sprintf("creating site %q", id), "")
 	res, err := s.db.ExecContext(ctx, `INSERT INTO sites (id, config, created_at, updated_at) VALUES ($1, $2, $3, $3)
 		ON CONFLICT DO NOTHING`, id, string(config), now.UnixMilli())
 	if err != nil {
-		return fmt.Errorf("storing site %q: %w", id, err)
+		return err
 	}
 	if n, _ := res.RowsAffected(); n == 0 {
 		return ErrSiteExists
@@ -58,10 +60,11 @@ func (s *Store) CreateSite(ctx context.Context, id string, config []byte, now ti
 }
 
 // ReplaceSite replaces the configuration of a stored site; ErrNoSite when there is none.
-func (s *Store) ReplaceSite(ctx context.Context, id string, config []byte, now time.Time) error {
+func (s *Store) ReplaceSite(ctx context.Context, id string, config []byte, now time.Time) (err error) {
+	defer s.failed(&err, fmt.Sprintf("replacing site %q", id), "")
 	res, err := s.db.ExecContext(ctx, `UPDATE sites SET config = $2, updated_at = $3 WHERE id = $1`, id, string(config), now.UnixMilli())
 	if err != nil {
-		return fmt.Errorf("storing site %q: %w", id, err)
+		return err
 	}
 	if n, _ := res.RowsAffected(); n == 0 {
 		return ErrNoSite
@@ -72,10 +75,11 @@ func (s *Store) ReplaceSite(ctx context.Context, id string, config []byte, now t
 // DeleteSite deletes a stored site's configuration; ErrNoSite when there is none. What the site's
 // runs recorded is kept, so that a site created again with the same id does not submit every
 // page again.
-func (s *Store) DeleteSite(ctx context.Context, id string) error {
+func (s *Store) DeleteSite(ctx context.Context, id string) (err error) {
+	defer s.failed(&err, fmt.Sprintf("deleting site %q", id), "")
 	res, err := s.db.ExecContext(ctx, `DELETE FROM sites WHERE id = $1`, id)
 	if err != nil {
-		return fmt.Errorf("deleting site %q: %w", id, err)
+		return err
 	}
 	if n, _ := res.RowsAffected(); n == 0 {
 		return ErrNoSite

@@ -28,7 +28,7 @@ func openTestSQLite(t *testing.T) *Store {
 // scan of the runs: metrics read it for every site at every refresh, whatever the history.
 func TestLastGoodRunSeeks(t *testing.T) {
 	s := openTestSQLite(t)
-	rows, err := s.db.Query("EXPLAIN QUERY PLAN "+lastGoodRunSQL, "a", "ok", "budget_exhausted")
+	rows, err := s.db.Query("EXPLAIN QUERY PLAN "+lastFinishSQL, "a", "ok")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -103,6 +103,19 @@ func emptyState(ctx context.Context) (*Store, error) {
 	return s, s.migrate(ctx)
 }
 
+// failed names what the store was doing, and for which site, in an error of the database that
+// reaches a user: `store: recording an outcome of site "blog": database is locked`. A damaged
+// SQLite file says so. It is deferred by every method of the store; nil stays nil.
+func (s *Store) failed(err *error, doing, site string) {
+	if *err == nil {
+		return
+	}
+	if site != "" {
+		doing += fmt.Sprintf(" of site %q", site)
+	}
+	*err = fmt.Errorf("store: %s: %w", doing, s.explain(*err))
+}
+
 // Close closes the database.
 func (s *Store) Close() error { return s.db.Close() }
 
@@ -136,3 +149,12 @@ func day(t time.Time) string { return t.UTC().Format(time.DateOnly) }
 // Name says where the state lives, for messages and logs: a file path, or a PostgreSQL URL
 // without its password.
 func (s *Store) Name() string { return s.name }
+
+// Ping checks that the database answers a query.
+func (s *Store) Ping(ctx context.Context) error {
+	var v int
+	if err := s.db.QueryRowContext(ctx, `SELECT count(*) FROM schema_migrations`).Scan(&v); err != nil {
+		return s.explain(fmt.Errorf("state %s does not answer: %w", s.name, err))
+	}
+	return nil
+}

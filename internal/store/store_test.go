@@ -157,3 +157,51 @@ func TestConcurrentFirstOpens(t *testing.T) {
 		wg.Wait()
 	}
 }
+
+func TestLeased(t *testing.T) {
+	s := storetest.Open(t)
+	s.AcquireLease(ctx, "a", "run-1", t0, 15*time.Second)
+	if ok, err := s.Leased(ctx, "a", t0.Add(time.Second)); !ok || err != nil {
+		t.Errorf("a held lease: %v %v", ok, err)
+	}
+	if ok, _ := s.Leased(ctx, "a", t0.Add(time.Minute)); ok {
+		t.Error("an expired lease is held")
+	}
+	if ok, _ := s.Leased(ctx, "b", t0); ok {
+		t.Error("a site never leased is held")
+	}
+}
+
+// TestErrorsSayWhatAndWhichSite checks that no bare driver error leaves the store: each names
+// what the store was doing and for which site.
+func TestErrorsSayWhatAndWhichSite(t *testing.T) {
+	s := storetest.Open(t)
+	s.Close() // every call now fails in the driver
+	for _, tc := range []struct {
+		want string
+		call func() error
+	}{
+		{`store: recording an outcome of site "blog": `, func() error {
+			return s.RecordOutcome(ctx, "blog", t0, channel.Outcome{Channel: "indexnow", URLs: []channel.Due{{Hash: 1}}, Delivered: true})
+		}},
+		{`store: syncing the catalogue of site "blog": `, func() error {
+			_, err := s.SyncCatalog(ctx, "blog", t0, []channel.Page{{Hash: 1, URL: "https://blog.example/"}}, []string{"indexnow"}, false)
+			return err
+		}},
+		{`store: taking the lease of site "blog": `, func() error {
+			_, _, _, err := s.AcquireLease(ctx, "blog", "me", t0, time.Second)
+			return err
+		}},
+		{`store: reserving Bing quota of site "blog": `, func() error { _, err := s.ReserveQuota(ctx, "blog", "2026-03-01", 1, 10); return err }},
+		{`store: recording the end of run 7 of site "blog": `, func() error {
+			return s.FinishRun(ctx, &model.Record{ID: 7, Site: "blog", FinishedAt: t0})
+		}},
+		{`store: reading runs of site "blog": `, func() error { _, err := s.Runs(ctx, "blog", 1); return err }},
+		{`store: creating site "blog": `, func() error { return s.CreateSite(ctx, "blog", []byte(`{}`), t0) }},
+		{`store: reading the sites created through the API: `, func() error { _, err := s.Sites(ctx); return err }},
+	} {
+		if err := tc.call(); err == nil || !strings.HasPrefix(err.Error(), tc.want) {
+			t.Errorf("error %v; want it to begin %q", err, tc.want)
+		}
+	}
+}

@@ -115,7 +115,7 @@ func (c *Channel) todaysLimit(ctx context.Context, rep channel.Reporter) (limit 
 		if err != nil {
 			return 0, false, err
 		}
-		return min(c.cfg.DailyQuota, used+left), true, nil
+		return used + Quota{Daily: c.cfg.DailyQuota, Used: used, BingLeft: left, Told: true}.Left(), true, nil
 	case isInvalidKey(err):
 		rep.Failed(name, err.Error())
 		return 0, false, nil

@@ -32,11 +32,7 @@ type Channel struct {
 
 // New returns the IndexNow channel of a validated site.
 func New(site *config.Site, client *http.Client, userAgent string) *Channel {
-	host := site.BaseURL
-	if u, err := url.Parse(site.BaseURL); err == nil {
-		host = u.Host
-	}
-	return &Channel{cfg: site.IndexNow, host: host, client: client, userAgent: userAgent}
+	return &Channel{cfg: site.IndexNow, host: site.Host(), client: client, userAgent: userAgent}
 }
 
 // Name is "indexnow".

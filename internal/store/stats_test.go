@@ -6,57 +6,9 @@ import (
 	"time"
 
 	"github.com/sitepush/sitepush/internal/channel"
-	"github.com/sitepush/sitepush/internal/model"
 	"github.com/sitepush/sitepush/internal/store"
 	"github.com/sitepush/sitepush/internal/store/storetest"
 )
-
-func TestRunTimes(t *testing.T) {
-	s := storetest.Open(t)
-	if last, err := s.LastStarted(ctx, "a"); err != nil || !last.IsZero() {
-		t.Fatalf("a site never run: %v %v", last, err)
-	}
-	finish := func(start time.Time, status string) {
-		id, err := s.StartRun(ctx, "a", "schedule", start)
-		if err != nil {
-			t.Fatal(err)
-		}
-		rec := &model.Record{ID: id, Site: "a", StartedAt: start, FinishedAt: start.Add(time.Minute), Status: status}
-		if err := s.FinishRun(ctx, rec); err != nil {
-			t.Fatal(err)
-		}
-	}
-	finish(t0, model.StatusOK)
-	finish(t0.Add(time.Hour), model.StatusBudgetExhausted)
-	finish(t0.Add(2*time.Hour), model.StatusPartial)
-	if last, _ := s.LastStarted(ctx, "a"); !last.Equal(t0.Add(2 * time.Hour)) {
-		t.Errorf("last started %v", last)
-	}
-	good, err := s.LastGoodRun(ctx, "a")
-	if err != nil || !good.Equal(t0.Add(time.Hour+time.Minute)) {
-		t.Errorf("last good run %v, %v", good, err)
-	}
-	if never, err := s.LastGoodRun(ctx, "b"); err != nil || !never.IsZero() {
-		t.Errorf("a site never run: last good run %v, %v", never, err)
-	}
-	if err := s.Ping(ctx); err != nil {
-		t.Error(err)
-	}
-}
-
-func TestLeased(t *testing.T) {
-	s := storetest.Open(t)
-	s.AcquireLease(ctx, "a", "run-1", t0, 15*time.Second)
-	if ok, err := s.Leased(ctx, "a", t0.Add(time.Second)); !ok || err != nil {
-		t.Errorf("a held lease: %v %v", ok, err)
-	}
-	if ok, _ := s.Leased(ctx, "a", t0.Add(time.Minute)); ok {
-		t.Error("an expired lease is held")
-	}
-	if ok, _ := s.Leased(ctx, "b", t0); ok {
-		t.Error("a site never leased is held")
-	}
-}
 
 func TestChannelDaysAndLastSuccess(t *testing.T) {
 	s := storetest.Open(t)
