@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/sitepush/sitepush/internal/config"
 )
 
 // Exit codes, the same for every command.
@@ -35,7 +37,7 @@ type command struct {
 // commands lists every subcommand, in the order usage shows them.
 func commands() []command {
 	return []command{
-		{name: "run", args: "[--config F] [--site ID]... [--channel all|indexnow|bing|feed] [--dry-run] [--json] [--no-wait]",
+		{name: "run", args: "[--config F] [--site ID]... [--channel all|" + strings.Join(config.Channels, "|") + "] [--dry-run] [--json] [--no-wait]",
 			summary: "Read each site's sitemaps once and submit what is new or changed, then exit.",
 			run:     runRun},
 		{name: "serve", args: "[--config F]",

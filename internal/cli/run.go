@@ -4,19 +4,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net/http"
 	"os"
-	"time"
 
 	"github.com/sitepush/sitepush/internal/alert"
-	"github.com/sitepush/sitepush/internal/channel"
-	"github.com/sitepush/sitepush/internal/channel/bing"
-	"github.com/sitepush/sitepush/internal/channel/feed"
-	"github.com/sitepush/sitepush/internal/channel/indexnow"
 	"github.com/sitepush/sitepush/internal/config"
 	"github.com/sitepush/sitepush/internal/model"
 	"github.com/sitepush/sitepush/internal/runner"
-	"github.com/sitepush/sitepush/internal/sitemap"
 	"github.com/sitepush/sitepush/internal/store"
 )
 
@@ -36,7 +29,7 @@ func runRun(e *env, cmd command, args []string) error {
 	fs := newFlags(cmd.name)
 	f := runFlags{config: configFlag(fs)}
 	fs.Var(&f.sites, "site", "run only site `ID` (repeatable)")
-	f.channel = fs.String("channel", "all", "run only channel `CHANNEL`: all, indexnow, bing or feed")
+	f.channel = fs.String("channel", "all", "run only channel `CHANNEL`: all, "+config.ChannelList())
 	f.dryRun = fs.Bool("dry-run", false, "read and diff, but submit nothing and write no state")
 	f.json = fs.Bool("json", false, "print each site's execution record as JSON instead of a summary")
 	f.noWait = fs.Bool("no-wait", false, "skip a site another run is running instead of waiting for it")
@@ -115,26 +108,6 @@ func runSites(e *env, cfg *config.Config, st *store.Store, sites []*config.Site,
 	}
 	return nil
 }
-
-// channels returns the site's enabled channels among those selected, in order: IndexNow, then
-// Bing, which never holds IndexNow up, then the feed.
-func channels(site *config.Site, only string, client *http.Client, userAgent string, st *store.Store) []channel.Channel {
-	var out []channel.Channel
-	take := func(name string) bool { return site.Enabled(name) && (only == "all" || only == name) }
-	if take("indexnow") {
-		out = append(out, indexnow.New(site, client, userAgent))
-	}
-	if take("bing") {
-		out = append(out, bing.New(site, client, userAgent, st, time.Now()))
-	}
-	if take("feed") {
-		out = append(out, feed.New(site, client, userAgent, st, time.Now()))
-	}
-	return out
-}
-
-// httpClient is the client every request to engines and sites goes through.
-func httpClient() *http.Client { return sitemap.NewClient(16) }
 
 // isTerminal reports whether f is a terminal, where progress can be redrawn in place.
 func isTerminal(w any) bool {

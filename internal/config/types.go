@@ -2,6 +2,11 @@
 // inherited by every site, and validation whose messages name the site, the field and the rule.
 package config
 
+import (
+	"fmt"
+	"strings"
+)
+
 // Config is a loaded and validated configuration file.
 type Config struct {
 	// State selects the store: "sqlite:PATH" or "postgres://…".
@@ -34,8 +39,28 @@ type Webhook struct {
 	FailureRate float64 `yaml:"failureRate" json:"failureRate"`
 }
 
-// Channels are the channels a site can have, in the order a run delivers them.
+// Channels are the channels a site can have, in the order a run delivers them. Commands, the
+// API and their messages take the names from here.
 var Channels = []string{"indexnow", "bing", "feed"}
+
+// ChannelOff says that a channel is not on for a site, in the words of the API (docs/api.md).
+func ChannelOff(channel string) string {
+	switch channel {
+	case "indexnow":
+		return "IndexNow submission is not enabled for this site"
+	case "bing":
+		return "Bing submission is not enabled for this site"
+	case "feed":
+		return "The feed is not enabled for this site"
+	}
+	return fmt.Sprintf("There is no channel %q", channel)
+}
+
+// ChannelList writes the channels for a message, with the last joined by "or": "indexnow,
+// bing or feed".
+func ChannelList() string {
+	return strings.Join(Channels[:len(Channels)-1], ", ") + " or " + Channels[len(Channels)-1]
+}
 
 // Enabled reports whether the site has channel turned on; "all" means any of them.
 func (s *Site) Enabled(channel string) bool {

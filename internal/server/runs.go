@@ -15,13 +15,6 @@ import (
 	"github.com/sitepush/sitepush/internal/scheduler"
 )
 
-// disabled is what /trigger answers for a channel the site does not have.
-var disabled = map[string]string{
-	"indexnow": "IndexNow submission is not enabled for this site",
-	"bing":     "Bing submission is not enabled for this site",
-	"feed":     "The feed is not enabled for this site",
-}
-
 // trigger starts a run now and answers 202 with its id once it holds the site's lease.
 func (s *Server) trigger(w http.ResponseWriter, r *http.Request) {
 	if r.Method == http.MethodHead {
@@ -32,7 +25,7 @@ func (s *Server) trigger(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	id, channel := q.Get("site"), q.Get("channel")
 	if id == "" {
-		writeError(w, http.StatusBadRequest, "site is required: /trigger?site=ID[&channel=all|indexnow|bing|feed]")
+		errorf(w, http.StatusBadRequest, "site is required: /trigger?site=ID[&channel=all|%s]", strings.Join(config.Channels, "|"))
 		return
 	}
 	e, ok := s.sites.Get(id)
@@ -50,10 +43,10 @@ func (s *Server) trigger(w http.ResponseWriter, r *http.Request) {
 		errorf(w, http.StatusBadRequest, "channel must be one of all, %s; got %q", strings.Join(config.Channels, ", "), channel)
 		return
 	case channel != "all" && !site.Enabled(channel):
-		errorf(w, http.StatusBadRequest, "%s (%s.enabled is false for site %q)", disabled[channel], channel, id)
+		errorf(w, http.StatusBadRequest, "%s (%s.enabled is false for site %q)", config.ChannelOff(channel), channel, id)
 		return
 	case !site.Enabled("all"):
-		errorf(w, http.StatusBadRequest, "site %q has no channel enabled: enable indexnow, bing or feed", id)
+		errorf(w, http.StatusBadRequest, "site %q has no channel enabled: enable %s", id, config.ChannelList())
 		return
 	}
 	runID, err := s.runs.Trigger(site, channel)
