@@ -44,3 +44,34 @@ func TestAppendJSONString(t *testing.T) {
 		}
 	}
 }
+
+// fiftyThousandDates are the lastmods of a 50,000-URL sitemap, as sitemaps give them: days and
+// times over a year, UTC.
+func fiftyThousandDates() []time.Time {
+	out := make([]time.Time, 50_000)
+	for i := range out {
+		out[i] = time.Date(2026, time.Month(1+i%12), 1+i%28, i%24, i%60, 0, 0, time.UTC)
+	}
+	return out
+}
+
+// BenchmarkAppendTime writes the lastmods of a 50,000-URL sitemap as `urls --format tsv` does,
+// with the hand-made writer and with time.AppendFormat: one iteration is one sitemap.
+func BenchmarkAppendTime(b *testing.B) {
+	dates := fiftyThousandDates()
+	buf := make([]byte, 0, 64)
+	b.Run("appendTime", func(b *testing.B) {
+		for b.Loop() {
+			for _, d := range dates {
+				buf = appendTime(buf[:0], d)
+			}
+		}
+	})
+	b.Run("AppendFormat", func(b *testing.B) {
+		for b.Loop() {
+			for _, d := range dates {
+				buf = d.UTC().AppendFormat(buf[:0], time.RFC3339Nano)
+			}
+		}
+	})
+}

@@ -23,8 +23,9 @@ type runFlags struct {
 	noWait  *bool
 }
 
-// runRun does one full pass for the selected sites and channels (SPEC §1): exit 0 when everything
-// due was submitted, 1 when some submission or sitemap failed, 2 on bad usage or configuration.
+// runRun does one full pass for the selected sites and channels (docs/cli.md, "sitepush run"):
+// exit 0 when everything due was submitted, 1 when some submission or sitemap failed, 2 on bad
+// usage or configuration.
 func runRun(e *env, cmd command, args []string) error {
 	fs := newFlags(cmd.name)
 	f := runFlags{config: configFlag(fs)}

@@ -8,7 +8,7 @@ import (
 )
 
 // place is where a value sits in the file, for messages that name the site and the field the way
-// the SPEC does: `site "example.com": indexnow.batchSize …`.
+// docs/configuration.md does: `site "example.com": indexnow.batchSize …`.
 type place struct {
 	// label is `site "ID"`, `site #N` for a site without an id, "defaults", or "" at the top level.
 	label string

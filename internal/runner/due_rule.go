@@ -6,10 +6,10 @@ import (
 	"github.com/sitepush/sitepush/internal/model"
 )
 
-// isDue decides whether a URL present in the sitemaps is due on a channel (SPEC §4): never
-// delivered there; its last attempt failed (retry); its lastmod newer than the one delivered —
-// or, when none was delivered, newer than the delivery itself; or resubmitAfter has passed. A
-// channel that wants only new URLs gets the first two.
+// isDue decides whether a URL present in the sitemaps is due on a channel (docs/runs.md, "What
+// is due"): never delivered there; its last attempt failed (retry); its lastmod newer than the
+// one delivered — or, when none was delivered, newer than the delivery itself; or resubmitAfter
+// has passed. A channel that wants only new URLs gets the first two.
 func isDue(st model.DeliveryState, lastmod time.Time, resubmitAfter time.Duration, now time.Time, onlyNew bool) (due, retry bool) {
 	switch {
 	case !st.Known:

@@ -189,8 +189,8 @@ func (r *Runner) deliver(ctx context.Context, ch channel.Channel, q *channel.Que
 	st.Left = st.Due - st.Submitted - st.Failed - st.Held
 }
 
-// status sums a run up (SPEC §6). Failures come first: a run that failed in part and then ran
-// out of budget is partial, not merely stopped.
+// status sums a run up (docs/runs.md, "The execution record"). Failures come first: a run that
+// failed in part and then ran out of budget is partial, not merely stopped.
 func (r *Runner) status(ctx, budget context.Context, rec *model.Record, res *sitemap.Result, cut bool) string {
 	due, done, failed, left := 0, 0, 0, 0
 	for _, st := range rec.Channels {

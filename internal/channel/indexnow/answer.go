@@ -43,8 +43,8 @@ type answer struct {
 	msg     string        // the cause and the fix
 }
 
-// judge classifies an engine's answer (SPEC §4): 200 and 202 accept; 429 throttles; 5xx may pass;
-// 400, 403 and 422 never will, each explained.
+// judge classifies an engine's answer (docs/runs.md, "IndexNow"): 200 and 202 accept; 429
+// throttles; 5xx may pass; 400, 403 and 422 never will, each explained.
 func (c *Channel) judge(endpoint string, resp *http.Response) answer {
 	// Read even when accepted: a body left unread costs the connection its reuse.
 	body, _ := io.ReadAll(io.LimitReader(resp.Body, maxBody))
