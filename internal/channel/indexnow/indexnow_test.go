@@ -10,18 +10,18 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/sitepush/sitepush/internal/config"
 	"github.com/sitepush/sitepush/internal/enginetest"
-	"github.com/sitepush/sitepush/internal/model"
 )
 
 func TestPostBatches(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		w := newWorld(t, "batchSize: 10")
-		urls := w.publish(25)
-		rec := w.run()
+		w := newWorld(t, func(in *config.IndexNow) { in.BatchSize = 10 })
+		urls := pages(25)
+		r := w.run(w.due(urls))
 		subs := w.engine().Submissions()
-		if rec.Status != model.StatusOK || len(subs) != 3 || !sameSet(w.engine().Accepted(), urls) {
-			t.Fatalf("status %s, %d requests, accepted %d", rec.Status, len(subs), len(w.engine().Accepted()))
+		if len(r.Errors()) != 0 || len(subs) != 3 || !sameSet(w.engine().Accepted(), urls) {
+			t.Fatalf("errors %q, %d requests, accepted %d", r.Errors(), len(subs), len(w.engine().Accepted()))
 		}
 		// Batches go out at once (maxConcurrent), so the engine sees them in any order.
 		var sizes []int
@@ -39,29 +39,30 @@ func TestPostBatches(t *testing.T) {
 		if slices.Sort(sizes); !slices.Equal(sizes, []int{5, 10, 10}) {
 			t.Errorf("batch sizes %v, want 10, 10 and 5", sizes)
 		}
-		st := rec.Channels["indexnow"]
-		ep := st.Endpoints["https://engine.example/indexnow"]
-		if st.Due != 25 || st.Submitted != 25 || st.Failed != 0 || ep.Requests != 3 || ep.Accepted != 3 {
-			t.Errorf("stats %+v, endpoint %+v", st, ep)
+		ep := r.endpoint("https://engine.example/indexnow")
+		if r.Due() != 25 || r.Submitted() != 25 || r.FailedURLs() != 0 || r.Left() != 0 || ep.Requests != 3 || ep.Accepted != 3 {
+			t.Errorf("due %d, submitted %d, failed %d, left %d, endpoint %+v", r.Due(), r.Submitted(), r.FailedURLs(), r.Left(), ep)
 		}
-		if rec := w.run(); rec.Channels["indexnow"].Due != 0 || rec.Channels["indexnow"].Skipped != 25 || len(w.engine().Submissions()) != 3 {
-			t.Errorf("a rerun submitted again: %+v", rec.Channels["indexnow"])
+		// Every URL is reported delivered, so that a rerun does not submit it again.
+		if next := r.next(); len(next) != 0 || !sameSet(r.URLs(true), urls) {
+			t.Errorf("%d URLs would be due again: delivered %q", len(next), r.URLs(true))
 		}
 	})
 }
 
 func TestEndpointsAreIndependent(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		w := newWorld(t, "batchSize: 5, maxRetries: 1, backoff: [1s]", "https://good.example/indexnow", "https://bad.example/indexnow")
+		w := newWorld(t, func(in *config.IndexNow) { in.BatchSize, in.MaxRetries, in.Backoff = 5, 1, backoff(time.Second) },
+			"https://good.example/indexnow", "https://bad.example/indexnow")
 		bad := w.engines["https://bad.example/indexnow"]
 		bad.Fail(enginetest.Fault{Status: 503}, enginetest.Fault{Status: 503}, enginetest.Fault{Status: 503}, enginetest.Fault{Status: 503})
-		urls := w.publish(10)
-		rec := w.run()
+		urls := pages(10)
+		r := w.run(w.due(urls))
 		good := w.engines["https://good.example/indexnow"]
-		if !sameSet(good.Accepted(), urls) || rec.Channels["indexnow"].Submitted != 10 || rec.Status != model.StatusOK {
-			t.Fatalf("good endpoint accepted %d, record %+v", len(good.Accepted()), rec.Channels["indexnow"])
+		if !sameSet(good.Accepted(), urls) || r.Submitted() != 10 || r.FailedURLs() != 0 || len(r.Errors()) != 0 {
+			t.Fatalf("good endpoint accepted %d, submitted %d, failed %d, errors %q", len(good.Accepted()), r.Submitted(), r.FailedURLs(), r.Errors())
 		}
-		if ep := rec.Channels["indexnow"].Endpoints["https://bad.example/indexnow"]; ep.Requests != 4 || ep.Failed != 4 {
+		if ep := r.endpoint("https://bad.example/indexnow"); ep.Requests != 4 || ep.Failed != 4 {
 			t.Errorf("the failing endpoint: %+v, want 2 batches × 2 attempts", ep)
 		}
 	})
@@ -83,13 +84,15 @@ func TestRetries(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
-				w := newWorld(t, "maxRetries: 3, backoff: [2s, 4s, 1s], throttleWait: 60s")
+				w := newWorld(t, func(in *config.IndexNow) {
+					in.MaxRetries, in.Backoff = 3, backoff(2*time.Second, 4*time.Second, time.Second)
+					in.ThrottleWait = config.Duration(60 * time.Second)
+				})
 				w.engine().Fail(tc.faults...)
-				w.publish(3)
-				var rec *model.Record
-				took := elapsed(func() { rec = w.run() })
-				if rec.Channels["indexnow"].Submitted != 3 || took < tc.wait || took > tc.wait+time.Second {
-					t.Errorf("submitted %d after %v, want 3 after %v", rec.Channels["indexnow"].Submitted, took, tc.wait)
+				var r *result
+				took := elapsed(func() { r = w.run(w.due(pages(3))) })
+				if r.Submitted() != 3 || took < tc.wait || took > tc.wait+time.Second {
+					t.Errorf("submitted %d after %v, want 3 after %v", r.Submitted(), took, tc.wait)
 				}
 			})
 		})
@@ -98,17 +101,20 @@ func TestRetries(t *testing.T) {
 
 func TestGivesUpThenRetriesNextRunFirst(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		w := newWorld(t, "batchSize: 2, maxRetries: 2, backoff: [1s], maxConcurrent: 1")
-		w.publish(2)
+		w := newWorld(t, func(in *config.IndexNow) {
+			in.BatchSize, in.MaxRetries, in.Backoff, in.MaxConcurrent = 2, 2, backoff(time.Second), 1
+		})
+		urls := pages(4)
 		w.engine().Fail(enginetest.Fault{Status: 503}, enginetest.Fault{Status: 503}, enginetest.Fault{Status: 503})
-		rec := w.run()
-		st := rec.Channels["indexnow"]
-		if rec.Status != model.StatusFailed || st.Failed != 2 || !strings.Contains(rec.Errors[0], "HTTP 503 Service Unavailable from https://engine.example/indexnow") ||
-			!strings.Contains(rec.Errors[0], "gave up after 3 attempts") {
-			t.Fatalf("status %s, %+v, errors %q", rec.Status, st, rec.Errors)
+		r := w.run(w.due(urls[:2]))
+		// Nothing delivered and all of it failed: the run failed.
+		errs := r.Errors()
+		if r.Submitted() != 0 || r.FailedURLs() != 2 || len(errs) == 0 ||
+			!strings.Contains(errs[0], "HTTP 503 Service Unavailable from https://engine.example/indexnow") || !strings.Contains(errs[0], "gave up after 3 attempts") {
+			t.Fatalf("submitted %d, failed %d, errors %q", r.Submitted(), r.FailedURLs(), errs)
 		}
-		urls := w.publish(4)
-		w.run()
+		// The next run: the two that failed, then two new pages.
+		w.run(append(r.next(), w.due(urls[2:])...))
 		subs := w.engine().Submissions()
 		// The two that failed go first, in a batch of their own.
 		if got := subs[len(subs)-2].URLs; !slices.Equal(got, urls[:2]) {
@@ -122,20 +128,20 @@ func TestGivesUpThenRetriesNextRunFirst(t *testing.T) {
 
 func TestWrongKeyFileStopsTheEndpoint(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		w := newWorld(t, "batchSize: 1, maxConcurrent: 1")
+		w := newWorld(t, func(in *config.IndexNow) { in.BatchSize, in.MaxConcurrent = 1, 1 })
 		w.keyFile = "not the key"
-		w.publish(5)
-		rec := w.run()
+		r := w.run(w.due(pages(5)))
 		if n := len(w.engine().Submissions()); n != 1 {
 			t.Errorf("%d requests with a rejected key, want 1: the others would fail the same", n)
 		}
 		want := "key not valid: check that https://www.example.com/" + key + ".txt serves exactly the key"
-		if rec.Status != model.StatusFailed || rec.Channels["indexnow"].Failed != 5 || !strings.Contains(rec.Errors[0], want) {
-			t.Errorf("status %s, errors %q", rec.Status, rec.Errors)
+		// Nothing delivered and all of it failed: the run failed.
+		if errs := r.Errors(); r.Submitted() != 0 || r.FailedURLs() != 5 || len(errs) == 0 || !strings.Contains(errs[0], want) {
+			t.Errorf("submitted %d, failed %d, errors %q", r.Submitted(), r.FailedURLs(), errs)
 		}
 		w.keyFile = key
-		if rec := w.run(); rec.Channels["indexnow"].Submitted != 5 {
-			t.Errorf("after the key file is fixed: %+v", rec.Channels["indexnow"])
+		if r := w.run(r.next()); r.Due() != 5 || r.Submitted() != 5 {
+			t.Errorf("after the key file is fixed: due %d, submitted %d, errors %q", r.Due(), r.Submitted(), r.Errors())
 		}
 	})
 }
@@ -149,13 +155,13 @@ func TestRefusals(t *testing.T) {
 		{400, "refused the request as malformed"},
 	} {
 		synctest.Test(t, func(t *testing.T) {
-			w := newWorld(t, "batchSize: 1, maxConcurrent: 1")
+			w := newWorld(t, func(in *config.IndexNow) { in.BatchSize, in.MaxConcurrent = 1, 1 })
 			w.engine().Fail(enginetest.Fault{Status: tc.status})
-			w.publish(2)
-			rec := w.run()
-			if st := rec.Channels["indexnow"]; st.Failed != 1 || st.Submitted != 1 || !strings.Contains(strings.Join(rec.Errors, " "), tc.want) ||
+			r := w.run(w.due(pages(2)))
+			if r.FailedURLs() != 1 || r.Submitted() != 1 || !strings.Contains(strings.Join(r.Errors(), " "), tc.want) ||
 				len(w.engine().Submissions()) != 2 {
-				t.Errorf("HTTP %d: %+v, errors %q: want one refused without retry, the other delivered", tc.status, st, rec.Errors)
+				t.Errorf("HTTP %d: submitted %d, failed %d, errors %q: want one refused without retry, the other delivered",
+					tc.status, r.Submitted(), r.FailedURLs(), r.Errors())
 			}
 		})
 	}
@@ -163,12 +169,11 @@ func TestRefusals(t *testing.T) {
 
 func TestGetMode(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		w := newWorld(t, "method: get")
-		w.publish(3)
-		rec := w.run()
+		w := newWorld(t, func(in *config.IndexNow) { in.Method = "get" })
+		r := w.run(w.due(pages(3)))
 		subs := w.engine().Submissions()
-		if rec.Channels["indexnow"].Submitted != 3 || len(subs) != 3 || subs[0].Method != http.MethodGet {
-			t.Fatalf("%+v, %d requests", rec.Channels["indexnow"], len(subs))
+		if r.Submitted() != 3 || len(subs) != 3 || subs[0].Method != http.MethodGet {
+			t.Fatalf("submitted %d, %d requests", r.Submitted(), len(subs))
 		}
 		want := "url=https%3A%2F%2Fwww.example.com%2Fp%2F0&key=" + key + "&keyLocation=https%3A%2F%2Fwww.example.com%2F" + key + ".txt"
 		if !slices.ContainsFunc(subs, func(s enginetest.Submission) bool { return s.RawQuery == want }) {
@@ -204,42 +209,40 @@ func refusing(eng http.Handler, status int, bad ...string) http.Handler {
 
 func TestOneBadURLDoesNotFailItsBatch(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		w := newWorld(t, "batchSize: 64, maxConcurrent: 1")
-		urls := w.publish(64)
+		w := newWorld(t, func(in *config.IndexNow) { in.BatchSize, in.MaxConcurrent = 64, 1 })
+		urls := pages(64)
 		bad := urls[37]
 		w.client.Transport = clientOf(refusing(w.engine(), 422, bad)).Transport
-		rec := w.run()
-		st := rec.Channels["indexnow"]
-		if st.Submitted != 63 || st.Failed != 1 || slices.Contains(w.engine().Accepted(), bad) || len(w.engine().Accepted()) != 63 {
-			t.Fatalf("%+v, accepted %d", st, len(w.engine().Accepted()))
+		r := w.run(w.due(urls))
+		if r.Submitted() != 63 || r.FailedURLs() != 1 || slices.Contains(w.engine().Accepted(), bad) || len(w.engine().Accepted()) != 63 {
+			t.Fatalf("submitted %d, failed %d, accepted %d", r.Submitted(), r.FailedURLs(), len(w.engine().Accepted()))
 		}
 		// One request for the batch, then two per halving: 1 + 2·6.
-		if ep := st.Endpoints["https://engine.example/indexnow"]; ep.Requests != 13 {
+		if ep := r.endpoint("https://engine.example/indexnow"); ep.Requests != 13 {
 			t.Errorf("%d requests to find one bad URL in 64, want 13", ep.Requests)
 		}
-		if !strings.Contains(rec.Errors[0], "is not sent again until it changes") {
-			t.Errorf("errors %q", rec.Errors)
+		if errs := r.Errors(); len(errs) == 0 || !strings.Contains(errs[0], "is not sent again until it changes") {
+			t.Errorf("errors %q", errs)
 		}
-		if rec := w.run(); rec.Channels["indexnow"].Due != 0 {
-			t.Errorf("the refused URL came back: %+v", rec.Channels["indexnow"])
+		// Rejected for good: it is not due again until it changes.
+		if next := r.next(); len(next) != 0 {
+			t.Errorf("the refused URL came back: %+v", next)
 		}
 	})
 }
 
 func TestARefusalOfEverythingIsNotBisected(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		w := newWorld(t, "batchSize: 64, maxConcurrent: 1")
-		w.publish(64)
+		w := newWorld(t, func(in *config.IndexNow) { in.BatchSize, in.MaxConcurrent = 64, 1 })
 		w.client.Transport = clientOf(http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
 			rw.WriteHeader(422)
 		})).Transport
-		rec := w.run()
-		st := rec.Channels["indexnow"]
-		if ep := st.Endpoints["https://engine.example/indexnow"]; st.Failed != 64 || ep.Requests != 3 {
-			t.Errorf("%+v, %d requests: want the batch and its two halves, then give up", st, ep.Requests)
+		r := w.run(w.due(pages(64)))
+		if ep := r.endpoint("https://engine.example/indexnow"); r.FailedURLs() != 64 || ep.Requests != 3 {
+			t.Errorf("failed %d, %d requests: want the batch and its two halves, then give up", r.FailedURLs(), ep.Requests)
 		}
-		if rec := w.run(); rec.Channels["indexnow"].Due != 64 {
-			t.Errorf("URLs refused for a cause not their own must stay due: %+v", rec.Channels["indexnow"])
+		if next := r.next(); len(next) != 64 {
+			t.Errorf("URLs refused for a cause not their own must stay due: %d due next run", len(next))
 		}
 	})
 }

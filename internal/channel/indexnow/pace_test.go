@@ -10,7 +10,7 @@ import (
 	"testing/synctest"
 	"time"
 
-	"github.com/sitepush/sitepush/internal/model"
+	"github.com/sitepush/sitepush/internal/config"
 )
 
 // slowEngine wraps an engine: each request takes latency — unless the client gives up first —
@@ -44,13 +44,14 @@ func (s *slowEngine) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 func TestConcurrencyAndInterval(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		w := newWorld(t, "method: get, maxConcurrent: 3, interval: 100ms")
+		w := newWorld(t, func(in *config.IndexNow) {
+			in.Method, in.MaxConcurrent, in.Interval = "get", 3, config.Duration(100*time.Millisecond)
+		})
 		slow := &slowEngine{h: w.engine(), latency: time.Second}
 		w.client.Transport = clientOf(slow).Transport
-		w.publish(12)
-		rec := w.run()
-		if rec.Channels["indexnow"].Submitted != 12 || slow.peak != 3 {
-			t.Fatalf("submitted %d, at most %d in flight; want 12 and 3", rec.Channels["indexnow"].Submitted, slow.peak)
+		r := w.run(w.due(pages(12)))
+		if r.Submitted() != 12 || slow.peak != 3 {
+			t.Fatalf("submitted %d, at most %d in flight; want 12 and 3", r.Submitted(), slow.peak)
 		}
 		for i := 1; i < len(slow.starts); i++ {
 			if gap := slow.starts[i].Sub(slow.starts[i-1]); gap < 100*time.Millisecond {
@@ -62,35 +63,32 @@ func TestConcurrencyAndInterval(t *testing.T) {
 
 func TestBudgetStopsAndTheNextRunFinishes(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		w := newWorld(t, "method: get, maxConcurrent: 1")
-		w.site.RunBudget = 10500 * 1e6 // 10.5s
+		w := newWorld(t, func(in *config.IndexNow) { in.Method, in.MaxConcurrent = "get", 1 })
+		w.site.RunBudget = config.Duration(10500 * time.Millisecond)
 		slow := &slowEngine{h: w.engine(), latency: time.Second}
 		w.client.Transport = clientOf(slow).Transport
-		w.publish(30)
-		rec := w.run()
-		st := rec.Channels["indexnow"]
-		// The request in flight when the budget ends is let finish and recorded.
-		if rec.Status != model.StatusBudgetExhausted || st.Submitted != 11 || st.Left != 19 || len(w.engine().Accepted()) != 11 {
-			t.Fatalf("status %s, %+v, engine accepted %d", rec.Status, st, len(w.engine().Accepted()))
+		r := w.run(w.due(pages(30)))
+		// The request in flight when the budget ends is let finish and recorded. The run was only
+		// stopped: no failure, no error.
+		if r.Submitted() != 11 || r.Left() != 19 || r.FailedURLs() != 0 || len(r.Errors()) != 0 || len(w.engine().Accepted()) != 11 {
+			t.Fatalf("submitted %d, left %d, failed %d, errors %q, engine accepted %d",
+				r.Submitted(), r.Left(), r.FailedURLs(), r.Errors(), len(w.engine().Accepted()))
 		}
-		w.site.RunBudget = 3600 * 1e9
-		rec = w.run()
-		if st := rec.Channels["indexnow"]; st.Due != 19 || st.Submitted != 19 || len(w.engine().Accepted()) != 30 {
-			t.Errorf("the next run: %+v, engine accepted %d", st, len(w.engine().Accepted()))
+		w.site.RunBudget = config.Duration(time.Hour)
+		if r := w.run(r.next()); r.Due() != 19 || r.Submitted() != 19 || len(w.engine().Accepted()) != 30 {
+			t.Errorf("the next run: due %d, submitted %d, engine accepted %d", r.Due(), r.Submitted(), len(w.engine().Accepted()))
 		}
 	})
 }
 
 func TestKeyNeverPrintedWhole(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		w := newWorld(t, "method: get, maxRetries: 0")
+		w := newWorld(t, func(in *config.IndexNow) { in.Method, in.MaxRetries = "get", 0 })
 		w.client.Transport = clientOf(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			panic(http.ErrAbortHandler)
 		})).Transport
 		w.keyFile = "wrong"
-		w.publish(1)
-		rec := w.run()
-		all := strings.Join(rec.Errors, "\n")
+		all := strings.Join(w.run(w.due(pages(1))).Errors(), "\n")
 		if all == "" || strings.Contains(strings.ReplaceAll(all, key+".txt", ""), key) {
 			t.Errorf("errors %q show the key", all)
 		}
@@ -99,15 +97,13 @@ func TestKeyNeverPrintedWhole(t *testing.T) {
 
 func TestAnEchoedKeyIsMasked(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		w := newWorld(t, "maxRetries: 0")
+		w := newWorld(t, func(in *config.IndexNow) { in.MaxRetries = 0 })
 		w.client.Transport = clientOf(http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
 			body, _ := io.ReadAll(r.Body)
 			rw.WriteHeader(http.StatusBadRequest)
 			json.NewEncoder(rw).Encode(map[string]string{"message": "bad request " + string(body)}) // the request, quoted back
 		})).Transport
-		w.publish(1)
-		rec := w.run()
-		all := strings.Join(rec.Errors, "\n")
+		all := strings.Join(w.run(w.due(pages(1))).Errors(), "\n")
 		if !strings.Contains(all, "a1b2…") || strings.Contains(all, key) {
 			t.Errorf("errors %q", all)
 		}

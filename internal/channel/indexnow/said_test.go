@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"testing/synctest"
+
+	"github.com/sitepush/sitepush/internal/config"
 )
 
 // answering answers every request with status, content type and body.
@@ -47,11 +49,9 @@ func TestOnlyAnEnginesOwnWordsAreQuoted(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
-				w := newWorld(t, "maxRetries: 0, batchSize: 1, maxConcurrent: 1")
+				w := newWorld(t, func(in *config.IndexNow) { in.MaxRetries, in.BatchSize, in.MaxConcurrent = 0, 1, 1 })
 				w.client.Transport = clientOf(answering(tc.status, tc.contentType, tc.body)).Transport
-				w.publish(1)
-				rec := w.run()
-				all := strings.Join(rec.Errors, "\n")
+				all := strings.Join(w.run(w.due(pages(1))).Errors(), "\n")
 				for _, want := range tc.want {
 					if !strings.Contains(all, want) {
 						t.Errorf("errors %q, want %q in them", all, want)
