@@ -163,6 +163,10 @@ func TestRefusals(t *testing.T) {
 				t.Errorf("HTTP %d: submitted %d, failed %d, errors %q: want one refused without retry, the other delivered",
 					tc.status, r.Submitted(), r.FailedURLs(), r.Errors())
 			}
+			// A URL refused on its own is at fault: it is not sent again until it changes.
+			if next := r.next(); len(next) != 0 {
+				t.Errorf("HTTP %d: the refused URL is due again next run: %v", tc.status, next)
+			}
 		})
 	}
 }
