@@ -11,7 +11,6 @@ import (
 	"github.com/sitepush/sitepush/internal/channel"
 	"github.com/sitepush/sitepush/internal/config"
 	"github.com/sitepush/sitepush/internal/enginetest"
-	"github.com/sitepush/sitepush/internal/model"
 )
 
 // firstSubmits answers the first n SubmitUrlbatch requests with h, and the rest with Bing; it
@@ -44,33 +43,32 @@ func answer(status int, contentType, body string) http.HandlerFunc {
 
 func TestA503AboutQuotaIsRetried(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		w := newWorld(t, "apiKey: k, dailyQuota: 300", map[string]int{"k": 1000})
+		w := newWorld(t, func(b *config.Bing) { b.APIKey, b.DailyQuota = "k", 300 }, map[string]int{"k": 1000})
 		w.bing.Fail(enginetest.Fault{Status: 503, ErrorCode: 1, Message: "ERROR!!! Quota service temporarily unavailable"})
-		rec := w.run()
+		r := w.run()
 		_, full, _ := w.store.QuotaUsed(context.Background(), "s", time.Now().UTC().Format(time.DateOnly))
-		if st := rec.Channels["bing"]; st.Submitted != 300 || st.Held != 0 || full || rec.Status != model.StatusOK {
-			t.Errorf("%+v, status %s, day full %v, notes %q", st, rec.Status, full, rec.Notes)
+		if r.Submitted() != 300 || r.Held() != 0 || full || !r.clean() {
+			t.Errorf("%v, errors %q, day full %v, notes %q", r, r.errs(), full, r.Notes())
 		}
 	})
 }
 
 func TestA200ThatIsNotBingsIsNotDelivered(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		w := newWorld(t, "apiKey: k, dailyQuota: 1000", map[string]int{"k": 1000})
+		w := newWorld(t, func(b *config.Bing) { b.APIKey, b.DailyQuota = "k", 1000 }, map[string]int{"k": 1000})
 		portal := answer(http.StatusOK, "text/html; charset=utf-8", "<!doctype html><title>Guest Wi-Fi</title><form>accept the terms</form>")
 		w.client = enginetest.Client(&firstSubmits{bing: w.bing, n: 4, h: portal})
-		rec := w.run()
-		st := rec.Channels["bing"]
-		msg := strings.Join(rec.Errors, "\n")
+		r := w.run()
+		msg := strings.Join(r.errs(), "\n")
 		// The first batch is tried 4 times, then fails; the two others go through.
-		if st.Submitted != 200 || st.Failed != 100 || w.used() != 200 {
-			t.Fatalf("%+v, used %d, errors %q", st, w.used(), msg)
+		if r.Submitted() != 200 || r.FailedURLs() != 100 || w.used() != 200 {
+			t.Fatalf("%v, used %d, errors %q", r, w.used(), msg)
 		}
 		if !strings.Contains(msg, "Bing answered HTTP 200 OK (an HTML page, text/html), not Bing's JSON") || !strings.Contains(msg, "gave up after 4 attempts") || strings.Contains(msg, "Wi-Fi") {
 			t.Errorf("errors %q", msg)
 		}
-		if rec := w.run(); rec.Channels["bing"].Submitted != 100 || len(w.bing.Accepted()) != 300 {
-			t.Errorf("the next run: %+v", rec.Channels["bing"])
+		if r := w.run(); r.Submitted() != 100 || len(w.bing.Accepted()) != 300 {
+			t.Errorf("the next run: %v", r)
 		}
 	})
 }
@@ -90,10 +88,9 @@ func TestOnlyBingsOwnWordsAreQuoted(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
-				w := newWorld(t, "apiKey: k-secret-key-12, dailyQuota: 100", map[string]int{"k-secret-key-12": 1000})
+				w := newWorld(t, func(b *config.Bing) { b.APIKey, b.DailyQuota = "k-secret-key-12", 100 }, map[string]int{"k-secret-key-12": 1000})
 				w.client = enginetest.Client(&firstSubmits{bing: w.bing, n: 100, h: answer(tc.status, tc.contentType, tc.body)})
-				rec := w.run()
-				msg := strings.Join(rec.Errors, "\n")
+				msg := strings.Join(w.run().errs(), "\n")
 				if !strings.Contains(msg, tc.want) || strings.Contains(msg, "hunter2") || strings.Contains(msg, "k-secret-key-12") {
 					t.Errorf("errors %q, want %q in them", msg, tc.want)
 				}
@@ -104,30 +101,29 @@ func TestOnlyBingsOwnWordsAreQuoted(t *testing.T) {
 
 func TestRetryAfterIsClamped(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		w := newWorld(t, "apiKey: k, dailyQuota: 300", map[string]int{"k": 1000})
+		w := newWorld(t, func(b *config.Bing) { b.APIKey, b.DailyQuota = "k", 300 }, map[string]int{"k": 1000})
 		w.site.RunBudget = config.Duration(3 * time.Hour)
 		w.bing.Fail(enginetest.Fault{Status: 429, RetryAfter: "7200"})
 		start := time.Now()
-		rec := w.run()
-		if took := time.Since(start); rec.Channels["bing"].Submitted != 300 || took < time.Hour || took > time.Hour+time.Second {
-			t.Errorf("Retry-After: 7200 under a 3h budget: %+v after %v, want all after 1h", rec.Channels["bing"], took)
+		r := w.run()
+		if took := time.Since(start); r.Submitted() != 300 || took < time.Hour || took > time.Hour+time.Second {
+			t.Errorf("Retry-After: 7200 under a 3h budget: %v after %v, want all after 1h", r, took)
 		}
 	})
 }
 
 func TestAWaitPastTheBudgetGivesUpAtOnce(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		w := newWorld(t, "apiKey: k, dailyQuota: 300", map[string]int{"k": 1000})
+		w := newWorld(t, func(b *config.Bing) { b.APIKey, b.DailyQuota = "k", 300 }, map[string]int{"k": 1000})
 		w.bing.Fail(enginetest.Fault{Status: 429, RetryAfter: "10000000000"})
 		start := time.Now()
-		rec := w.run()
+		r := w.run()
 		took := time.Since(start)
-		st := rec.Channels["bing"]
 		// One request; its batch and the two others fail without waiting, the quota given back.
-		if len(w.bing.Batches()) != 1 || st.Failed != 300 || w.used() != 0 || took > time.Second {
-			t.Fatalf("%d requests, %+v, used %d, after %v", len(w.bing.Batches()), st, w.used(), took)
+		if len(w.bing.Batches()) != 1 || r.FailedURLs() != 300 || w.used() != 0 || took > time.Second {
+			t.Fatalf("%d requests, %v, used %d, after %v", len(w.bing.Batches()), r, w.used(), took)
 		}
-		if msg := strings.Join(rec.Errors, "\n"); !strings.Contains(msg, "Bing asked to wait 10000000000 s") || !strings.Contains(msg, "the URLs go again next run") {
+		if msg := strings.Join(r.errs(), "\n"); !strings.Contains(msg, "Bing asked to wait 10000000000 s") || !strings.Contains(msg, "the URLs go again next run") {
 			t.Errorf("errors %q", msg)
 		}
 	})
@@ -135,25 +131,25 @@ func TestAWaitPastTheBudgetGivesUpAtOnce(t *testing.T) {
 
 func TestA429PausesTheNextBatchToo(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		w := newWorld(t, "apiKey: k, dailyQuota: 200", map[string]int{"k": 1000})
+		w := newWorld(t, func(b *config.Bing) { b.APIKey, b.DailyQuota = "k", 200 }, map[string]int{"k": 1000})
 		throttled := answer(http.StatusTooManyRequests, "application/json", `{"ErrorCode": 4, "Message": "ERROR!!! ThrottleUser"}`)
 		f := &firstSubmits{bing: w.bing, n: 4, h: func(rw http.ResponseWriter, r *http.Request) {
 			rw.Header().Set("Retry-After", "30")
 			throttled(rw, r)
 		}}
 		w.client = enginetest.Client(f)
-		rec := w.run()
+		r := w.run()
 		// The first batch gives up after 4 answers 30 s apart; the second waits 30 s more, and the
 		// third goes within the quota the first gave back.
-		if st := rec.Channels["bing"]; len(f.times) != 6 || f.times[4].Sub(f.times[3]) < 30*time.Second || st.Submitted != 200 || st.Failed != 100 {
-			t.Errorf("requests at %v, %+v", f.times, st)
+		if len(f.times) != 6 || f.times[4].Sub(f.times[3]) < 30*time.Second || r.Submitted() != 200 || r.FailedURLs() != 100 {
+			t.Errorf("requests at %v, %v", f.times, r)
 		}
 	})
 }
 
 func TestARequestInFlightEndsSoonAfterTheBudget(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		w := newWorld(t, "apiKey: k, dailyQuota: 300", map[string]int{"k": 1000})
+		w := newWorld(t, func(b *config.Bing) { b.APIKey, b.DailyQuota = "k", 300 }, map[string]int{"k": 1000})
 		w.site.RunBudget = config.Duration(5 * time.Second)
 		slow := func(rw http.ResponseWriter, r *http.Request) {
 			select {
@@ -164,10 +160,11 @@ func TestARequestInFlightEndsSoonAfterTheBudget(t *testing.T) {
 		}
 		w.client = enginetest.Client(&firstSubmits{bing: w.bing, n: 100, h: slow})
 		start := time.Now()
-		rec := w.run()
+		r := w.run()
 		took := time.Since(start)
-		if st := rec.Channels["bing"]; took > 5*time.Second+channel.RequestGrace || st.Left != 300 || st.Failed != 0 || w.used() != 0 || rec.Status != model.StatusBudgetExhausted {
-			t.Errorf("a 5s budget and a Bing answering in 30s: the run took %v, %+v, used %d, status %s", took, st, w.used(), rec.Status)
+		// Nothing failed: the URLs are left for the next run, and no error says otherwise.
+		if took > 5*time.Second+channel.RequestGrace || r.left() != 300 || r.FailedURLs() != 0 || w.used() != 0 || len(r.errs()) != 0 {
+			t.Errorf("a 5s budget and a Bing answering in 30s: the run took %v, %v, used %d, errors %q", took, r, w.used(), r.errs())
 		}
 	})
 }
