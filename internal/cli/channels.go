@@ -32,4 +32,3 @@ func channels(site *config.Site, only string, client *http.Client, userAgent str
 
 // httpClient is the client every request to engines and sites goes through.
 func httpClient() *http.Client { return sitemap.NewClient(16) }
-
