@@ -98,7 +98,7 @@ func (s *Server) siteError(w http.ResponseWriter, err error) {
 	switch {
 	case errors.Is(err, sites.ErrInvalid):
 		writeError(w, http.StatusBadRequest, err.Error())
-	case errors.Is(err, sites.ErrExists), errors.Is(err, sites.ErrFileSite):
+	case errors.Is(err, sites.ErrExists), errors.Is(err, sites.ErrFileSite), errors.Is(err, sites.ErrChanged):
 		writeError(w, http.StatusConflict, err.Error())
 	case errors.Is(err, sites.ErrNotFound):
 		writeError(w, http.StatusNotFound, err.Error())

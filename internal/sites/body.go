@@ -30,7 +30,7 @@ func asGiven(body []byte) map[string]any {
 // inherits or derives, and that it did not give itself, stays inherited — so that a client may
 // GET a site, change a field and PUT it back without freezing every default and derived value
 // (a keyLocation derived from an old key, a baseUrl from an old sitemap).
-func (r *Registry) given(id string, body []byte) ([]byte, error) {
+func given(id string, body, stored []byte, current *config.Site) ([]byte, error) {
 	m, err := object(body)
 	if err != nil {
 		return nil, err
@@ -43,18 +43,15 @@ func (r *Registry) given(id string, body []byte) ([]byte, error) {
 		}
 	}
 	m["id"] = id
-	r.mu.RLock()
-	stored, current := r.raw[id], r.api[id]
-	r.mu.RUnlock()
 	own, _ := object(stored)
 	if own == nil {
 		own = map[string]any{}
 	}
 	effective := map[string]any{}
-	if current.Site != nil {
-		b, _ := json.Marshal(current.Site)
+	if current != nil {
+		b, _ := json.Marshal(current)
 		effective, _ = object(b)
-		unmask(m, own, current.Site)
+		unmask(m, own, current)
 	}
 	inherit(m, own, effective)
 	return json.Marshal(m)

@@ -4,7 +4,9 @@ import (
 	"encoding/json"
 	"errors"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/sitepush/sitepush/internal/store/storetest"
 )
@@ -84,5 +86,52 @@ sites: []
 	inherits := `{"id": "y", "sitemaps": ["https://y.example/s.xml"], "bing": {"enabled": true}}`
 	if _, err := r.Create(ctx, []byte(inherits), t0); err != nil {
 		t.Errorf("a new site sending the defaults' key where the defaults send it: %v", err)
+	}
+}
+
+// TestConcurrentChangesCannotSendASecretElsewhere races a PUT that moves the endpoint with the
+// key given back masked against one that changes the key: the masked key must never be taken
+// for the new one and sent to the new endpoint.
+func TestConcurrentChangesCannotSendASecretElsewhere(t *testing.T) {
+	r, _ := newRegistry(t, storetest.Open(t), "defaults:\n  bing: {apiKey: operators-bing-key}\nsites: []\n")
+	base := `{"id": "a", "sitemaps": ["https://x.example/s.xml"], "bing": {"enabled": true}}`
+	if _, err := r.Create(ctx, []byte(base), t0); err != nil {
+		t.Fatal(err)
+	}
+	e, _ := r.Get("a")
+	masked := e.Site.Masked().Bing.APIKey
+	thief := `{"id": "a", "sitemaps": ["https://x.example/s.xml"], "bing": {"enabled": true, "endpoint": "https://thief.example/api", "apiKey": "` + masked + `"}}`
+	own := `{"id": "a", "sitemaps": ["https://x.example/s.xml"], "bing": {"enabled": true, "apiKey": "zzzz-attackers-own"}}`
+	for i := range 500 {
+		r.Replace(ctx, "a", []byte(base), t0)
+		var wg sync.WaitGroup
+		wg.Go(func() { r.Replace(ctx, "a", []byte(thief), t0) })
+		wg.Go(func() { r.Replace(ctx, "a", []byte(own), t0) })
+		wg.Wait()
+		if e, _ := r.Get("a"); e.Site.Bing.Endpoint == "https://thief.example/api" && e.Site.Bing.APIKey == "operators-bing-key" {
+			t.Fatalf("attempt %d: the operator's key would go to the thief's endpoint", i)
+		}
+	}
+}
+
+// TestAChangeFromAStaleVersionIsRefused is two instances sharing a state: one changes a site the
+// other read before; the other's change, made from what it read, is refused rather than undoing
+// the first.
+func TestAChangeFromAStaleVersionIsRefused(t *testing.T) {
+	st := storetest.Open(t)
+	a, _ := newRegistry(t, st, fileConfig)
+	if _, err := a.Create(ctx, []byte(shop), t0); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := newRegistry(t, st, fileConfig) // reads the site now
+	if _, err := a.Replace(ctx, "shop", []byte(strings.Replace(shop, `"apiKey": "bing-secret-key"`, `"apiKey": "new-bing-key"`, 1)), t0.Add(time.Minute)); err != nil {
+		t.Fatal(err)
+	}
+	_, err := b.Replace(ctx, "shop", []byte(strings.Replace(shop, `"bing": {`, `"bing": {"dailyQuota": 7, `, 1)), t0.Add(2*time.Minute))
+	if !errors.Is(err, ErrChanged) || !strings.Contains(err.Error(), "GET it again") {
+		t.Fatalf("a change from a stale version: %v", err)
+	}
+	if e, _ := b.Get("shop"); e.Site.Bing.APIKey != "new-bing-key" {
+		t.Errorf("after the refusal, the instance shows key %q; want the other's change", e.Site.Bing.APIKey)
 	}
 }

@@ -34,6 +34,8 @@ var (
 	ErrFileSite = errors.New("site managed by the configuration file")
 	// ErrNotFound is a site that does not exist.
 	ErrNotFound = errors.New("no such site")
+	// ErrChanged is a replacement of a site that another change overtook.
+	ErrChanged = errors.New("site changed meanwhile")
 )
 
 // kindError is an error of a kind above whose message is its own.
@@ -64,15 +66,19 @@ type Registry struct {
 	logger *slog.Logger
 
 	loading sync.Mutex // one Load at a time: an older read never replaces a newer one
-	mu      sync.RWMutex
-	api     map[string]Entry
-	raw     map[string][]byte // the stored JSON of each API site, also of those that do not load
-	invalid map[string]string // API sites that do not load: the message last logged
+	// changing makes the changes of this process one after the other: a change reads the site
+	// once, and stores its new version only if it is still the one it read (the store checks
+	// that against other instances too).
+	changing sync.Mutex
+	mu       sync.RWMutex
+	api      map[string]Entry
+	raw      map[string]store.StoredSite // each API site as stored, also those that do not load
+	invalid  map[string]string           // API sites that do not load: the message last logged
 }
 
 // New returns the registry of cfg's sites and those in the store; Load reads the latter.
 func New(cfg *config.Config, st *store.Store, logger *slog.Logger) *Registry {
-	return &Registry{cfg: cfg, store: st, logger: logger, api: map[string]Entry{}, raw: map[string][]byte{}, invalid: map[string]string{}}
+	return &Registry{cfg: cfg, store: st, logger: logger, api: map[string]Entry{}, raw: map[string]store.StoredSite{}, invalid: map[string]string{}}
 }
 
 // Load reads the API sites from the store again — other instances may have changed them. A
@@ -85,9 +91,9 @@ func (r *Registry) Load(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	api, raw, invalid := map[string]Entry{}, map[string][]byte{}, map[string]string{}
+	api, raw, invalid := map[string]Entry{}, map[string]store.StoredSite{}, map[string]string{}
 	for _, st := range stored {
-		raw[st.ID] = st.Config
+		raw[st.ID] = st
 		site, err := r.cfg.ParseSite(st.Config)
 		switch {
 		case err != nil:
@@ -187,6 +193,8 @@ func (r *Registry) stored(id string) (string, bool) {
 
 // Create validates and stores a new site given as JSON.
 func (r *Registry) Create(ctx context.Context, body []byte, now time.Time) (Entry, error) {
+	r.changing.Lock()
+	defer r.changing.Unlock()
 	site, err := r.parse(body)
 	if err != nil {
 		return Entry{}, err
@@ -211,6 +219,8 @@ func (r *Registry) Create(ctx context.Context, body []byte, now time.Time) (Entr
 // Replace validates and stores a new version of the API site id. Keys given back masked, as the
 // API shows them, and values equal to what the site inherits or derives, stay as they were.
 func (r *Registry) Replace(ctx context.Context, id string, body []byte, now time.Time) (Entry, error) {
+	r.changing.Lock()
+	defer r.changing.Unlock()
 	if _, ok := r.fileSite(id); ok {
 		return Entry{}, fileSiteError(id)
 	}
@@ -218,8 +228,13 @@ func (r *Registry) Replace(ctx context.Context, id string, body []byte, now time
 	if !ok {
 		return Entry{}, errorOf(ErrNotFound, "no site %q; create it with POST /api/sites", id)
 	}
+	// The site as it is, read once: the keys given back masked are put back, and the rule of
+	// where secrets go is checked, against the same version that the store must still hold.
+	r.mu.RLock()
+	stored, current := r.raw[id], r.api[id]
+	r.mu.RUnlock()
 	sent := asGiven(body)
-	body, err := r.given(id, body)
+	body, err := given(id, body, stored.Config, current.Site)
 	if err != nil {
 		return Entry{}, err
 	}
@@ -227,15 +242,17 @@ func (r *Registry) Replace(ctx context.Context, id string, body []byte, now time
 	if err != nil {
 		return Entry{}, err
 	}
-	r.mu.RLock()
-	before := r.api[id].Site
-	r.mu.RUnlock()
-	if err := r.keepSecretsHome(sent, site, before); err != nil {
+	if err := r.keepSecretsHome(sent, site, current.Site); err != nil {
 		return Entry{}, err
 	}
-	if err := r.store.ReplaceSite(ctx, id, body, now); errors.Is(err, store.ErrNoSite) {
+	switch err := r.store.ReplaceSite(ctx, id, body, now, stored.UpdatedAt); {
+	case errors.Is(err, store.ErrNoSite):
 		return Entry{}, errorOf(ErrNotFound, "no site %q; it was deleted meanwhile", id)
-	} else if err != nil {
+	case errors.Is(err, store.ErrSiteChanged):
+		r.Load(ctx)
+		return Entry{}, errorOf(ErrChanged, "site %q was changed meanwhile, by another request or instance: GET it again, "+
+			"and make your change to what it is now", id)
+	case err != nil:
 		return Entry{}, err
 	}
 	return r.reload(ctx, site.ID)
@@ -243,6 +260,8 @@ func (r *Registry) Replace(ctx context.Context, id string, body []byte, now time
 
 // Delete deletes the API site id. What its runs recorded stays in the state.
 func (r *Registry) Delete(ctx context.Context, id string) error {
+	r.changing.Lock()
+	defer r.changing.Unlock()
 	if _, ok := r.fileSite(id); ok {
 		return fileSiteError(id)
 	}

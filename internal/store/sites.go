@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"time"
@@ -12,6 +13,9 @@ var ErrSiteExists = errors.New("a site with this id exists")
 
 // ErrNoSite is returned for a site the store does not hold.
 var ErrNoSite = errors.New("no such site")
+
+// ErrSiteChanged is returned when a site is replaced from a version it no longer has.
+var ErrSiteChanged = errors.New("the site was changed meanwhile")
 
 // StoredSite is a site created through the API: its configuration as JSON, with the
 // configuration file's keys and only the values its author gave (the rest is inherited from the
@@ -59,17 +63,28 @@ func (s *Store) CreateSite(ctx context.Context, id string, config []byte, now ti
 	return nil
 }
 
-// ReplaceSite replaces the configuration of a stored site; ErrNoSite when there is none.
-func (s *Store) ReplaceSite(ctx context.Context, id string, config []byte, now time.Time) (err error) {
+// ReplaceSite replaces the configuration of a stored site whose version (its updatedAt) is still
+// version: ErrSiteChanged when another change came first, ErrNoSite when there is no such site.
+// Versions only grow, even for two changes within a millisecond.
+func (s *Store) ReplaceSite(ctx context.Context, id string, config []byte, now, version time.Time) (err error) {
 	defer s.failed(&err, fmt.Sprintf("replacing site %q", id), "")
-	res, err := s.db.ExecContext(ctx, `UPDATE sites SET config = $2, updated_at = $3 WHERE id = $1`, id, string(config), now.UnixMilli())
+	res, err := s.db.ExecContext(ctx, `UPDATE sites SET config = $2,
+		updated_at = CASE WHEN $3 > updated_at THEN $3 ELSE updated_at + 1 END WHERE id = $1 AND updated_at = $4`,
+		id, string(config), now.UnixMilli(), version.UnixMilli())
 	if err != nil {
 		return err
 	}
-	if n, _ := res.RowsAffected(); n == 0 {
-		return ErrNoSite
+	if n, _ := res.RowsAffected(); n > 0 {
+		return nil
 	}
-	return nil
+	var exists int
+	switch err := s.db.QueryRowContext(ctx, `SELECT 1 FROM sites WHERE id = $1`, id).Scan(&exists); {
+	case errors.Is(err, sql.ErrNoRows):
+		return ErrNoSite
+	case err != nil:
+		return err
+	}
+	return ErrSiteChanged
 }
 
 // DeleteSite deletes a stored site's configuration; ErrNoSite when there is none. What the site's

@@ -18,10 +18,14 @@ func TestSites(t *testing.T) {
 		t.Errorf("an id that differs only by case: %v", err)
 	}
 	later := t0.Add(time.Hour)
-	if err := s.ReplaceSite(ctx, "blog", []byte(`{"id":"blog","schedule":"@daily"}`), later); err != nil {
+	if err := s.ReplaceSite(ctx, "blog", []byte(`{"id":"blog","schedule":"@daily"}`), later, t0); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.ReplaceSite(ctx, "nope", []byte(`{}`), later); !errors.Is(err, store.ErrNoSite) {
+	// A change made from the version before is refused: another came first.
+	if err := s.ReplaceSite(ctx, "blog", []byte(`{"id":"blog"}`), later.Add(time.Minute), t0); !errors.Is(err, store.ErrSiteChanged) {
+		t.Errorf("replacing from an old version: %v", err)
+	}
+	if err := s.ReplaceSite(ctx, "nope", []byte(`{}`), later, t0); !errors.Is(err, store.ErrNoSite) {
 		t.Errorf("replacing a missing site: %v", err)
 	}
 	s.CreateSite(ctx, "a-site", []byte(`{"id":"a-site"}`), t0)
@@ -38,5 +42,10 @@ func TestSites(t *testing.T) {
 	}
 	if err := s.CreateSite(ctx, "BLOG", []byte(`{"id":"BLOG"}`), t0); err != nil {
 		t.Errorf("the id is free again: %v", err)
+	}
+	// Two changes within a millisecond: the version still moves, so the second one's base is stale.
+	s.ReplaceSite(ctx, "BLOG", []byte(`{"id":"BLOG","schedule":"@hourly"}`), t0, t0)
+	if err := s.ReplaceSite(ctx, "BLOG", []byte(`{"id":"BLOG"}`), t0, t0); !errors.Is(err, store.ErrSiteChanged) {
+		t.Errorf("a second change within the same millisecond, from the first version: %v", err)
 	}
 }
