@@ -59,7 +59,7 @@ func (s *Store) SyncCatalog(ctx context.Context, site string, now time.Time, pag
 
 // readCatalog fills states from the deliveries of the given hashes and returns the catalogue rows.
 func (s *Store) readCatalog(ctx context.Context, site string, hashes []int64, index map[int64]int, channels []string, states []model.DeliveryState) (map[int64]known, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT u.url_hash, u.url, u.lastmod, u.last_seen,
+	rows, err := s.rdb.QueryContext(ctx, `SELECT u.url_hash, u.url, u.lastmod, u.last_seen,
 			d.channel, d.lastmod, d.delivered_at, d.outcome, d.attempts
 		FROM urls u LEFT JOIN deliveries d ON d.site_id = u.site_id AND d.url_hash = u.url_hash
 		WHERE u.site_id = $1 AND `+s.inHashes("u.url_hash", 2), site, s.hashParam(hashes))
@@ -141,7 +141,7 @@ func (s *Store) writeCatalog(ctx context.Context, site string, now time.Time, pa
 // URLs returns the URL of each hash of site, aligned with hashes; "" for unknown hashes.
 func (s *Store) URLs(ctx context.Context, site string, hashes []int64) (_ []string, err error) {
 	defer s.failed(&err, "reading URLs", site)
-	rows, err := s.db.QueryContext(ctx, `SELECT url_hash, url FROM urls WHERE site_id = $1 AND `+s.inHashes("url_hash", 2),
+	rows, err := s.rdb.QueryContext(ctx, `SELECT url_hash, url FROM urls WHERE site_id = $1 AND `+s.inHashes("url_hash", 2),
 		site, s.hashParam(hashes))
 	if err != nil {
 		return nil, err

@@ -15,7 +15,7 @@ import (
 func (s *Store) FeedState(ctx context.Context, site string) (_ bool, _ time.Time, err error) {
 	defer s.failed(&err, "reading the feed state", site)
 	var built, changed any
-	err = s.db.QueryRowContext(ctx, `SELECT built_at, changed_at FROM feed_state WHERE site_id = $1`, site).Scan(&built, &changed)
+	err = s.rdb.QueryRowContext(ctx, `SELECT built_at, changed_at FROM feed_state WHERE site_id = $1`, site).Scan(&built, &changed)
 	if errors.Is(err, sql.ErrNoRows) {
 		return false, time.Time{}, nil
 	}
@@ -100,7 +100,7 @@ func (s *Store) MarkFeedBuilt(ctx context.Context, site string, now time.Time) (
 // FeedItems returns site's newest limit items, newest first.
 func (s *Store) FeedItems(ctx context.Context, site string, limit int) (_ []model.FeedItem, err error) {
 	defer s.failed(&err, "reading feed items", site)
-	rows, err := s.db.QueryContext(ctx, `SELECT url_hash, url, title, description, published, first_seen, titled
+	rows, err := s.rdb.QueryContext(ctx, `SELECT url_hash, url, title, description, published, first_seen, titled
 		FROM feed_items WHERE site_id = $1 ORDER BY published DESC, first_seen DESC, url LIMIT $2`, site, limit)
 	if err != nil {
 		return nil, err

@@ -63,7 +63,7 @@ func (s *Store) ReleaseLease(ctx context.Context, site, holder string) (err erro
 func (s *Store) Leased(ctx context.Context, site string, now time.Time) (_ bool, err error) {
 	defer s.failed(&err, "reading the lease", site)
 	var n int
-	err = s.db.QueryRowContext(ctx, `SELECT count(*) FROM leases WHERE site_id = $1 AND expires_at > $2`, site, now.UnixMilli()).Scan(&n)
+	err = s.rdb.QueryRowContext(ctx, `SELECT count(*) FROM leases WHERE site_id = $1 AND expires_at > $2`, site, now.UnixMilli()).Scan(&n)
 	if err != nil {
 		return false, err
 	}

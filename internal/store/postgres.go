@@ -41,7 +41,7 @@ func openPostgres(ctx context.Context, dsn string, readOnly bool) (*Store, error
 		db.Close()
 		return nil, fmt.Errorf("state %s: %w (check that PostgreSQL runs there, and the user, password and database in the URL)", name, err)
 	}
-	return &Store{db: db, dialect: postgres, name: name}, nil
+	return &Store{db: db, rdb: db, dialect: postgres, name: name}, nil
 }
 
 // redact returns a PostgreSQL URL without its password, for messages.

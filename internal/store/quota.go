@@ -56,7 +56,7 @@ func (s *Store) MarkQuotaFull(ctx context.Context, site, day string) (err error)
 func (s *Store) QuotaUsed(ctx context.Context, site, day string) (_ int, _ bool, err error) {
 	defer s.failed(&err, "reading the Bing quota", site)
 	var used, full int
-	err = s.db.QueryRowContext(ctx, `SELECT used, "full" FROM bing_quota WHERE site_id = $1 AND day = $2`, site, day).Scan(&used, &full)
+	err = s.rdb.QueryRowContext(ctx, `SELECT used, "full" FROM bing_quota WHERE site_id = $1 AND day = $2`, site, day).Scan(&used, &full)
 	if errors.Is(err, sql.ErrNoRows) {
 		return 0, false, nil
 	}

@@ -72,7 +72,7 @@ func (s *Store) FinishRun(ctx context.Context, rec *model.Record) (err error) {
 // (or killed before it finished) has only its start.
 func (s *Store) Runs(ctx context.Context, site string, limit int) (_ []model.Record, err error) {
 	defer s.failed(&err, "reading runs", site)
-	rows, err := s.db.QueryContext(ctx, `SELECT id, trigger, started_at, status, record FROM runs
+	rows, err := s.rdb.QueryContext(ctx, `SELECT id, trigger, started_at, status, record FROM runs
 		WHERE site_id = $1 ORDER BY started_at DESC, id DESC LIMIT $2`, site, limit)
 	if err != nil {
 		return nil, err
@@ -106,7 +106,7 @@ func (s *Store) Runs(ctx context.Context, site string, limit int) (_ []model.Rec
 func (s *Store) LastStarted(ctx context.Context, site string) (_ time.Time, err error) {
 	defer s.failed(&err, "reading the last run", site)
 	var started sql.NullInt64
-	if err := s.db.QueryRowContext(ctx, `SELECT max(started_at) FROM runs WHERE site_id = $1`, site).Scan(&started); err != nil {
+	if err := s.rdb.QueryRowContext(ctx, `SELECT max(started_at) FROM runs WHERE site_id = $1`, site).Scan(&started); err != nil {
 		return time.Time{}, err
 	}
 	return fromMS(started), nil
@@ -124,7 +124,7 @@ func (s *Store) LastGoodRun(ctx context.Context, site string) (_ time.Time, err 
 	var last sql.NullInt64
 	for _, status := range model.GoodStatuses() {
 		var at sql.NullInt64
-		if err := s.db.QueryRowContext(ctx, lastFinishSQL, site, status).Scan(&at); err != nil {
+		if err := s.rdb.QueryRowContext(ctx, lastFinishSQL, site, status).Scan(&at); err != nil {
 			return time.Time{}, err
 		}
 		if at.Valid && (!last.Valid || at.Int64 > last.Int64) {

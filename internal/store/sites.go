@@ -30,7 +30,7 @@ type StoredSite struct {
 // Sites returns the sites created through the API, by id.
 func (s *Store) Sites(ctx context.Context) (_ []StoredSite, err error) {
 	defer s.failed(&err, "reading the sites created through the API", "")
-	rows, err := s.db.QueryContext(ctx, `SELECT id, config, created_at, updated_at FROM sites ORDER BY id`)
+	rows, err := s.rdb.QueryContext(ctx, `SELECT id, config, created_at, updated_at FROM sites ORDER BY id`)
 	if err != nil {
 		return nil, err
 	}

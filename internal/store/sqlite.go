@@ -11,51 +11,80 @@ import (
 	msqlite "modernc.org/sqlite" // the database/sql driver "sqlite", pure Go
 )
 
-// Bounds of the SQLite pool. Each connection keeps a page cache of its own (cache_size, 8 MiB at
-// most) and a file descriptor; readers share the database in WAL mode and writers take turns
-// anyway, so a burst of requests queues for a few connections instead of opening one each.
+// Bounds of the SQLite pools. Writes go through one connection: SQLite lets one writer at a time
+// anyway, and a write waiting for another process's lock (busy_timeout) then holds only that
+// one, while reads go on beside it through a few connections of their own — WAL readers never
+// wait for the writer. Each connection keeps a page cache (cache_size, 8 MiB at most) and a file
+// descriptor, so a burst of requests queues for these few instead of opening one each.
 const (
-	maxSQLiteConns  = 8
+	sqliteReaders   = 4
 	idleSQLiteConns = 2
 	idleSQLiteTime  = time.Minute
 )
 
-// openSQLite opens a SQLite database in WAL mode: readers never wait for the writer, and a busy
-// timeout makes processes that share the file wait for each other instead of failing. Write
-// transactions take the lock when they begin, which spares SQLite's deadlock-prone upgrade of a
-// read lock.
+// openSQLite opens a SQLite database in WAL mode, with a pool for writes and one for reads (the
+// same one for an in-memory or a read-only database). A busy timeout makes processes that share
+// the file wait for each other instead of failing. Write transactions take the lock when they
+// begin, which spares SQLite's deadlock-prone upgrade of a read lock.
 func openSQLite(path string, readOnly bool) (*Store, error) {
 	q := url.Values{}
 	for _, p := range []string{"busy_timeout(30000)", "foreign_keys(1)", "synchronous(NORMAL)", "cache_size(-8192)"} {
 		q.Add("_pragma", p)
 	}
+	reads := url.Values{}
 	switch {
 	case path == ":memory:":
 	case readOnly:
 		q.Set("mode", "ro")
 		q.Add("_pragma", "query_only(1)")
 	default:
+		reads = cloneValues(q)
+		reads.Add("_pragma", "query_only(1)")
 		q.Add("_pragma", "journal_mode(WAL)")
 		q.Set("_txlock", "immediate")
 	}
-	dsn := "file:" + path + "?" + q.Encode()
-	db, err := sql.Open("sqlite", dsn)
+	db, err := sql.Open("sqlite", "file:"+path+"?"+q.Encode())
 	if err != nil {
 		return nil, fmt.Errorf("state %s: %w", path, err)
 	}
-	if path == ":memory:" {
+	s := &Store{db: db, rdb: db, dialect: sqlite, name: path}
+	switch {
+	case path == ":memory:":
 		// Every connection to :memory: is a database of its own, gone when it closes.
 		db.SetMaxOpenConns(1)
-	} else {
-		db.SetMaxOpenConns(maxSQLiteConns)
-		db.SetMaxIdleConns(idleSQLiteConns)
-		db.SetConnMaxIdleTime(idleSQLiteTime)
+	case readOnly:
+		limit(db, sqliteReaders)
+	default:
+		limit(db, 1)
 	}
 	if err := ping(db); err != nil {
 		db.Close()
 		return nil, openError(path, err)
 	}
-	return &Store{db: db, dialect: sqlite, name: path}, nil
+	if len(reads) > 0 {
+		if s.rdb, err = sql.Open("sqlite", "file:"+path+"?"+reads.Encode()); err != nil {
+			db.Close()
+			return nil, fmt.Errorf("state %s: %w", path, err)
+		}
+		limit(s.rdb, sqliteReaders)
+	}
+	return s, nil
+}
+
+// limit bounds a SQLite pool to n connections, of which a few stay open when idle, for a while.
+func limit(db *sql.DB, n int) {
+	db.SetMaxOpenConns(n)
+	db.SetMaxIdleConns(min(n, idleSQLiteConns))
+	db.SetConnMaxIdleTime(idleSQLiteTime)
+}
+
+// cloneValues copies URL query values.
+func cloneValues(v url.Values) url.Values {
+	out := url.Values{}
+	for k, vs := range v {
+		out[k] = append([]string(nil), vs...)
+	}
+	return out
 }
 
 // ping opens the first connection. Switching a new database to WAL takes a lock SQLite does not

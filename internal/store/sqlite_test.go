@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // openTestSQLite opens a migrated SQLite store of the test's own. The tests of this file look
@@ -48,14 +49,14 @@ func TestLastGoodRunSeeks(t *testing.T) {
 	}
 }
 
-// TestSQLitePoolIsBounded checks that concurrent readers share a few connections: each SQLite
+// TestSQLitePoolIsBounded checks that concurrent requests share a few connections: each SQLite
 // connection keeps a page cache of its own, so an unbounded pool lets a burst of requests
-// (scrapes of /metrics, dashboards) hold memory and file descriptors long after it.
+// (scrapes of /metrics, dashboards) hold memory and file descriptors long after it. Writes go
+// through one connection, reads through a few of their own.
 func TestSQLitePoolIsBounded(t *testing.T) {
 	s := openTestSQLite(t)
-	st := s.db.Stats()
-	if st.MaxOpenConnections == 0 || st.MaxOpenConnections > maxSQLiteConns {
-		t.Errorf("SQLite pool: at most %d connections open, want 1..%d", st.MaxOpenConnections, maxSQLiteConns)
+	if w, r := s.db.Stats().MaxOpenConnections, s.rdb.Stats().MaxOpenConnections; w != 1 || r == 0 || r > sqliteReaders {
+		t.Errorf("SQLite pools: at most %d connections for writes and %d for reads, want 1 and 1..%d", w, r, sqliteReaders)
 	}
 }
 
@@ -95,5 +96,33 @@ func TestADamagedStateSaysSo(t *testing.T) {
 				t.Errorf("%s: %v", filepath.Base(path), err)
 			}
 		}
+	}
+}
+
+// TestReadsDoNotQueueBehindWrites holds the write lock from another process's connection while
+// writers of this process queue for it: a read must still answer at once — /healthz, /status and
+// the metrics read while runs write.
+func TestReadsDoNotQueueBehindWrites(t *testing.T) {
+	s := openTestSQLite(t)
+	other, err := openSQLite(s.name, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	tx, err := other.db.BeginTx(context.Background(), nil) // immediate: it takes the write lock
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback()
+	writers, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	for range 2 * sqliteReaders {
+		go s.MarkQuotaFull(writers, "site", "2026-03-01")
+	}
+	time.Sleep(200 * time.Millisecond) // the writers queue behind the lock
+	ctx, stop := context.WithTimeout(context.Background(), 5*time.Second)
+	defer stop()
+	if _, err := s.LastGoodRun(ctx, "site"); err != nil {
+		t.Errorf("a read while writers wait for the lock: %v", err)
 	}
 }

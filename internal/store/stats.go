@@ -28,7 +28,7 @@ func (s *Store) ChannelDays(ctx context.Context, since time.Time, site string) (
 		WHERE site_id = $2 AND endpoint = '' AND day >= $1 ORDER BY day, channel`
 		args = append(args, site)
 	}
-	rows, err := s.db.QueryContext(ctx, q, args...)
+	rows, err := s.rdb.QueryContext(ctx, q, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -49,7 +49,7 @@ func (s *Store) ChannelDays(ctx context.Context, since time.Time, site string) (
 func (s *Store) LastSuccess(ctx context.Context, site, channel string) (_ time.Time, err error) {
 	defer s.failed(&err, "reading the last accepted submission", site)
 	var at sql.NullInt64
-	err = s.db.QueryRowContext(ctx, `SELECT max(last_success) FROM daily_stats WHERE site_id = $1 AND channel = $2 AND endpoint = ''`,
+	err = s.rdb.QueryRowContext(ctx, `SELECT max(last_success) FROM daily_stats WHERE site_id = $1 AND channel = $2 AND endpoint = ''`,
 		site, channel).Scan(&at)
 	if err != nil {
 		return time.Time{}, err
@@ -73,7 +73,7 @@ type DayStats struct {
 // site or, when site is "", of every site.
 func (s *Store) DailyStats(ctx context.Context, since time.Time, site string) (_ []DayStats, err error) {
 	defer s.failed(&err, "reading daily statistics", site)
-	rows, err := s.db.QueryContext(ctx, `SELECT day, site_id, channel, endpoint, requests, total, successful, failed
+	rows, err := s.rdb.QueryContext(ctx, `SELECT day, site_id, channel, endpoint, requests, total, successful, failed
 		FROM daily_stats WHERE day >= $1 AND ($2 = '' OR site_id = $2) ORDER BY day, site_id, channel, endpoint`, day(since), site)
 	if err != nil {
 		return nil, err

@@ -25,7 +25,9 @@ const (
 // Store is the state of every site. It is safe for concurrent use, and several processes may
 // share one database.
 type Store struct {
-	db      *sql.DB
+	// db takes the writes and the transactions; rdb the reads outside them. They are one pool
+	// but for a SQLite file, whose reads must not wait behind a write that waits for a lock.
+	db, rdb *sql.DB
 	dialect dialect
 	// name says where the state lives, for messages: a file path, never a password.
 	name string
@@ -117,7 +119,12 @@ func (s *Store) failed(err *error, doing, site string) {
 }
 
 // Close closes the database.
-func (s *Store) Close() error { return s.db.Close() }
+func (s *Store) Close() error {
+	if s.rdb != s.db {
+		s.rdb.Close()
+	}
+	return s.db.Close()
+}
 
 // schemeOf returns what may be shown of a state value: its scheme, never credentials.
 func schemeOf(state string) string {
@@ -153,7 +160,7 @@ func (s *Store) Name() string { return s.name }
 // Ping checks that the database answers a query.
 func (s *Store) Ping(ctx context.Context) error {
 	var v int
-	if err := s.db.QueryRowContext(ctx, `SELECT count(*) FROM schema_migrations`).Scan(&v); err != nil {
+	if err := s.rdb.QueryRowContext(ctx, `SELECT count(*) FROM schema_migrations`).Scan(&v); err != nil {
 		return s.explain(fmt.Errorf("state %s does not answer: %w", s.name, err))
 	}
 	return nil
