@@ -157,8 +157,9 @@ func (r *Reporter) count(kind func(channel.Outcome) bool) int {
 	return n
 }
 
-// Deliver runs ch over q as a run would, within budget (0: none), and returns what it reported
-// and the error it returned.
+// Deliver runs ch over q within budget (0: none), and returns what it reported and the error it
+// returned. A channel that selects its due URLs (channel.Selective) is asked by its test, which
+// builds the queue from the answer, as a run does before it reads.
 func Deliver(ch channel.Channel, q *channel.Queue, budget time.Duration) (*Reporter, error) {
 	ctx := context.Background()
 	if budget > 0 {
@@ -167,9 +168,6 @@ func Deliver(ch channel.Channel, q *channel.Queue, budget time.Duration) (*Repor
 		defer cancel()
 	}
 	rep := &Reporter{}
-	if s, ok := ch.(channel.Selective); ok {
-		s.Selection(ctx)
-	}
 	err := ch.Deliver(ctx, q, rep)
 	return rep, err
 }

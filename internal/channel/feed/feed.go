@@ -65,6 +65,7 @@ func (c *Channel) Name() string { return name }
 // Selection asks for new pages only — a changed page is no new item — and, for the feed's first
 // run, for the site's newest baselineItems pages. It reads the feed's state, once per run.
 func (c *Channel) Selection(ctx context.Context) channel.Selection {
+	c.firstRun, c.unusable, c.stateErr = false, nil, nil
 	built, _, err := c.store.FeedState(ctx, c.site.ID)
 	switch {
 	case errors.Is(err, model.ErrUnusableFeed):
