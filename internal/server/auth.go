@@ -58,13 +58,13 @@ func (s *Server) tooManyGuesses(w http.ResponseWriter, r *http.Request, wait tim
 // retryAfterSeconds rounds a wait up to whole seconds, as Retry-After counts.
 func retryAfterSeconds(d time.Duration) int { return int((d + time.Second - 1) / time.Second) }
 
-// bearerOf returns the bearer token of a request; present is false when it sends no
-// Authorization header at all, which is no guess at the token.
+// bearerOf returns the bearer token of a request; present is false when it sends none. Another
+// scheme — the Basic credentials a reverse proxy asks of browsers and passes on — is no guess at
+// the admin token.
 func bearerOf(r *http.Request) (given string, present bool) {
-	h := r.Header.Get("Authorization")
-	scheme, token, ok := strings.Cut(h, " ")
+	scheme, token, ok := strings.Cut(r.Header.Get("Authorization"), " ")
 	if !ok || !strings.EqualFold(scheme, "Bearer") {
-		return "", h != ""
+		return "", false
 	}
 	return strings.TrimSpace(token), true
 }
@@ -73,23 +73,23 @@ func bearerOf(r *http.Request) (given string, present bool) {
 // refused for its wrong tokens is refused whatever it gives, and its attempt is not judged; a
 // wrong token counts against its address.
 func (s *Server) attempt(r *http.Request, given string, present bool, tokens ...string) verdict {
-	client, now := clientOf(r), s.now()
-	if wait := s.guesses.refused(client, now); wait > 0 {
-		return verdict{wait: wait}
-	}
+	client := clientOf(r)
 	if !present {
-		return verdict{}
+		return verdict{wait: s.guesses.refused(client, s.now())}
 	}
-	for _, t := range tokens {
-		if t != "" && tokenIs(given, t) {
-			return verdict{ok: true}
+	ok, wait, penalty := s.guesses.attempt(client, s.now(), func() bool {
+		for _, t := range tokens {
+			if t != "" && tokenIs(given, t) {
+				return true
+			}
 		}
-	}
-	if penalty := s.guesses.wrong(client, now); penalty > 0 {
+		return false
+	})
+	if penalty > 0 {
 		s.logger.Warn("too many wrong admin tokens: the address is refused for a while", "client", client.Addr().String(),
 			"refused_for", penalty.String(), "path", r.URL.Path)
 	}
-	return verdict{}
+	return verdict{ok: ok, wait: wait}
 }
 
 // tokenIs compares in constant time: the hashes have one length whatever was sent.

@@ -9,9 +9,16 @@ import (
 	"net/url"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 )
+
+// wrong makes a wrong try of client at now and returns the penalty it starts.
+func (g *guesses) wrong(client netip.Prefix, now time.Time) time.Duration {
+	_, _, penalty := g.attempt(client, now, func() bool { return false })
+	return penalty
+}
 
 func TestGuessesPenalties(t *testing.T) {
 	g := newGuesses()
@@ -43,6 +50,30 @@ func TestGuessesPenalties(t *testing.T) {
 	now = now.Add(forgetGuesses)
 	if p := g.wrong(a, now); p != 0 {
 		t.Errorf("after %s of quiet, a wrong token costs %s", forgetGuesses, p)
+	}
+}
+
+// TestTriesAtOnceAreJudgedOneByOne sends tries at once once an address's free guesses are spent:
+// the first is judged, and the others are refused by the penalty it starts, unjudged.
+func TestTriesAtOnceAreJudgedOneByOne(t *testing.T) {
+	g := newGuesses()
+	a := netip.MustParsePrefix("192.0.2.7/32")
+	for range freeGuesses {
+		g.wrong(a, t0)
+	}
+	var judged, refused atomic.Int32
+	var wg sync.WaitGroup
+	for range 200 {
+		wg.Go(func() {
+			_, wait, _ := g.attempt(a, t0, func() bool { judged.Add(1); return false })
+			if wait > 0 {
+				refused.Add(1)
+			}
+		})
+	}
+	wg.Wait()
+	if judged.Load() != 1 || refused.Load() != 199 {
+		t.Errorf("200 tries at once: %d judged, %d refused; want 1 and 199", judged.Load(), refused.Load())
 	}
 }
 
@@ -177,13 +208,15 @@ func TestWrongBearerTokensCount(t *testing.T) {
 	if rec.Code != http.StatusTooManyRequests || rec.Header().Get("Retry-After") != "1" {
 		t.Errorf("after %d wrong bearer tokens: %d, Retry-After %q", freeGuesses+1, rec.Code, rec.Header().Get("Retry-After"))
 	}
-	// No token at all is no guess: a client without one never gets refused for it.
+	// No token at all is no guess, nor are a proxy's Basic credentials passed on: a client that
+	// sends none never gets refused for it.
 	b := newAuthServer(t, "")
 	for range 20 {
 		b.do("GET", "/api/sites", "127.0.0.9", "")
+		b.do("GET", "/", "127.0.0.9", "", "Authorization: Basic dXNlcjpwYXNz")
 	}
-	if rec := b.do("GET", "/api/sites", "127.0.0.9", "", "Authorization: Bearer "+token); rec.Code != http.StatusOK {
-		t.Errorf("after 20 requests without a token, the token: %d", rec.Code)
+	if rec := b.do("POST", "/login", "127.0.0.9", form(token)); rec.Code != http.StatusSeeOther {
+		t.Errorf("after 20 requests without a token and 20 with Basic credentials, the login: %d", rec.Code)
 	}
 }
 

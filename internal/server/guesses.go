@@ -70,12 +70,20 @@ func (g *guesses) refused(client netip.Prefix, now time.Time) time.Duration {
 	return 0
 }
 
-// wrong counts a wrong token from client at now and returns the penalty it starts, 0 while the
-// client has free guesses left.
-func (g *guesses) wrong(client netip.Prefix, now time.Time) time.Duration {
+// attempt takes one try of client at now. While a penalty lasts it is refused — wait says how
+// long — and not judged; else right says whether the token is right, and a wrong one is counted
+// (penalty is the penalty it starts, 0 while free guesses are left). Checking and counting are
+// one step: tries at once cannot all pass before the first is counted.
+func (g *guesses) attempt(client netip.Prefix, now time.Time, right func() bool) (ok bool, wait, penalty time.Duration) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	c := g.clients[client]
+	if c != nil && c.until.After(now) {
+		return false, c.until.Sub(now), 0
+	}
+	if right() {
+		return true, 0, 0
+	}
 	if c == nil || now.Sub(c.last) >= forgetGuesses {
 		if c == nil && len(g.clients) >= maxGuessers {
 			g.forgetQuietest(now)
@@ -86,14 +94,14 @@ func (g *guesses) wrong(client netip.Prefix, now time.Time) time.Duration {
 	c.wrong++
 	c.last = now
 	if c.wrong <= freeGuesses {
-		return 0
+		return false, 0, 0
 	}
-	penalty := maxPenalty
+	penalty = maxPenalty
 	if n := c.wrong - freeGuesses - 1; n < 6 {
 		penalty = min(firstPenalty<<n, maxPenalty)
 	}
 	c.until = now.Add(penalty)
-	return penalty
+	return false, 0, penalty
 }
 
 // forgetQuietest makes room: it drops every address forgotten by now, and when none is, the one
