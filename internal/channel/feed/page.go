@@ -90,7 +90,13 @@ func (f *fetcher) once(ctx context.Context, u string) (page, error) {
 	}
 	ct := resp.Header.Get("Content-Type")
 	if ct != "" && !strings.Contains(ct, "html") {
-		return page{}, fmt.Errorf("%w: the page is %s, not HTML", errNoTitle, ct)
+		// The media type alone, and only a sane one: a page's header is no place to read text
+		// from into a run's record.
+		mt, _, err := mime.ParseMediaType(ct)
+		if err != nil || len(mt) > 80 {
+			mt = "of an unreadable Content-Type"
+		}
+		return page{}, fmt.Errorf("%w: the page is %s, not HTML", errNoTitle, mt)
 	}
 	head, err := readUntilBody(resp.Body)
 	if err != nil {

@@ -2,8 +2,12 @@ package feed
 
 import (
 	"bytes"
+	"context"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestReadHead(t *testing.T) {
@@ -77,6 +81,27 @@ func TestTitleFromURL(t *testing.T) {
 	} {
 		if got := titleFromURL(in); got != want {
 			t.Errorf("titleFromURL(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// TestAPageSaysItsTypeAndNoMore checks that a page that is not HTML is told by its media type
+// alone: the rest of its Content-Type header is the server's text, kept out of run records.
+func TestAPageSaysItsTypeAndNoMore(t *testing.T) {
+	for _, tc := range []struct{ ctype, want string }{
+		{"application/pdf", "the page is application/pdf, not HTML"},
+		{"application/x-internal; secret=" + strings.Repeat("A", 200_000), "the page is application/x-internal, not HTML"},
+		{"application/" + strings.Repeat("x", 100), "the page is of an unreadable Content-Type, not HTML"},
+		{"not a type at all", "the page is of an unreadable Content-Type, not HTML"},
+	} {
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", tc.ctype)
+			w.Write([]byte("%PDF"))
+		}))
+		_, err := (&fetcher{client: srv.Client(), timeout: 5 * time.Second}).fetch(context.Background(), srv.URL)
+		srv.Close()
+		if err == nil || !strings.HasSuffix(err.Error(), tc.want) || len(err.Error()) > 200 {
+			t.Errorf("Content-Type %.40q: %.200v; want it to end %q", tc.ctype, err, tc.want)
 		}
 	}
 }
