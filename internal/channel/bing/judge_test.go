@@ -1,8 +1,11 @@
 package bing
 
 import (
+	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
+	"time"
 )
 
 func TestJudge(t *testing.T) {
@@ -34,5 +37,17 @@ func TestJudge(t *testing.T) {
 				t.Errorf("HTTP %d %s: verdict %d (%s), want %d", tc.status, tc.body, a.verdict, a.msg, tc.want)
 			}
 		})
+	}
+}
+
+// TestA429WithADate checks that Bing's Retry-After given as an HTTP date is read, not taken
+// for none.
+func TestA429WithADate(t *testing.T) {
+	rec := httptest.NewRecorder()
+	rec.Header().Set("Retry-After", time.Now().Add(90*time.Second).UTC().Format(http.TimeFormat))
+	rec.WriteHeader(http.StatusTooManyRequests)
+	c := &Channel{siteURL: "https://www.example.com"}
+	if a := c.judge(rec.Result()); a.verdict != throttled || !strings.HasPrefix(a.asked, "until ") || a.wait < 80*time.Second || a.wait > 90*time.Second {
+		t.Errorf("a 429 with Retry-After as a date: verdict %d, wait %v, asked %q", a.verdict, a.wait, a.asked)
 	}
 }

@@ -52,7 +52,7 @@ func (c *Channel) judge(endpoint string, resp *http.Response) answer {
 	if code == http.StatusOK || code == http.StatusAccepted {
 		return answer{verdict: accepted, status: code}
 	}
-	status := fmt.Sprintf("HTTP %d %s from %s (%s)", code, http.StatusText(code), endpoint, c.describe(resp.Header.Get("Content-Type"), body))
+	status := fmt.Sprintf("HTTP %d %s from %s (%s)", code, http.StatusText(code), endpoint, c.describe(code, resp.Header.Get("Content-Type"), body))
 	switch {
 	case code == http.StatusTooManyRequests:
 		wait, asked := channel.RetryAfter(resp.Header.Get("Retry-After"), time.Now(), maxPause)
@@ -73,10 +73,12 @@ func (c *Channel) judge(endpoint string, resp *http.Response) answer {
 }
 
 // describe says what an answer's body is. An endpoint may be any service — a proxy, a port of
-// the machine itself — so a body is quoted only when it is an engine's JSON error, and then only
-// its message, clipped, with the key masked; any other is described by its kind and type alone.
-func (c *Channel) describe(contentType string, body []byte) string {
-	if said := enginesWords(body); said != "" {
+// the machine itself — so a body is quoted only when it is an engine's refusal (a 4xx, the
+// answers the protocol documents) in the shape of a JSON error, and then only its message,
+// clipped, with the key masked. Any other is described by its kind and type alone: a service's
+// 5xx JSON, whatever its members, says nothing an engine would.
+func (c *Channel) describe(code int, contentType string, body []byte) string {
+	if said := enginesWords(body); said != "" && code >= 400 && code < 500 {
 		said = strings.ReplaceAll(strings.Join(strings.Fields(said), " "), c.cfg.Key, config.MaskKey(c.cfg.Key))
 		if utf8.RuneCountInString(said) > maxSaid {
 			said = string([]rune(said)[:maxSaid]) + "…"

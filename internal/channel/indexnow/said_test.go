@@ -46,6 +46,8 @@ func TestOnlyAnEnginesOwnWordsAreQuoted(t *testing.T) {
 			[]string{`(the engine said "key a1b2… is not valid")`}},
 		{"an engine's detail, clipped", 400, "application/problem+json", `{"detail": "` + strings.Repeat("x", 300) + `"}`,
 			[]string{`(the engine said "` + strings.Repeat("x", 200) + `…")`}},
+		{"a service's 5xx in the shape of an error", 500, "application/json", `{"error": "Internal Server Error", "message": "jdbc:postgresql://db/hunter2 refused"}`,
+			[]string{"HTTP 500 Internal Server Error from https://engine.example/indexnow (JSON, application/json)"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
