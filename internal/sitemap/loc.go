@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/url"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -92,18 +93,25 @@ func httpPrefix(b []byte) int {
 	return 0
 }
 
-// escapeLoose percent-encodes spaces, control characters and bytes that are not UTF-8, and
-// leaves everything else — including non-ASCII letters of internationalised URLs — alone.
+// escapeLoose percent-encodes what a browser would and what would hide in a URL: spaces and
+// control characters, Unicode's too (U+00A0, U+2028, U+0085…), format characters (U+200B,
+// U+202E…) and bytes that are not UTF-8, each byte of its UTF-8. Everything else — the non-ASCII
+// letters of internationalised URLs included — stays as it is.
 func escapeLoose(s string) string {
 	var sb strings.Builder
 	for i := 0; i < len(s); {
 		r, n := utf8.DecodeRuneInString(s[i:])
-		if (r == utf8.RuneError && n == 1) || r <= ' ' || r == 0x7f {
-			if sb.Len() == 0 && i > 0 {
+		bad := r == utf8.RuneError && n == 1 || r <= ' ' || r == 0x7f ||
+			r >= utf8.RuneSelf && (unicode.IsSpace(r) || unicode.IsControl(r) || unicode.In(r, unicode.Zl, unicode.Zp, unicode.Cf))
+		switch {
+		case bad:
+			if sb.Len() == 0 {
 				sb.WriteString(s[:i])
 			}
-			fmt.Fprintf(&sb, "%%%02X", s[i])
-		} else if sb.Len() > 0 {
+			for _, c := range []byte(s[i : i+n]) {
+				fmt.Fprintf(&sb, "%%%02X", c)
+			}
+		case sb.Len() > 0:
 			sb.WriteString(s[i : i+n])
 		}
 		i += n

@@ -23,6 +23,14 @@ func TestPageURL(t *testing.T) {
 		{in: "https://a.example/a\r\nb\rc\nd", want: "https://a.example/a%0Ab%0Ac%0Ad", note: "percent-encoded"}, // XML's line ends
 		{in: "https://bg.example/интерактивна-карта/", want: "https://bg.example/интерактивна-карта/"},
 		{in: "https://a.example/\xff", want: "https://a.example/%FF", note: "percent-encoded"},
+		// Unicode spaces, line and paragraph separators, controls and format characters inside a
+		// URL are encoded as their UTF-8 bytes: raw, they break the lines of `urls` and hide in
+		// what people read; letters stay as they are.
+		{in: "https://a.example/a\u00a0b", want: "https://a.example/a%C2%A0b", note: "percent-encoded"},
+		{in: "https://a.example/c\u2028d\u3000e", want: "https://a.example/c%E2%80%A8d%E3%80%80e", note: "percent-encoded"},
+		{in: "https://a.example/e\u0085f", want: "https://a.example/e%C2%85f", note: "percent-encoded"},
+		{in: "https://a.example/g\u202eh\u200bi", want: "https://a.example/g%E2%80%AEh%E2%80%8Bi", note: "percent-encoded"},
+		{in: "https://a.example/caf\u00e9", want: "https://a.example/caf\u00e9"},
 		{in: "/p/relative", want: "https://a.example/p/relative", note: "resolved"},
 		{in: "relative", want: "https://a.example/sitemaps/relative", note: "resolved"},
 		{in: "//cdn.example/x", want: "https://cdn.example/x", note: "resolved"},
@@ -79,7 +87,7 @@ func TestHTTPPrefix(t *testing.T) {
 func TestReadTrimsUnicodeSpaces(t *testing.T) {
 	// Unicode spaces around a value — no-break, em, ideographic, narrow and zero-width ones, a
 	// stray byte order mark — are trimmed like XML's own, inside CDATA or not, written or given
-	// as references; spaces inside a URL are left to the URL rules.
+	// as references; a space inside a URL is the URL's, and percent-encoded like any.
 	s := newTestSite(t)
 	doc := `<urlset ` + ns + `><url><loc><![CDATA[` + "\u00a0https://a.example/nbsp\u00a0" + `]]></loc></url>` +
 		"<url><loc>\u2003https://a.example/emsp\u3000</loc></url>" +
@@ -93,7 +101,7 @@ func TestReadTrimsUnicodeSpaces(t *testing.T) {
 	s.put("/i.xml", &testPage{body: []byte(`<sitemapindex><sitemap><loc>` + "\u00a0" + s.url("/t.txt") + "\u2003</loc></sitemap></sitemapindex>")})
 	r := read(t, fast(), s.url("/u.xml"), s.url("/i.xml"))
 	want := []string{"https://a.example/nbsp", "https://a.example/emsp", "https://a.example/mixed", "https://a.example/bom",
-		"https://a.example/ref", "https://a.example/cdata", "https://a.example/in\u00a0side", "https://a.example/text"}
+		"https://a.example/ref", "https://a.example/cdata", "https://a.example/in%C2%A0side", "https://a.example/text"}
 	if !slices.Equal(r.urls, want) {
 		t.Errorf("urls = %q\nwant %q", r.urls, want)
 	}
