@@ -3,6 +3,7 @@ package cli
 import (
 	"bufio"
 	"fmt"
+	"time"
 
 	"github.com/sitepush/sitepush/internal/sitemap"
 	"github.com/sitepush/sitepush/internal/version"
@@ -64,7 +65,7 @@ func lineFormat(format string) func([]byte, sitemap.Entry) []byte {
 			b = append(b, en.URL...)
 			b = append(b, '\t')
 			if !en.Lastmod.IsZero() {
-				b = appendTime(b, en.Lastmod)
+				b = en.Lastmod.UTC().AppendFormat(b, time.RFC3339Nano)
 			}
 			return append(b, '\n')
 		}
@@ -77,7 +78,7 @@ func lineFormat(format string) func([]byte, sitemap.Entry) []byte {
 				b = append(b, "null"...)
 			} else {
 				b = append(b, '"')
-				b = appendTime(b, en.Lastmod)
+				b = en.Lastmod.UTC().AppendFormat(b, time.RFC3339Nano)
 				b = append(b, '"')
 			}
 			b = append(b, `,"sitemap":`...)
