@@ -86,7 +86,7 @@ func TestARunUsesTheChannelsSelection(t *testing.T) {
 	s.publish("/a 2026-04-01", "/b 2026-03-01", "/c", "/d 2026-02-01", "/e 2026-01-15", "/f")
 	for want := range 3 {
 		ch.due = nil
-		rec = run(t, r, s, opt)
+		run(t, r, s, opt)
 		if len(ch.due) != 1 || ch.due[0].URL != urls("/f")[0] || ch.due[0].Failures != want || ch.due[0].Retry != (want > 0) {
 			t.Fatalf("run %d after the first: due %+v; want only the new page, failed %d times before", want+2, ch.due, want)
 		}
