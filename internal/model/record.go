@@ -48,6 +48,9 @@ type Record struct {
 	Errors    []string                 `json:"errors"`
 	// Notes tell what is worth knowing but went as it should (a quota spent).
 	Notes []string `json:"notes,omitempty"`
+	// Stopped is set when the run ended before its end — its budget, a signal — with deliveries
+	// left, or sitemaps read in part: the next run goes on where it stopped.
+	Stopped bool `json:"stopped,omitempty"`
 }
 
 // ChannelStats is what one channel did in a run.

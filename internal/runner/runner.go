@@ -53,6 +53,10 @@ type Options struct {
 	Since time.Time
 	// Started, when set, is called with the run's id once it holds the lease and has started.
 	Started func(id int64)
+	// Budget, when set, ends the run's budget when it ends, as runBudget does, with its cause as
+	// the reason the record notes: what a Worker's invocation may spend (its subrequests, its KV
+	// operations). The run stops sending, records what was answered, and the next run goes on.
+	Budget context.Context
 }
 
 // ErrAlreadyRun is returned when a run with Options.Since finds that another run started since.
@@ -117,7 +121,7 @@ func (r *Runner) Run(ctx context.Context, site *config.Site, opt Options) (*mode
 
 // run does the work of Run between the lease and the record.
 func (r *Runner) run(ctx context.Context, site *config.Site, opt Options, rec *model.Record) error {
-	budget, stop := context.WithTimeout(ctx, site.RunBudget.D())
+	budget, stop := r.budget(ctx, site, opt)
 	defer stop()
 	names := make([]string, len(opt.Channels))
 	selection := make([]channel.Selection, len(opt.Channels))
@@ -197,12 +201,13 @@ func (r *Runner) status(ctx, budget context.Context, rec *model.Record, res *sit
 		due, done, failed, left = due+st.Due, done+st.Submitted, failed+st.Failed, left+st.Left
 	}
 	stopped := left > 0 || cut
-	if stopped && ctx.Err() == nil && errors.Is(budget.Err(), context.DeadlineExceeded) {
+	rec.Stopped = stopped
+	if stopped && ctx.Err() == nil && budget.Err() != nil {
 		what := fmt.Sprintf("%d deliveries are left for the next run", left)
 		if cut {
 			what = fmt.Sprintf("the sitemaps were read only in part (%d URLs); the next run reads them again", rec.TotalURLs)
 		}
-		rec.AddNote("runBudget ran out: " + what)
+		rec.AddNote(fmt.Sprintf("%v: %s", context.Cause(budget), what))
 	}
 	if stopped && ctx.Err() != nil {
 		rec.AddError(fmt.Sprintf("interrupted (%v) with %d deliveries left for the next run", context.Cause(ctx), left))
@@ -216,6 +221,21 @@ func (r *Runner) status(ctx, budget context.Context, rec *model.Record, res *sit
 		return model.StatusBudgetExhausted
 	}
 	return model.StatusOK
+}
+
+// errRunBudget is why a run's budget ends when its runBudget has passed.
+var errRunBudget = errors.New("runBudget ran out")
+
+// budget is the context of a run's work: it ends when the site's runBudget has passed, or when
+// opt.Budget ends (what a Worker's invocation may spend), with the cause the record notes.
+func (r *Runner) budget(ctx context.Context, site *config.Site, opt Options) (context.Context, context.CancelFunc) {
+	spent, cancel := context.WithCancelCause(ctx)
+	budget, stop := context.WithTimeoutCause(spent, site.RunBudget.D(), errRunBudget)
+	if opt.Budget == nil {
+		return budget, func() { stop(); cancel(nil) }
+	}
+	unwatch := context.AfterFunc(opt.Budget, func() { cancel(context.Cause(opt.Budget)) })
+	return budget, func() { unwatch(); stop(); cancel(nil) }
 }
 
 // reader builds the sitemap reader of a site.

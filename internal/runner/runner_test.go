@@ -249,6 +249,26 @@ func TestRunBudget(t *testing.T) {
 	}
 }
 
+// TestAnInvocationsBudget ends a run through Options.Budget, as a Worker does when the
+// subrequests of its invocation are spent: the run stops as at its runBudget, and says why.
+func TestAnInvocationsBudget(t *testing.T) {
+	r := runner.New(storetest.Open(t))
+	s := newSite(t, "")
+	s.publish("/a", "/b", "/c")
+	ch := &fakeChannel{name: "indexnow", batch: 1, block: true}
+	spent, spend := context.WithCancelCause(context.Background())
+	time.AfterFunc(100*time.Millisecond, func() { spend(errors.New("the 45 subrequests of the invocation are spent")) })
+	rec := run(t, r, s, runner.Options{Channels: []channel.Channel{ch}, Budget: spent})
+	if st := rec.Channels["indexnow"]; rec.Status != model.StatusBudgetExhausted || !rec.Stopped || st.Submitted != 1 || st.Left != 2 ||
+		len(rec.Errors) != 0 || !slices.Equal(rec.Notes, []string{"the 45 subrequests of the invocation are spent: 2 deliveries are left for the next run"}) {
+		t.Fatalf("%s, stopped %v, %+v %q %q", rec.Status, rec.Stopped, st, rec.Errors, rec.Notes)
+	}
+	ch.block = false
+	if rec := run(t, r, s, runner.Options{Channels: []channel.Channel{ch}}); rec.Stopped || rec.Status != model.StatusOK {
+		t.Errorf("a run that went to its end: %s, stopped %v", rec.Status, rec.Stopped)
+	}
+}
+
 func TestRunWaitsForTheLease(t *testing.T) {
 	st := storetest.Open(t)
 	ctx := context.Background()
