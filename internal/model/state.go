@@ -21,3 +21,13 @@ type DeliveryState struct {
 	// Failures counts the attempts that failed in a row (0 unless Failed).
 	Failures int
 }
+
+// ChannelDay is what a channel did with URLs on one UTC day: the URLs whose delivery ended, how
+// many were accepted, and how many failed.
+type ChannelDay struct {
+	Day        string // YYYY-MM-DD
+	Channel    string
+	Total      int
+	Successful int
+	Failed     int
+}

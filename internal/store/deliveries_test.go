@@ -156,3 +156,7 @@ func TestSkippedIsKnownButNotCounted(t *testing.T) {
 		t.Errorf("skipped URLs in the daily statistics: %+v", got)
 	}
 }
+
+func page(h int64, lastmod time.Time) channel.Page {
+	return channel.Page{Hash: h, URL: "https://a.example/" + string(rune('a'+h%26)) + time.Duration(h).String(), Lastmod: lastmod}
+}

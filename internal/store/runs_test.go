@@ -50,21 +50,6 @@ func TestRuns(t *testing.T) {
 	}
 }
 
-func TestStartRunClosesRunsThatDied(t *testing.T) {
-	s := storetest.Open(t)
-	dead, _ := s.StartRun(ctx, "a", "cli", t0)
-	other, _ := s.StartRun(ctx, "b", "cli", t0)
-	id, _ := s.StartRun(ctx, "a", "cli", t0.Add(time.Hour))
-	runs, _ := s.Runs(ctx, "a", 10)
-	if len(runs) != 2 || runs[0].ID != id || runs[0].Status != model.StatusRunning ||
-		runs[1].ID != dead || runs[1].Status != model.StatusFailed || len(runs[1].Errors) != 1 {
-		t.Errorf("runs %+v", runs)
-	}
-	if b, _ := s.Runs(ctx, "b", 1); b[0].ID != other || b[0].Status != model.StatusRunning {
-		t.Errorf("another site's run was closed: %+v", b)
-	}
-}
-
 func TestRunTimes(t *testing.T) {
 	s := storetest.Open(t)
 	if last, err := s.LastStarted(ctx, "a"); err != nil || !last.IsZero() {

@@ -4,21 +4,13 @@ import (
 	"context"
 	"database/sql"
 	"time"
-)
 
-// ChannelDay is what a channel did with URLs on one UTC day: the URLs whose delivery ended, how
-// many were accepted, and how many failed.
-type ChannelDay struct {
-	Day        string // YYYY-MM-DD
-	Channel    string
-	Total      int
-	Successful int
-	Failed     int
-}
+	"github.com/sitepush/sitepush/internal/model"
+)
 
 // ChannelDays sums the URL-level statistics of the days from since (inclusive) per day and
 // channel, oldest first: of one site, or of every site when site is "".
-func (s *Store) ChannelDays(ctx context.Context, since time.Time, site string) (_ []ChannelDay, err error) {
+func (s *Store) ChannelDays(ctx context.Context, since time.Time, site string) (_ []model.ChannelDay, err error) {
 	defer s.failed(&err, "reading daily statistics", site)
 	q := `SELECT day, channel, CAST(sum(total) AS BIGINT), CAST(sum(successful) AS BIGINT), CAST(sum(failed) AS BIGINT) FROM daily_stats
 		WHERE endpoint = '' AND day >= $1 GROUP BY day, channel ORDER BY day, channel`
@@ -33,9 +25,9 @@ func (s *Store) ChannelDays(ctx context.Context, since time.Time, site string) (
 		return nil, err
 	}
 	defer rows.Close()
-	var out []ChannelDay
+	var out []model.ChannelDay
 	for rows.Next() {
-		var d ChannelDay
+		var d model.ChannelDay
 		if err := rows.Scan(&d.Day, &d.Channel, &d.Total, &d.Successful, &d.Failed); err != nil {
 			return nil, err
 		}

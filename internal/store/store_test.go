@@ -2,7 +2,6 @@ package store_test
 
 import (
 	"context"
-	"errors"
 	"strings"
 	"sync"
 	"testing"
@@ -78,44 +77,6 @@ func TestOpenReadOnly(t *testing.T) {
 	}
 }
 
-func TestLeases(t *testing.T) {
-	s := storetest.Open(t)
-	ttl := 15 * time.Second
-	if ok, _, _, err := s.AcquireLease(ctx, "a", "h1", t0, ttl); !ok || err != nil {
-		t.Fatalf("first acquire: %v %v", ok, err)
-	}
-	ok, other, until, err := s.AcquireLease(ctx, "a", "h2", t0.Add(time.Second), ttl)
-	if ok || err != nil || other != "h1" || !until.Equal(t0.Add(ttl)) {
-		t.Errorf("second holder: ok %v, holder %q until %v, %v", ok, other, until, err)
-	}
-	if ok, _, _, _ := s.AcquireLease(ctx, "b", "h2", t0, ttl); !ok {
-		t.Error("leases of different sites must not interfere")
-	}
-	if ok, _, _, _ := s.AcquireLease(ctx, "a", "h1", t0.Add(2*time.Second), ttl); ok {
-		t.Error("a holder took a lease it holds a second time: two runs of one site could overlap")
-	}
-	if err := s.RenewLease(ctx, "a", "h1", t0.Add(10*time.Second), ttl); err != nil {
-		t.Error(err)
-	}
-	if ok, _, _, _ := s.AcquireLease(ctx, "a", "h2", t0.Add(24*time.Second), ttl); ok {
-		t.Error("a renewed lease was taken before it expired")
-	}
-	if ok, _, _, _ := s.AcquireLease(ctx, "a", "h2", t0.Add(25*time.Second), ttl); !ok {
-		t.Error("an expired lease must free itself")
-	}
-	if err := s.RenewLease(ctx, "a", "h1", t0.Add(26*time.Second), ttl); !errors.Is(err, model.ErrLeaseLost) {
-		t.Errorf("renewing a lost lease: %v", err)
-	}
-	s.ReleaseLease(ctx, "a", "h1") // not the holder: no effect
-	if ok, _, _, _ := s.AcquireLease(ctx, "a", "h3", t0.Add(27*time.Second), ttl); ok {
-		t.Error("a release by a former holder freed the lease")
-	}
-	s.ReleaseLease(ctx, "a", "h2")
-	if ok, _, _, _ := s.AcquireLease(ctx, "a", "h3", t0.Add(27*time.Second), ttl); !ok {
-		t.Error("a released lease was not free")
-	}
-}
-
 func TestLeaseRace(t *testing.T) {
 	s := storetest.Open(t)
 	var wg sync.WaitGroup
@@ -158,22 +119,6 @@ func TestConcurrentFirstOpens(t *testing.T) {
 	}
 }
 
-func TestLeased(t *testing.T) {
-	s := storetest.Open(t)
-	s.AcquireLease(ctx, "a", "run-1", t0, 15*time.Second)
-	if ok, err := s.Leased(ctx, "a", t0.Add(time.Second)); !ok || err != nil {
-		t.Errorf("a held lease: %v %v", ok, err)
-	}
-	if ok, _ := s.Leased(ctx, "a", t0.Add(time.Minute)); ok {
-		t.Error("an expired lease is held")
-	}
-	if ok, _ := s.Leased(ctx, "b", t0); ok {
-		t.Error("a site never leased is held")
-	}
-}
-
-// TestErrorsSayWhatAndWhichSite checks that no bare driver error leaves the store: each names
-// what the store was doing and for which site.
 func TestErrorsSayWhatAndWhichSite(t *testing.T) {
 	s := storetest.Open(t)
 	s.Close() // every call now fails in the driver

@@ -1,0 +1,248 @@
+package kvstate
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/sitepush/sitepush/internal/channel"
+	"github.com/sitepush/sitepush/internal/model"
+)
+
+// shardBits splits each site's catalogue in 1<<shardBits shards, by the top bits of the URLs'
+// hashes: a daily run reads each once and writes those whose URLs changed or were delivered.
+const shardBits = 4
+
+// lastSeenEvery is how stale a URL's last-seen time may grow before a run that sees it again
+// writes it: refreshing it on every run would rewrite every shard each time.
+const lastSeenEvery = 24 * time.Hour
+
+// entry is one URL of a site's catalogue, with what each channel did with it.
+type entry struct {
+	url                          string
+	lastmod, firstSeen, lastSeen int64 // Unix ms; lastmod 0 when the sitemap gives none
+	del                          []delivery
+}
+
+// delivery is what one channel did with one URL.
+type delivery struct {
+	channel     string
+	lastmod     int64 // the lastmod last delivered (Unix ms, 0 for none)
+	deliveredAt int64 // when the channel last accepted the URL (0 when it never did)
+	outcome     byte  // the last attempt's: outcomeOK, outcomeFailed, outcomeRejected
+	attempts    int   // attempts since the last success, that one included
+	lastAttempt int64
+	lastError   string
+}
+
+// of returns the entry's record of channel, nil when it has none.
+func (e *entry) of(channel string) *delivery {
+	for i := range e.del {
+		if e.del[i].channel == channel {
+			return &e.del[i]
+		}
+	}
+	return nil
+}
+
+// shard is one value `cat:{id}:{n}` of a site's catalogue.
+type shard struct {
+	n       int
+	entries map[int64]*entry
+	dirty   bool
+	used    uint64
+}
+
+func shardOf(hash int64) int { return int(uint64(hash) >> (64 - shardBits)) }
+
+func shardKey(site string, n int) string { return fmt.Sprintf("cat:%s:%x", site, n) }
+
+// shardFor returns the shard of hash, read once, making room in memory first; s.mu is held.
+func (s *State) shardFor(ctx context.Context, st *site, hash int64) (*shard, error) {
+	n := shardOf(hash)
+	s.clock++
+	if sh := st.shards[n]; sh != nil {
+		sh.used = s.clock
+		return sh, nil
+	}
+	if err := s.makeRoom(ctx); err != nil {
+		return nil, err
+	}
+	b, ok, err := s.get(ctx, shardKey(st.id, n))
+	if err != nil {
+		return nil, err
+	}
+	sh := &shard{n: n, entries: map[int64]*entry{}, used: s.clock}
+	if ok {
+		if sh.entries, err = decodeShard(b); err != nil {
+			return nil, fmt.Errorf("%s: %w", shardKey(st.id, n), err)
+		}
+	}
+	st.shards[n] = sh
+	s.entries += len(sh.entries)
+	return sh, nil
+}
+
+// makeRoom drops the shards used longest ago, written first if they changed, until the entries
+// held are within the bound; s.mu is held.
+func (s *State) makeRoom(ctx context.Context) error {
+	for s.entries > s.opt.Entries {
+		var oldest *shard
+		var of *site
+		for _, st := range s.sites {
+			for _, sh := range st.shards {
+				if oldest == nil || sh.used < oldest.used {
+					oldest, of = sh, st
+				}
+			}
+		}
+		if oldest == nil {
+			return nil
+		}
+		if err := s.writeShard(ctx, of, oldest); err != nil {
+			return err
+		}
+		s.entries -= len(oldest.entries)
+		delete(of.shards, oldest.n)
+	}
+	return nil
+}
+
+// writeShard writes a shard when it changed; s.mu is held.
+func (s *State) writeShard(ctx context.Context, st *site, sh *shard) error {
+	if !sh.dirty {
+		return nil
+	}
+	if err := s.put(ctx, shardKey(st.id, sh.n), encodeShard(sh.entries), 0); err != nil {
+		return err
+	}
+	sh.dirty = false
+	return nil
+}
+
+// SyncCatalog records pages present in site's sitemaps — new URLs, changed lastmods — and returns
+// each page's delivery state on each channel (that of pages[i] on channels[c] is at
+// i*len(channels)+c). With dryRun it only reads. Nothing is written before the run finishes.
+func (s *State) SyncCatalog(ctx context.Context, site string, now time.Time, pages []channel.Page, channels []string, dryRun bool) (_ []model.DeliveryState, err error) {
+	defer failed(&err, "syncing the catalogue", site)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	st := s.siteOf(site)
+	states := make([]model.DeliveryState, len(pages)*len(channels))
+	first := make(map[int64]bool, len(pages)) // the first page of a hash in the batch writes it
+	for i, p := range pages {
+		sh, err := s.shardFor(ctx, st, p.Hash)
+		if err != nil {
+			return nil, err
+		}
+		e := sh.entries[p.Hash]
+		if e != nil {
+			for c, name := range channels {
+				states[i*len(channels)+c] = stateOf(e.of(name))
+			}
+		}
+		if dryRun || first[p.Hash] {
+			continue
+		}
+		first[p.Hash] = true
+		switch {
+		case e == nil:
+			sh.entries[p.Hash] = &entry{url: p.URL, lastmod: ms(p.Lastmod), firstSeen: now.UnixMilli(), lastSeen: now.UnixMilli()}
+			s.entries++
+		case e.url != p.URL || e.lastmod != ms(p.Lastmod) || now.UnixMilli()-e.lastSeen >= lastSeenEvery.Milliseconds():
+			e.url, e.lastmod, e.lastSeen = p.URL, ms(p.Lastmod), now.UnixMilli()
+		default:
+			continue
+		}
+		sh.dirty = true
+	}
+	return states, nil
+}
+
+// stateOf is what the runner's rules read of a channel's record of a URL.
+func stateOf(d *delivery) model.DeliveryState {
+	if d == nil {
+		return model.DeliveryState{}
+	}
+	st := model.DeliveryState{Known: true, Lastmod: fromMS(d.lastmod), DeliveredAt: fromMS(d.deliveredAt), Failed: d.outcome == outcomeFailed}
+	if st.Failed {
+		st.Failures = d.attempts
+	}
+	return st
+}
+
+// URLs returns the URL of each hash of site, aligned with hashes; "" for unknown hashes.
+func (s *State) URLs(ctx context.Context, site string, hashes []int64) (_ []string, err error) {
+	defer failed(&err, "reading URLs", site)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	st := s.siteOf(site)
+	out := make([]string, len(hashes))
+	for i, h := range hashes {
+		sh, err := s.shardFor(ctx, st, h)
+		if err != nil {
+			return nil, err
+		}
+		if e := sh.entries[h]; e != nil {
+			out[i] = e.url
+		}
+	}
+	return out, nil
+}
+
+// RecordOutcome keeps what a channel did with some URLs, and counts it in the day's statistics:
+// in memory, written when the run finishes. A failure keeps the lastmod and time of the last
+// success; a rejected URL is kept like a delivered one, so that it is not due again until it
+// changes.
+func (s *State) RecordOutcome(ctx context.Context, site string, now time.Time, o channel.Outcome) (err error) {
+	defer failed(&err, "recording an outcome", site)
+	if len(o.URLs) == 0 {
+		return nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	st := s.siteOf(site)
+	for _, due := range o.URLs {
+		sh, err := s.shardFor(ctx, st, due.Hash)
+		if err != nil {
+			return err
+		}
+		e := sh.entries[due.Hash]
+		if e == nil {
+			e = &entry{url: due.URL, lastmod: ms(due.Lastmod), firstSeen: now.UnixMilli(), lastSeen: now.UnixMilli()}
+			sh.entries[due.Hash] = e
+			s.entries++
+		}
+		record(e, o, due, now)
+		sh.dirty = true
+	}
+	if o.Skipped {
+		return nil
+	}
+	ok, bad := len(o.URLs), 0
+	if !o.Delivered {
+		ok, bad = 0, len(o.URLs)
+	}
+	return s.add(ctx, st, now, o.Channel, "", 0, ok, bad)
+}
+
+// record applies one outcome to one URL's record of the outcome's channel.
+func record(e *entry, o channel.Outcome, due channel.Due, now time.Time) {
+	d := e.of(o.Channel)
+	if d == nil {
+		e.del = append(e.del, delivery{channel: o.Channel})
+		d = &e.del[len(e.del)-1]
+	} else if d.outcome == outcomeOK {
+		d.attempts = 0 // attempts count from the last success
+	}
+	d.attempts++
+	d.lastAttempt, d.lastError = now.UnixMilli(), o.Err
+	switch {
+	case o.Rejected:
+		d.outcome, d.lastmod, d.deliveredAt = outcomeRejected, ms(due.Lastmod), now.UnixMilli()
+	case o.Delivered || o.Skipped:
+		d.outcome, d.lastmod, d.deliveredAt, d.lastError = outcomeOK, ms(due.Lastmod), now.UnixMilli(), ""
+	default:
+		d.outcome = outcomeFailed
+	}
+}

@@ -1,0 +1,161 @@
+package kvstate
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math"
+)
+
+// A shard is written as: the magic, the channel names it uses, then its entries — each a hash,
+// its URL, lastmod, first and last seen, and a record per channel. Integers are varints: a 50,000
+// URL site takes about 7 MB, read and written a shard at a time.
+const shardMagic = "spk1"
+
+// Outcomes of a delivery.
+const (
+	outcomeOK byte = iota
+	outcomeFailed
+	outcomeRejected
+)
+
+// encodeShard writes a shard's entries.
+func encodeShard(entries map[int64]*entry) []byte {
+	names, index := []string{}, map[string]uint64{}
+	size := len(shardMagic) + 8
+	for _, e := range entries {
+		size += 40 + len(e.url)
+		for _, d := range e.del {
+			if _, ok := index[d.channel]; !ok {
+				index[d.channel] = uint64(len(names))
+				names = append(names, d.channel)
+			}
+			size += 40 + len(d.lastError)
+		}
+	}
+	b := make([]byte, 0, size)
+	b = append(b, shardMagic...)
+	b = binary.AppendUvarint(b, uint64(len(names)))
+	for _, n := range names {
+		b = appendString(b, n)
+	}
+	b = binary.AppendUvarint(b, uint64(len(entries)))
+	for h, e := range entries {
+		b = binary.LittleEndian.AppendUint64(b, uint64(h))
+		b = appendString(b, e.url)
+		b = binary.AppendVarint(b, e.lastmod)
+		b = binary.AppendVarint(b, e.firstSeen)
+		b = binary.AppendVarint(b, e.lastSeen)
+		b = binary.AppendUvarint(b, uint64(len(e.del)))
+		for _, d := range e.del {
+			b = binary.AppendUvarint(b, index[d.channel])
+			b = binary.AppendVarint(b, d.lastmod)
+			b = binary.AppendVarint(b, d.deliveredAt)
+			b = append(b, d.outcome)
+			b = binary.AppendUvarint(b, uint64(d.attempts))
+			b = binary.AppendVarint(b, d.lastAttempt)
+			b = appendString(b, d.lastError)
+		}
+	}
+	return b
+}
+
+func appendString(b []byte, s string) []byte {
+	b = binary.AppendUvarint(b, uint64(len(s)))
+	return append(b, s...)
+}
+
+// errShard is a shard value this sitepush did not write, or one cut short.
+var errShard = errors.New("not a catalogue shard written by this sitepush")
+
+// decoder reads a shard.
+type decoder struct {
+	b   []byte
+	err error
+}
+
+func (d *decoder) uvarint() uint64 {
+	v, n := binary.Uvarint(d.b)
+	if n <= 0 {
+		d.fail()
+		return 0
+	}
+	d.b = d.b[n:]
+	return v
+}
+
+func (d *decoder) varint() int64 {
+	v, n := binary.Varint(d.b)
+	if n <= 0 {
+		d.fail()
+		return 0
+	}
+	d.b = d.b[n:]
+	return v
+}
+
+func (d *decoder) string() string {
+	n := d.uvarint()
+	if n > uint64(len(d.b)) {
+		d.fail()
+		return ""
+	}
+	s := string(d.b[:n])
+	d.b = d.b[n:]
+	return s
+}
+
+func (d *decoder) byte() byte {
+	if len(d.b) == 0 {
+		d.fail()
+		return 0
+	}
+	c := d.b[0]
+	d.b = d.b[1:]
+	return c
+}
+
+func (d *decoder) fail() {
+	if d.err == nil {
+		d.err = errShard
+	}
+	d.b = nil
+}
+
+// decodeShard reads what encodeShard wrote.
+func decodeShard(b []byte) (map[int64]*entry, error) {
+	if len(b) < len(shardMagic) || string(b[:len(shardMagic)]) != shardMagic {
+		return nil, errShard
+	}
+	d := &decoder{b: b[len(shardMagic):]}
+	names := make([]string, min(d.uvarint(), 1024))
+	for i := range names {
+		names[i] = d.string()
+	}
+	n := d.uvarint()
+	entries := make(map[int64]*entry, min(n, math.MaxInt32/64))
+	for range n {
+		if d.err != nil || len(d.b) < 8 {
+			d.fail()
+			break
+		}
+		h := int64(binary.LittleEndian.Uint64(d.b))
+		d.b = d.b[8:]
+		e := &entry{url: d.string(), lastmod: d.varint(), firstSeen: d.varint(), lastSeen: d.varint()}
+		e.del = make([]delivery, min(d.uvarint(), 64))
+		for i := range e.del {
+			ch := d.uvarint()
+			if ch >= uint64(len(names)) {
+				d.fail()
+				break
+			}
+			e.del[i] = delivery{channel: names[ch], lastmod: d.varint(), deliveredAt: d.varint(), outcome: d.byte(),
+				attempts: int(min(d.uvarint(), math.MaxInt32)), lastAttempt: d.varint(), lastError: d.string()}
+		}
+		entries[h] = e
+	}
+	if d.err != nil {
+		return nil, fmt.Errorf("%w (%d bytes)", d.err, len(b))
+	}
+	return entries, nil
+}

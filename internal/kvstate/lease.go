@@ -1,0 +1,106 @@
+package kvstate
+
+import (
+	"context"
+	"time"
+
+	"github.com/sitepush/sitepush/internal/model"
+)
+
+// lease is the value of `lease:{id}`: who runs the site, until when.
+type lease struct {
+	Holder  string `json:"holder"`
+	Expires int64  `json:"expires"` // Unix ms
+}
+
+func leaseKey(site string) string { return "lease:" + site }
+
+// minLease is how long a lease lasts at least: KV keeps nothing for less than a minute, and a
+// write per renewal would spend the day's writes; a lease is written again only when less than
+// half of this is left.
+const minLease = 2 * MinTTL
+
+// AcquireLease takes site's lease for holder, unless another holder's is still valid. KV has no
+// atomic operation: the lease is written, then read back to confirm it is holder's. Two
+// invocations taking it within KV's propagation delay (up to a minute between locations) may
+// both believe they hold it; then a URL may be sent twice, never lost.
+func (s *State) AcquireLease(ctx context.Context, site, holder string, now time.Time, ttl time.Duration) (_ bool, _ string, _ time.Time, err error) {
+	defer failed(&err, "taking the lease", site)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var l lease
+	ok, err := s.getJSON(ctx, leaseKey(site), &l)
+	if err != nil {
+		return false, "", time.Time{}, err
+	}
+	if ok && l.Expires > now.UnixMilli() {
+		// Even its holder cannot take a lease twice: a holder is one run.
+		return false, l.Holder, fromMS(l.Expires), nil
+	}
+	mine := lease{Holder: holder, Expires: now.Add(max(ttl, minLease)).UnixMilli()}
+	if err := s.putJSON(ctx, leaseKey(site), mine, max(ttl, minLease)); err != nil {
+		return false, "", time.Time{}, err
+	}
+	if ok, err := s.getJSON(ctx, leaseKey(site), &l); err != nil {
+		return false, "", time.Time{}, err
+	} else if ok && l.Holder != holder {
+		return false, l.Holder, fromMS(l.Expires), nil
+	}
+	s.forget(s.siteOf(site)) // what another holder wrote before is read again
+	s.leases()[site] = mine
+	return true, "", time.Time{}, nil
+}
+
+// leases returns the leases this invocation holds; s.mu is held.
+func (s *State) leases() map[string]lease {
+	if s.held == nil {
+		s.held = map[string]lease{}
+	}
+	return s.held
+}
+
+// RenewLease extends holder's lease, writing it only when less than half of minLease is left.
+func (s *State) RenewLease(ctx context.Context, site, holder string, now time.Time, ttl time.Duration) (err error) {
+	defer failed(&err, "renewing the lease", site)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	l, ok := s.leases()[site]
+	if !ok || l.Holder != holder {
+		return model.ErrLeaseLost
+	}
+	if time.Duration(l.Expires-now.UnixMilli())*time.Millisecond > minLease/2 {
+		return nil
+	}
+	var other lease
+	if ok, err := s.getJSON(ctx, leaseKey(site), &other); err != nil {
+		return err
+	} else if ok && other.Holder != holder {
+		delete(s.held, site)
+		return model.ErrLeaseLost
+	}
+	l.Expires = now.Add(max(ttl, minLease)).UnixMilli()
+	s.held[site] = l
+	return s.putJSON(ctx, leaseKey(site), l, max(ttl, minLease))
+}
+
+// ReleaseLease gives holder's lease up.
+func (s *State) ReleaseLease(ctx context.Context, site, holder string) (err error) {
+	defer failed(&err, "releasing the lease", site)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if l, ok := s.leases()[site]; !ok || l.Holder != holder {
+		return nil
+	}
+	delete(s.held, site)
+	return s.del(ctx, leaseKey(site))
+}
+
+// Leased reports whether a run holds site's lease at now, in this invocation or another.
+func (s *State) Leased(ctx context.Context, site string, now time.Time) (_ bool, err error) {
+	defer failed(&err, "reading the lease", site)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var l lease
+	ok, err := s.getJSON(ctx, leaseKey(site), &l)
+	return ok && l.Expires > now.UnixMilli(), err
+}

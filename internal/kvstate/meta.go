@@ -1,0 +1,105 @@
+package kvstate
+
+import (
+	"context"
+	"time"
+)
+
+// meta is what a site's runs need at every tick, small enough to read for every site every tick:
+// `site:{id}`.
+type meta struct {
+	// LastStarted is when the latest run started (Unix ms): a site's schedule fires when its next
+	// time after it has come.
+	LastStarted int64 `json:"lastStarted,omitempty"`
+	// Running is the id of a run that started and has not finished (or was killed).
+	Running int64 `json:"running,omitempty"`
+	// NextID numbers the runs.
+	NextID int64 `json:"nextId"`
+	// Resume is set when the last run stopped before its end (its budget, the invocation's): the
+	// next tick runs the site again, whatever its schedule.
+	Resume bool `json:"resume,omitempty"`
+	// LastSuccess is, by channel, when a URL was last accepted (Unix ms).
+	LastSuccess map[string]int64 `json:"lastSuccess,omitempty"`
+
+	dirty bool
+}
+
+func metaKey(site string) string { return "site:" + site }
+
+// metaOf returns a site's meta, read once; s.mu is held.
+func (s *State) metaOf(ctx context.Context, st *site) (*meta, error) {
+	if st.meta != nil {
+		return st.meta, nil
+	}
+	m := &meta{}
+	if _, err := s.getJSON(ctx, metaKey(st.id), m); err != nil {
+		return nil, err
+	}
+	st.meta = m
+	return m, nil
+}
+
+// writeMeta writes a site's meta when it changed; s.mu is held.
+func (s *State) writeMeta(ctx context.Context, st *site) error {
+	if st.meta == nil || !st.meta.dirty {
+		return nil
+	}
+	if err := s.putJSON(ctx, metaKey(st.id), st.meta, 0); err != nil {
+		return err
+	}
+	st.meta.dirty = false
+	return nil
+}
+
+// LastStarted returns when site's latest run started; zero when it never ran.
+func (s *State) LastStarted(ctx context.Context, site string) (_ time.Time, err error) {
+	defer failed(&err, "reading the last run", site)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	m, err := s.metaOf(ctx, s.siteOf(site))
+	if err != nil {
+		return time.Time{}, err
+	}
+	return fromMS(m.LastStarted), nil
+}
+
+// Resume reports whether site's last run stopped before its end, and must go on whatever its
+// schedule says.
+func (s *State) Resume(ctx context.Context, site string) (_ bool, err error) {
+	defer failed(&err, "reading the last run", site)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	m, err := s.metaOf(ctx, s.siteOf(site))
+	if err != nil {
+		return false, err
+	}
+	return m.Resume, nil
+}
+
+// LastSuccess returns when channel last accepted a URL of site; zero when it never did.
+func (s *State) LastSuccess(ctx context.Context, site, channel string) (_ time.Time, err error) {
+	defer failed(&err, "reading the last accepted submission", site)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	m, err := s.metaOf(ctx, s.siteOf(site))
+	if err != nil {
+		return time.Time{}, err
+	}
+	return fromMS(m.LastSuccess[channel]), nil
+}
+
+// ms converts a time to Unix milliseconds, the zero time to 0.
+func ms(t time.Time) int64 {
+	if t.IsZero() {
+		return 0
+	}
+	return t.UnixMilli()
+}
+
+// fromMS converts Unix milliseconds back; 0 is the zero time.
+func fromMS(v int64) time.Time {
+	if v == 0 {
+		return time.Time{}
+	}
+	return time.UnixMilli(v).UTC()
+}

@@ -1,0 +1,217 @@
+package kvstate
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+)
+
+// Options bound a State.
+type Options struct {
+	// Ops is how many KV operations one invocation may make (Workers allows 1,000); 0 means
+	// DefaultOps. When four fifths are made, Spent is told, once: the runs stop as at the end of
+	// their runBudget, and the rest is left for writing what they did.
+	Ops int
+	// Spent, when set, is told that the operations are nearly spent.
+	Spent func()
+	// Entries bounds the catalogue entries held in memory, whatever the sites' size: past it, the
+	// shards used longest ago are written if they changed and dropped. 0 means DefaultEntries.
+	Entries int
+}
+
+// Bounds of an invocation.
+const (
+	DefaultOps     = 1000
+	DefaultEntries = 250_000
+)
+
+// State is the state of every site in a KV namespace, for one invocation — a Cron tick, a
+// request: it reads what it needs once, keeps in memory what runs change, and writes it when a
+// run finishes and at Flush. It is safe for concurrent use.
+type State struct {
+	kv  KV
+	opt Options
+
+	mu      sync.Mutex
+	ops     Ops
+	told    bool
+	sites   map[string]*site
+	held    map[string]lease // the leases this invocation holds, by site
+	entries int              // catalogue entries held, in every site's shards
+	clock   uint64           // ticks of shard use, for dropping the longest unused
+}
+
+// New returns a State over kv.
+func New(kv KV, opt Options) *State {
+	if opt.Ops <= 0 {
+		opt.Ops = DefaultOps
+	}
+	if opt.Entries <= 0 {
+		opt.Entries = DefaultEntries
+	}
+	return &State{kv: kv, opt: opt, sites: map[string]*site{}}
+}
+
+// Ops returns the KV operations made so far.
+func (s *State) Ops() Ops {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.ops
+}
+
+// site is what the State holds of one site.
+type site struct {
+	id     string
+	meta   *meta
+	shards map[int]*shard
+	stats  map[string]*dayStats // by UTC day
+	feed   *feedState
+	quota  map[string]*quotaDay // by UTC day
+	runs   *runList
+}
+
+// siteOf returns the State's record of a site; s.mu is held.
+func (s *State) siteOf(id string) *site {
+	st := s.sites[id]
+	if st == nil {
+		st = &site{id: id, shards: map[int]*shard{}, stats: map[string]*dayStats{}, quota: map[string]*quotaDay{}}
+		s.sites[id] = st
+	}
+	return st
+}
+
+// forget drops what the State read of a site and did not change, so that it is read again: a
+// run taking the site's lease must see what runs before it wrote; s.mu is held.
+func (s *State) forget(st *site) {
+	if st.meta != nil && !st.meta.dirty {
+		st.meta = nil
+	}
+	if st.runs != nil && !st.runs.dirty {
+		st.runs = nil
+	}
+	if st.feed != nil && !st.feed.dirty {
+		st.feed = nil
+	}
+	for k, sh := range st.shards {
+		if !sh.dirty {
+			s.entries -= len(sh.entries)
+			delete(st.shards, k)
+		}
+	}
+	for day, d := range st.stats {
+		if !d.dirty {
+			delete(st.stats, day)
+		}
+	}
+	for day, q := range st.quota {
+		if !q.dirty {
+			delete(st.quota, day)
+		}
+	}
+}
+
+// ErrOpsSpent is returned for an operation past the invocation's budget.
+var ErrOpsSpent = errors.New("the KV operations of this invocation are spent")
+
+// count counts an operation, tells Spent when four fifths are made, and refuses one past the
+// budget; s.mu is held.
+func (s *State) count(add func(*Ops)) error {
+	if s.ops.Total() >= s.opt.Ops {
+		return fmt.Errorf("%w (%d): the rest is left for the next invocation", ErrOpsSpent, s.opt.Ops)
+	}
+	add(&s.ops)
+	if !s.told && s.ops.Total() >= s.opt.Ops*4/5 && s.opt.Spent != nil {
+		s.told = true
+		go s.opt.Spent()
+	}
+	return nil
+}
+
+// get reads a key; s.mu is held.
+func (s *State) get(ctx context.Context, key string) ([]byte, bool, error) {
+	if err := s.count(func(o *Ops) { o.Reads++ }); err != nil {
+		return nil, false, err
+	}
+	return s.kv.Get(ctx, key)
+}
+
+// getJSON reads a JSON value into v; ok is false when there is none.
+func (s *State) getJSON(ctx context.Context, key string, v any) (bool, error) {
+	b, ok, err := s.get(ctx, key)
+	if err != nil || !ok {
+		return false, err
+	}
+	if err := json.Unmarshal(b, v); err != nil {
+		return false, fmt.Errorf("the value of %s is not what this sitepush writes: %w", key, err)
+	}
+	return true, nil
+}
+
+// put writes a key; s.mu is held.
+func (s *State) put(ctx context.Context, key string, value []byte, ttl time.Duration) error {
+	if err := s.count(func(o *Ops) { o.Writes++ }); err != nil {
+		return err
+	}
+	return s.kv.Put(ctx, key, value, ttl)
+}
+
+// putJSON writes v as JSON.
+func (s *State) putJSON(ctx context.Context, key string, v any, ttl time.Duration) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	return s.put(ctx, key, b, ttl)
+}
+
+// del deletes a key; s.mu is held.
+func (s *State) del(ctx context.Context, key string) error {
+	if err := s.count(func(o *Ops) { o.Deletes++ }); err != nil {
+		return err
+	}
+	return s.kv.Delete(ctx, key)
+}
+
+// failed names what the state was doing, and for which site, in an error that reaches a user, as
+// the SQL store does: `kv: recording an outcome of site "blog": …`.
+func failed(err *error, doing, site string) {
+	if *err == nil {
+		return
+	}
+	if site != "" {
+		doing += fmt.Sprintf(" of site %q", site)
+	}
+	*err = fmt.Errorf("kv: %s: %w", doing, *err)
+}
+
+// Flush writes what the invocation changed and has not written yet: what runs left (a run
+// writes what it did when it finishes) and what requests changed.
+func (s *State) Flush(ctx context.Context) (err error) {
+	defer failed(&err, "writing the state", "")
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var errs []error
+	for _, st := range s.sites {
+		errs = append(errs, s.flushSite(ctx, st))
+	}
+	return errors.Join(errs...)
+}
+
+// flushSite writes what changed of one site; s.mu is held.
+func (s *State) flushSite(ctx context.Context, st *site) error {
+	var errs []error
+	for _, sh := range st.shards {
+		errs = append(errs, s.writeShard(ctx, st, sh))
+	}
+	for day, d := range st.stats {
+		errs = append(errs, s.writeStats(ctx, st, day, d))
+	}
+	for day, q := range st.quota {
+		errs = append(errs, s.writeQuota(ctx, st, day, q, true))
+	}
+	errs = append(errs, s.writeFeed(ctx, st), s.writeRuns(ctx, st), s.writeMeta(ctx, st))
+	return errors.Join(errs...)
+}

@@ -1,0 +1,153 @@
+package statetest
+
+import (
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/sitepush/sitepush/internal/model"
+)
+
+func testLeases(t *testing.T, b Backend) {
+	s := b.Open(t)
+	// Five minutes: longer than any state's shortest lease (KV keeps nothing under a minute).
+	ttl := 5 * time.Minute
+	if ok, _, _, err := s.AcquireLease(ctx, "a", "h1", t0, ttl); !ok || err != nil {
+		t.Fatalf("first acquire: %v %v", ok, err)
+	}
+	ok, other, until, err := s.AcquireLease(ctx, "a", "h2", t0.Add(time.Second), ttl)
+	if ok || err != nil || other != "h1" || !until.Equal(t0.Add(ttl)) {
+		t.Errorf("second holder: ok %v, holder %q until %v, %v", ok, other, until, err)
+	}
+	if ok, _, _, _ := s.AcquireLease(ctx, "b", "h2", t0, ttl); !ok {
+		t.Error("leases of different sites must not interfere")
+	}
+	if ok, _, _, _ := s.AcquireLease(ctx, "a", "h1", t0.Add(2*time.Second), ttl); ok {
+		t.Error("a holder took a lease it holds a second time: two runs of one site could overlap")
+	}
+	if leased, err := s.Leased(ctx, "a", t0.Add(time.Minute)); !leased || err != nil {
+		t.Errorf("a held lease: %v %v", leased, err)
+	}
+	if err := s.RenewLease(ctx, "a", "h1", t0.Add(4*time.Minute), ttl); err != nil {
+		t.Error(err)
+	}
+	if ok, _, _, _ := s.AcquireLease(ctx, "a", "h2", t0.Add(8*time.Minute), ttl); ok {
+		t.Error("a renewed lease was taken before it expired")
+	}
+	if ok, _, _, _ := s.AcquireLease(ctx, "a", "h2", t0.Add(10*time.Minute), ttl); !ok {
+		t.Error("an expired lease must free itself")
+	}
+	if err := s.RenewLease(ctx, "a", "h1", t0.Add(10*time.Minute), ttl); !errors.Is(err, model.ErrLeaseLost) {
+		t.Errorf("renewing a lost lease: %v", err)
+	}
+	must(t, s.ReleaseLease(ctx, "a", "h1")) // not the holder: no effect
+	if ok, _, _, _ := s.AcquireLease(ctx, "a", "h3", t0.Add(11*time.Minute), ttl); ok {
+		t.Error("a release by a former holder freed the lease")
+	}
+	must(t, s.ReleaseLease(ctx, "a", "h2"))
+	if leased, _ := s.Leased(ctx, "a", t0.Add(11*time.Minute)); leased {
+		t.Error("a released lease is held")
+	}
+	if ok, _, _, _ := s.AcquireLease(ctx, "a", "h3", t0.Add(11*time.Minute), ttl); !ok {
+		t.Error("a released lease was not free")
+	}
+	if leased, _ := s.Leased(ctx, "c", t0); leased {
+		t.Error("a site never leased is held")
+	}
+}
+
+func testRuns(t *testing.T, b Backend) {
+	s := b.Open(t)
+	if last, err := s.LastStarted(ctx, "a"); err != nil || !last.IsZero() {
+		t.Fatalf("a site never run: %v %v", last, err)
+	}
+	dead, err := s.StartRun(ctx, "a", "schedule", t0)
+	must(t, err)
+	other, _ := s.StartRun(ctx, "b", "cli", t0)
+	s = b.Reopen(t, s) // the process running dead stops
+	id, err := s.StartRun(ctx, "a", "cli", t0.Add(time.Hour))
+	if err != nil || id == dead {
+		t.Fatalf("StartRun = %d, %v", id, err)
+	}
+	runs, _ := s.Runs(ctx, "a", 10)
+	if len(runs) != 2 || runs[0].ID != id || runs[0].Status != model.StatusRunning ||
+		runs[1].ID != dead || runs[1].Status != model.StatusFailed || len(runs[1].Errors) != 1 {
+		t.Errorf("a run going, and the one that died before it: %+v", runs)
+	}
+	if b, _ := s.Runs(ctx, "b", 1); len(b) != 1 || b[0].ID != other || b[0].Status != model.StatusRunning {
+		t.Errorf("another site's run was closed: %+v", b)
+	}
+	rec := &model.Record{ID: id, Site: "a", Trigger: "cli", StartedAt: t0.Add(time.Hour), FinishedAt: t0.Add(time.Hour + 3*time.Second),
+		Status: model.StatusPartial, TotalURLs: 10, Channels: map[string]*model.ChannelStats{"indexnow": {Due: 3, Submitted: 2, Failed: 1,
+			Endpoints: map[string]*model.EndpointStats{"e": {Requests: 2, Accepted: 1, Failed: 1, AvgResponseMS: 12.5}}}},
+		Errors: []string{"HTTP 503"}}
+	must(t, s.FinishRun(ctx, rec))
+	s = b.Reopen(t, s)
+	runs, err = s.Runs(ctx, "a", 10)
+	if err != nil || len(runs) != 2 {
+		t.Fatalf("runs = %+v, %v", runs, err)
+	}
+	got := runs[0]
+	if got.ID != id || got.Status != model.StatusPartial || got.Channels["indexnow"].Endpoints["e"].AvgResponseMS != 12.5 ||
+		!got.FinishedAt.Equal(rec.FinishedAt) || got.Errors[0] != "HTTP 503" {
+		t.Errorf("finished run = %+v", got)
+	}
+	if runs, _ := s.Runs(ctx, "a", 1); len(runs) != 1 {
+		t.Errorf("limit 1 gave %d", len(runs))
+	}
+	if last, _ := s.LastStarted(ctx, "a"); !last.Equal(t0.Add(time.Hour)) {
+		t.Errorf("last started %v", last)
+	}
+	next, _ := s.StartRun(ctx, "a", "cli", t0.Add(2*time.Hour))
+	if next <= id {
+		t.Errorf("run ids must grow: %d after %d", next, id)
+	}
+}
+
+func testQuota(t *testing.T, b Backend) {
+	s := b.Open(t)
+	got := func(site, day string, n, limit int) int {
+		t.Helper()
+		g, err := s.ReserveQuota(ctx, site, day, n, limit)
+		must(t, err)
+		return g
+	}
+	if g := got("a", "2026-03-01", 100, 120); g != 100 {
+		t.Errorf("first reservation %d, want 100", g)
+	}
+	if g := got("a", "2026-03-01", 100, 120); g != 20 {
+		t.Errorf("second reservation %d, want the 20 left", g)
+	}
+	if g := got("a", "2026-03-01", 1, 120); g != 0 {
+		t.Errorf("reservation past the quota: %d", g)
+	}
+	must(t, s.ReleaseQuota(ctx, "a", "2026-03-01", 15))
+	s = b.Reopen(t, s)
+	if used, full, _ := s.QuotaUsed(ctx, "a", "2026-03-01"); used != 105 || full {
+		t.Errorf("after a release: used %d full %v", used, full)
+	}
+	if g := got("a", "2026-03-01", 100, 150); g != 45 {
+		t.Errorf("a higher limit (config changed) grants %d, want 45", g)
+	}
+	if g := got("a", "2026-03-02", 10, 120); g != 10 {
+		t.Errorf("a new day starts afresh: %d", g)
+	}
+	if g := got("b", "2026-03-01", 10, 120); g != 10 {
+		t.Errorf("sites do not share a quota: %d", g)
+	}
+	must(t, s.MarkQuotaFull(ctx, "a", "2026-03-02"))
+	s = b.Reopen(t, s)
+	if g := got("a", "2026-03-02", 10, 120); g != 0 {
+		t.Errorf("a full day granted %d", g)
+	}
+	if used, full, _ := s.QuotaUsed(ctx, "a", "2026-03-02"); used != 10 || !full {
+		t.Errorf("full day: used %d full %v", used, full)
+	}
+	if used, full, err := s.QuotaUsed(ctx, "x", "2026-03-01"); used != 0 || full || err != nil {
+		t.Errorf("unknown site: %d %v %v", used, full, err)
+	}
+	must(t, s.ReleaseQuota(ctx, "b", "2026-03-01", 1000))
+	if used, _, _ := s.QuotaUsed(ctx, "b", "2026-03-01"); used != 0 {
+		t.Errorf("releasing more than reserved: used %d", used)
+	}
+}
