@@ -156,7 +156,7 @@ func (s *State) SyncCatalog(ctx context.Context, site string, now time.Time, pag
 		}
 		sh.dirty = true
 	}
-	return states, nil
+	return states, s.makeRoom(ctx)
 }
 
 // stateOf is what the runner's rules read of a channel's record of a URL.
@@ -215,6 +215,9 @@ func (s *State) RecordOutcome(ctx context.Context, site string, now time.Time, o
 		}
 		record(e, o, due, now)
 		sh.dirty = true
+	}
+	if err := s.makeRoom(ctx); err != nil {
+		return err
 	}
 	if o.Skipped {
 		return nil

@@ -1,0 +1,132 @@
+package kvstate
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/sitepush/sitepush/internal/channel"
+)
+
+var (
+	ctx = context.Background()
+	t0  = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+)
+
+func TestShardCodec(t *testing.T) {
+	entries := map[int64]*entry{
+		1: {url: "https://a.example/é", lastmod: t0.UnixMilli(), firstSeen: 1, lastSeen: 2},
+		-5: {url: "https://a.example/x", del: []delivery{
+			{channel: "indexnow", lastmod: -1, deliveredAt: 3, outcome: outcomeOK, attempts: 1, lastAttempt: 3},
+			{channel: "bing", outcome: outcomeFailed, attempts: 7, lastAttempt: 4, lastError: "HTTP 503"},
+		}},
+		1 << 62: {url: ""},
+	}
+	b := encodeShard(entries)
+	got, err := decodeShard(b)
+	if err != nil || len(got) != len(entries) {
+		t.Fatalf("decode: %d entries, %v", len(got), err)
+	}
+	for h, e := range entries {
+		g := got[h]
+		if g == nil || g.url != e.url || g.lastmod != e.lastmod || g.firstSeen != e.firstSeen || g.lastSeen != e.lastSeen || len(g.del) != len(e.del) {
+			t.Fatalf("entry %d: %+v, want %+v", h, g, e)
+		}
+		for i := range e.del {
+			if g.del[i] != e.del[i] {
+				t.Errorf("entry %d, delivery %d: %+v, want %+v", h, i, g.del[i], e.del[i])
+			}
+		}
+	}
+	// A value cut short, or not a shard at all, is refused whole: never half a catalogue.
+	for _, bad := range [][]byte{b[:len(b)/2], b[:5], []byte("{\"json\": true}"), nil, bytes.Repeat([]byte{0xff}, 64)} {
+		if _, err := decodeShard(bad); !errors.Is(err, errShard) {
+			t.Errorf("decoding %d bytes of damage: %v", len(bad), err)
+		}
+	}
+}
+
+func FuzzDecodeShard(f *testing.F) {
+	f.Add(encodeShard(map[int64]*entry{1: {url: "https://a/", del: []delivery{{channel: "bing", attempts: 2}}}}))
+	f.Add([]byte(shardMagic))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		entries, err := decodeShard(b)
+		if err != nil {
+			return
+		}
+		if again, err := decodeShard(encodeShard(entries)); err != nil || len(again) != len(entries) {
+			t.Fatalf("a shard read back from what it wrote: %d of %d entries, %v", len(again), len(entries), err)
+		}
+	})
+}
+
+// TestOpsBudget checks that the operations of an invocation are counted: Spent is told once
+// four fifths are made, and an operation past the budget is refused, the rest left for later.
+func TestOpsBudget(t *testing.T) {
+	var told atomic.Int32
+	kv := &MemKV{}
+	s := New(kv, Options{Ops: 10, Spent: func() { told.Add(1) }})
+	for i := range 7 {
+		if _, err := s.LastStarted(ctx, fmt.Sprint("site-", i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if told.Load() != 0 {
+		t.Fatal("Spent was told before four fifths of the budget")
+	}
+	for i := 7; i < 10; i++ {
+		s.LastStarted(ctx, fmt.Sprint("site-", i))
+	}
+	for deadline := time.Now().Add(time.Second); told.Load() == 0 && time.Now().Before(deadline); time.Sleep(time.Millisecond) {
+	}
+	if _, err := s.LastStarted(ctx, "one-too-many"); !errors.Is(err, ErrOpsSpent) || told.Load() != 1 {
+		t.Errorf("past the budget: %v, Spent told %d times", err, told.Load())
+	}
+	if got := kv.Ops().Total(); got != 10 || s.Ops().Total() != 10 {
+		t.Errorf("%d operations reached the namespace, %d counted; want 10", got, s.Ops().Total())
+	}
+}
+
+// TestMemoryIsBounded syncs more URLs than the State may hold: the shards used longest ago are
+// written and dropped, and nothing is lost.
+func TestMemoryIsBounded(t *testing.T) {
+	kv := &MemKV{}
+	s := New(kv, Options{Entries: 1000, Ops: 1_000_000})
+	var pages []channel.Page
+	for i := range 8000 {
+		h := int64(uint64(i) * 0x9E3779B97F4A7C15) // spread over the shards
+		pages = append(pages, channel.Page{Hash: h, URL: fmt.Sprintf("https://a.example/p/%d", i)})
+	}
+	held := 0
+	for from := 0; from < len(pages); from += 1000 {
+		if _, err := s.SyncCatalog(ctx, "a", t0, pages[from:from+1000], []string{"indexnow"}, false); err != nil {
+			t.Fatal(err)
+		}
+		held = max(held, s.entries)
+	}
+	// The bound may be passed by one shard being read (1/16 of the catalogue) and the batch.
+	if limit := 1000 + 8000/16 + 1000; held > limit {
+		t.Errorf("held %d entries at most; want at most %d", held, limit)
+	}
+	if err := s.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	again := New(kv, Options{Ops: 1_000_000})
+	hashes := make([]int64, len(pages))
+	for i, p := range pages {
+		hashes[i] = p.Hash
+	}
+	urls, err := again.URLs(ctx, "a", hashes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, u := range urls {
+		if u != pages[i].URL {
+			t.Fatalf("URL %d after the shards were dropped and read again: %q, want %q", i, u, pages[i].URL)
+		}
+	}
+}

@@ -1,0 +1,91 @@
+package kvstate_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/sitepush/sitepush/internal/channel"
+	"github.com/sitepush/sitepush/internal/config"
+	"github.com/sitepush/sitepush/internal/kvstate"
+	"github.com/sitepush/sitepush/internal/model"
+	"github.com/sitepush/sitepush/internal/runner"
+)
+
+// accepting is a channel an engine that accepts everything stands behind.
+type accepting struct{ sent int }
+
+func (c *accepting) Name() string { return "indexnow" }
+
+func (c *accepting) Deliver(ctx context.Context, q *channel.Queue, rep channel.Reporter) error {
+	for from := 0; from < q.Len(); from += 10_000 {
+		due, err := q.Slice(ctx, from, from+10_000)
+		if err != nil {
+			return err
+		}
+		rep.Requested(channel.Request{Channel: "indexnow", Endpoint: "https://engine.example/indexnow", URLs: len(due), Accepted: true, Status: 202})
+		if err := rep.Finished(channel.Outcome{Channel: "indexnow", URLs: due, Delivered: true}); err != nil {
+			return err
+		}
+		c.sent += len(due)
+	}
+	return nil
+}
+
+// TestADailyRunOfABigSite runs a 50,000-URL site on a KV state, each run an invocation of its
+// own, and counts what each costs of the namespace: a daily run where 100 pages changed must stay
+// within Workers' 1,000 operations an invocation and make at most 100 writes.
+func TestADailyRunOfABigSite(t *testing.T) {
+	dir := t.TempDir()
+	publish := func(changed int) {
+		var b strings.Builder
+		b.WriteString(`<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">`)
+		for i := range 50_000 {
+			lm := "2026-01-01"
+			if i < changed {
+				lm = "2026-02-01"
+			}
+			fmt.Fprintf(&b, "<url><loc>https://a.example/p/%d</loc><lastmod>%s</lastmod></url>", i, lm)
+		}
+		b.WriteString("</urlset>")
+		os.WriteFile(filepath.Join(dir, "sitemap.xml"), []byte(b.String()), 0o644)
+	}
+	cfg, err := config.Parse([]byte("sites:\n  - {id: big, sitemaps: [sitemap.xml], baseUrl: https://a.example}\n"), dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kv := &kvstate.MemKV{}
+	invocation := func() (*model.Record, kvstate.Ops, int) {
+		t.Helper()
+		before := kv.Ops()
+		ch := &accepting{}
+		rec, err := runner.New(kvstate.New(kv, kvstate.Options{})).Run(context.Background(), &cfg.Sites[0],
+			runner.Options{Trigger: "schedule", Channels: []channel.Channel{ch}, NoWait: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		after := kv.Ops()
+		return rec, kvstate.Ops{Reads: after.Reads - before.Reads, Writes: after.Writes - before.Writes,
+			Deletes: after.Deletes - before.Deletes, Lists: after.Lists - before.Lists}, ch.sent
+	}
+	publish(0)
+	rec, first, sent := invocation()
+	if rec.Status != model.StatusOK || sent != 50_000 || first.Total() > kvstate.DefaultOps {
+		t.Fatalf("first run: %s, %d sent, %+v", rec.Status, sent, first)
+	}
+	publish(100)
+	rec, daily, sent := invocation()
+	if rec.Status != model.StatusOK || sent != 100 || daily.Writes > 100 || daily.Total() > kvstate.DefaultOps {
+		t.Errorf("a daily run, 100 changed: %s, %d sent, %+v; want 100 sent, at most 100 writes", rec.Status, sent, daily)
+	}
+	_, idle, sent := invocation()
+	if sent != 0 || idle.Writes > daily.Writes {
+		t.Errorf("a run with nothing changed: %d sent, %+v", sent, idle)
+	}
+	keys, bytes := kv.Size()
+	t.Logf("50,000 URLs: first run %+v; daily run (100 changed) %+v; nothing changed %+v; %d keys, %.1f MB", first, daily, idle,
+		keys, float64(bytes)/1e6)
+}
