@@ -3,12 +3,13 @@ package server
 import (
 	"crypto/hmac"
 	"crypto/sha256"
-	"crypto/subtle"
 	"encoding/hex"
 	"net/http"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/sitepush/sitepush/internal/api"
 )
 
 // sessionCookie holds the dashboard's session: an expiry signed with a key derived from the
@@ -35,7 +36,7 @@ func (s *Server) admin(h http.HandlerFunc) http.Handler {
 // message.
 func (s *Server) withBearer(hint string, h http.Handler, tokens ...string) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		given, present := bearerOf(r)
+		given, present := api.Bearer(r)
 		v := s.attempt(r, given, present, tokens...)
 		switch {
 		case v.ok:
@@ -44,7 +45,7 @@ func (s *Server) withBearer(hint string, h http.Handler, tokens ...string) http.
 			s.tooManyGuesses(w, r, v.wait)
 		default:
 			w.Header().Set("WWW-Authenticate", `Bearer realm="sitepush"`)
-			writeError(w, http.StatusUnauthorized, hint)
+			api.WriteError(w, http.StatusUnauthorized, hint)
 		}
 	})
 }
@@ -52,22 +53,11 @@ func (s *Server) withBearer(hint string, h http.Handler, tokens ...string) http.
 // tooManyGuesses answers 429 to a client refused for its wrong tokens.
 func (s *Server) tooManyGuesses(w http.ResponseWriter, r *http.Request, wait time.Duration) {
 	w.Header().Set("Retry-After", strconv.Itoa(retryAfterSeconds(wait)))
-	errorf(w, http.StatusTooManyRequests, "too many wrong tokens from %s: try again in %d s", clientOf(r).Addr(), retryAfterSeconds(wait))
+	api.Errorf(w, http.StatusTooManyRequests, "too many wrong tokens from %s: try again in %d s", clientOf(r).Addr(), retryAfterSeconds(wait))
 }
 
 // retryAfterSeconds rounds a wait up to whole seconds, as Retry-After counts.
 func retryAfterSeconds(d time.Duration) int { return int((d + time.Second - 1) / time.Second) }
-
-// bearerOf returns the bearer token of a request; present is false when it sends none. Another
-// scheme — the Basic credentials a reverse proxy asks of browsers and passes on — is no guess at
-// the admin token.
-func bearerOf(r *http.Request) (given string, present bool) {
-	scheme, token, ok := strings.Cut(r.Header.Get("Authorization"), " ")
-	if !ok || !strings.EqualFold(scheme, "Bearer") {
-		return "", false
-	}
-	return strings.TrimSpace(token), true
-}
 
 // attempt judges the token a request gives (present: it gives one) against tokens. A client
 // refused for its wrong tokens is refused whatever it gives, and its attempt is not judged; a
@@ -79,7 +69,7 @@ func (s *Server) attempt(r *http.Request, given string, present bool, tokens ...
 	}
 	ok, wait, penalty := s.guesses.attempt(client, s.now(), func() bool {
 		for _, t := range tokens {
-			if t != "" && tokenIs(given, t) {
+			if t != "" && api.TokenIs(given, t) {
 				return true
 			}
 		}
@@ -90,12 +80,6 @@ func (s *Server) attempt(r *http.Request, given string, present bool, tokens ...
 			"refused_for", penalty.String(), "path", r.URL.Path)
 	}
 	return verdict{ok: ok, wait: wait}
-}
-
-// tokenIs compares in constant time: the hashes have one length whatever was sent.
-func tokenIs(given, token string) bool {
-	a, b := sha256.Sum256([]byte(given)), sha256.Sum256([]byte(token))
-	return subtle.ConstantTimeCompare(a[:], b[:]) == 1
 }
 
 // session returns a signed session value that expires at exp.

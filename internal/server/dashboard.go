@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/sitepush/sitepush/internal/api"
 	"github.com/sitepush/sitepush/internal/config"
 	"github.com/sitepush/sitepush/internal/version"
 )
@@ -31,14 +32,14 @@ type dashboardData struct {
 	Version  string
 	Now      time.Time
 	Channels []string
-	Sites    []*siteStatus
+	Sites    []*api.SiteStatus
 }
 
 // dashboard shows every site's status to a browser with a session (or the bearer token), and
 // the login form to others.
 func (s *Server) dashboard(w http.ResponseWriter, r *http.Request) {
 	if !s.hasSession(r) {
-		given, present := bearerOf(r)
+		given, present := api.Bearer(r)
 		if v := s.attempt(r, given, present, s.token); !v.ok {
 			s.loginPage(w, v, "")
 			return
@@ -106,7 +107,7 @@ func (s *Server) page(w http.ResponseWriter, status int, d dashboardData) {
 	var buf bytes.Buffer
 	if err := dashboardPage().Execute(&buf, d); err != nil {
 		s.logger.Error("rendering the dashboard", "err", err)
-		writeError(w, http.StatusInternalServerError, "rendering the dashboard: "+err.Error())
+		api.WriteError(w, http.StatusInternalServerError, "rendering the dashboard: "+err.Error())
 		return
 	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")

@@ -1,6 +1,10 @@
 package server
 
-import "net/http"
+import (
+	"net/http"
+
+	"github.com/sitepush/sitepush/internal/api"
+)
 
 // Handler returns the server's routes. Admin routes need the bearer token; the dashboard also
 // takes the session cookie its login form sets; /metrics needs metricsToken when it is set.
@@ -25,7 +29,7 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("GET /{$}", s.dashboard)
 	mux.HandleFunc("POST /login", s.login)
 	mux.HandleFunc("POST /logout", s.logout)
-	return jsonErrors(mux)
+	return api.JSONErrors(mux)
 }
 
 // metricsHandler serves the metrics: openly, as Prometheus expects by default, or behind

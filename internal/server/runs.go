@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/sitepush/sitepush/internal/api"
 	"github.com/sitepush/sitepush/internal/config"
 	"github.com/sitepush/sitepush/internal/model"
 	"github.com/sitepush/sitepush/internal/runner"
@@ -19,13 +20,13 @@ import (
 func (s *Server) trigger(w http.ResponseWriter, r *http.Request) {
 	if r.Method == http.MethodHead {
 		w.Header().Set("Allow", "GET, POST")
-		writeError(w, http.StatusMethodNotAllowed, "HEAD /trigger is not allowed, as it would start a run; use GET or POST")
+		api.WriteError(w, http.StatusMethodNotAllowed, "HEAD /trigger is not allowed, as it would start a run; use GET or POST")
 		return
 	}
 	q := r.URL.Query()
 	id, channel := q.Get("site"), q.Get("channel")
 	if id == "" {
-		errorf(w, http.StatusBadRequest, "site is required: /trigger?site=ID[&channel=all|%s]", strings.Join(config.Channels, "|"))
+		api.Errorf(w, http.StatusBadRequest, "site is required: /trigger?site=ID[&channel=all|%s]", strings.Join(config.Channels, "|"))
 		return
 	}
 	e, ok := s.sites.Get(id)
@@ -40,30 +41,30 @@ func (s *Server) trigger(w http.ResponseWriter, r *http.Request) {
 	site := e.Site
 	switch {
 	case channel != "all" && !slices.Contains(config.Channels, channel):
-		errorf(w, http.StatusBadRequest, "channel must be one of all, %s; got %q", strings.Join(config.Channels, ", "), channel)
+		api.Errorf(w, http.StatusBadRequest, "channel must be one of all, %s; got %q", strings.Join(config.Channels, ", "), channel)
 		return
 	case channel != "all" && !site.Enabled(channel):
-		errorf(w, http.StatusBadRequest, "%s (%s.enabled is false for site %q)", config.ChannelOff(channel), channel, id)
+		api.Errorf(w, http.StatusBadRequest, "%s (%s.enabled is false for site %q)", config.ChannelOff(channel), channel, id)
 		return
 	case !site.Enabled("all"):
-		errorf(w, http.StatusBadRequest, "site %q has no channel enabled: enable %s", id, config.ChannelList())
+		api.Errorf(w, http.StatusBadRequest, "site %q has no channel enabled: enable %s", id, config.ChannelList())
 		return
 	}
 	runID, err := s.runs.Trigger(site, channel)
 	switch {
 	case errors.Is(err, runner.ErrBusy):
-		errorf(w, http.StatusConflict, "site %q is being run now; try again when that run ends (GET /status?site=%s)", id, id)
+		api.Errorf(w, http.StatusConflict, "site %q is being run now; try again when that run ends (GET /status?site=%s)", id, id)
 		return
 	case errors.Is(err, scheduler.ErrStopping):
-		writeError(w, http.StatusServiceUnavailable, err.Error())
+		api.WriteError(w, http.StatusServiceUnavailable, err.Error())
 		return
 	case err != nil:
 		s.logger.Error("triggering a run", "site", id, "err", err)
-		errorf(w, http.StatusServiceUnavailable, "the run could not start: %v", err)
+		api.Errorf(w, http.StatusServiceUnavailable, "the run could not start: %v", err)
 		return
 	}
 	s.cache.invalidate()
-	writeJSON(w, http.StatusAccepted, map[string]any{"runId": runID, "site": id, "channel": channel, "status": model.StatusRunning,
+	api.WriteJSON(w, http.StatusAccepted, map[string]any{"runId": runID, "site": id, "channel": channel, "status": model.StatusRunning,
 		"statusUrl": "/status?site=" + id})
 }
 
@@ -87,7 +88,7 @@ func (s *Server) siteRuns(w http.ResponseWriter, r *http.Request) {
 	if runs == nil {
 		runs = []model.Record{}
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"site": id, "runs": runs})
+	api.WriteJSON(w, http.StatusOK, map[string]any{"site": id, "runs": runs})
 }
 
 // healthz answers 200 when the state answers a query within two seconds.
@@ -96,10 +97,10 @@ func (s *Server) healthz(w http.ResponseWriter, r *http.Request) {
 	defer cancel()
 	if err := s.state.Ping(ctx); err != nil {
 		s.logger.Error("health check: the state does not answer", "err", err)
-		writeError(w, http.StatusServiceUnavailable, "the state does not answer (see the server's log)")
+		api.WriteError(w, http.StatusServiceUnavailable, "the state does not answer (see the server's log)")
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
+	api.WriteJSON(w, http.StatusOK, map[string]string{"status": "ok"})
 }
 
 // intParam reads an integer query parameter within [lo, hi], or answers 400.
@@ -110,7 +111,7 @@ func intParam(w http.ResponseWriter, r *http.Request, name string, def, lo, hi i
 	}
 	n, err := strconv.Atoi(v)
 	if err != nil || n < lo || n > hi {
-		errorf(w, http.StatusBadRequest, "%s must be a whole number from %d to %d, got %q", name, lo, hi, v)
+		api.Errorf(w, http.StatusBadRequest, "%s must be a whole number from %d to %d, got %q", name, lo, hi, v)
 		return 0, false
 	}
 	return n, true

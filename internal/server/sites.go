@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/sitepush/sitepush/internal/api"
 	"github.com/sitepush/sitepush/internal/config"
 	"github.com/sitepush/sitepush/internal/sites"
 )
@@ -36,7 +37,7 @@ func (s *Server) listSites(w http.ResponseWriter, r *http.Request) {
 	for i, e := range all {
 		out.Sites[i] = view(e)
 	}
-	writeJSON(w, http.StatusOK, out)
+	api.WriteJSON(w, http.StatusOK, out)
 }
 
 func (s *Server) getSite(w http.ResponseWriter, r *http.Request) {
@@ -45,7 +46,7 @@ func (s *Server) getSite(w http.ResponseWriter, r *http.Request) {
 		s.noSite(w, r.PathValue("id"))
 		return
 	}
-	writeJSON(w, http.StatusOK, view(e))
+	api.WriteJSON(w, http.StatusOK, view(e))
 }
 
 func (s *Server) createSite(w http.ResponseWriter, r *http.Request) {
@@ -60,7 +61,7 @@ func (s *Server) createSite(w http.ResponseWriter, r *http.Request) {
 	}
 	s.siteChanged()
 	w.Header().Set("Location", "/api/sites/"+e.Site.ID)
-	writeJSON(w, http.StatusCreated, view(e))
+	api.WriteJSON(w, http.StatusCreated, view(e))
 }
 
 func (s *Server) replaceSite(w http.ResponseWriter, r *http.Request) {
@@ -74,7 +75,7 @@ func (s *Server) replaceSite(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.siteChanged()
-	writeJSON(w, http.StatusOK, view(e))
+	api.WriteJSON(w, http.StatusOK, view(e))
 }
 
 func (s *Server) deleteSite(w http.ResponseWriter, r *http.Request) {
@@ -97,16 +98,19 @@ func (s *Server) siteChanged() {
 func (s *Server) siteError(w http.ResponseWriter, err error) {
 	switch {
 	case errors.Is(err, sites.ErrInvalid):
-		writeError(w, http.StatusBadRequest, err.Error())
+		api.WriteError(w, http.StatusBadRequest, err.Error())
 	case errors.Is(err, sites.ErrExists), errors.Is(err, sites.ErrFileSite), errors.Is(err, sites.ErrChanged):
-		writeError(w, http.StatusConflict, err.Error())
+		api.WriteError(w, http.StatusConflict, err.Error())
 	case errors.Is(err, sites.ErrNotFound):
-		writeError(w, http.StatusNotFound, err.Error())
+		api.WriteError(w, http.StatusNotFound, err.Error())
 	default:
 		s.logger.Error("changing a site", "err", err)
-		writeError(w, http.StatusServiceUnavailable, "the state could not be written: "+err.Error())
+		api.WriteError(w, http.StatusServiceUnavailable, "the state could not be written: "+err.Error())
 	}
 }
+
+// maxBody bounds request bodies: a site's configuration is a few KiB.
+const maxBody = 1 << 20
 
 // readBody reads a JSON request body of at most maxBody bytes, or answers why not.
 func readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
@@ -114,13 +118,13 @@ func readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
 	var tooBig *http.MaxBytesError
 	switch {
 	case errors.As(err, &tooBig):
-		errorf(w, http.StatusRequestEntityTooLarge, "the body is larger than %d bytes; a site's configuration is far smaller", maxBody)
+		api.Errorf(w, http.StatusRequestEntityTooLarge, "the body is larger than %d bytes; a site's configuration is far smaller", maxBody)
 		return nil, false
 	case err != nil:
-		errorf(w, http.StatusBadRequest, "reading the body: %v", err)
+		api.Errorf(w, http.StatusBadRequest, "reading the body: %v", err)
 		return nil, false
 	case !json.Valid(body):
-		writeError(w, http.StatusBadRequest, `the body must be JSON: a site with the configuration file's keys, like {"id": "example.com", "sitemaps": ["https://example.com/sitemap.xml"]}`)
+		api.WriteError(w, http.StatusBadRequest, `the body must be JSON: a site with the configuration file's keys, like {"id": "example.com", "sitemaps": ["https://example.com/sitemap.xml"]}`)
 		return nil, false
 	}
 	return body, true
