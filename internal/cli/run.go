@@ -5,8 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"time"
 
 	"github.com/sitepush/sitepush/internal/alert"
+	"github.com/sitepush/sitepush/internal/channels"
 	"github.com/sitepush/sitepush/internal/config"
 	"github.com/sitepush/sitepush/internal/model"
 	"github.com/sitepush/sitepush/internal/runner"
@@ -76,7 +78,7 @@ func runSites(e *env, cfg *config.Config, st *store.Store, sites []*config.Site,
 	alerts := alert.New(cfg.Webhook, client, cfg.UserAgent)
 	failed := 0
 	for _, site := range sites {
-		chans := channels(site, *f.channel, client, cfg.UserAgent, st)
+		chans := channels.For(site, *f.channel, client, cfg.UserAgent, st, time.Now())
 		rec, err := r.Run(e.ctx, site, runner.Options{Trigger: "cli", Channels: chans, DryRun: *f.dryRun, NoWait: *f.noWait})
 		prog.clear()
 		switch {

@@ -1,0 +1,38 @@
+// Package channels builds the channels of a site, for every place that runs one: the commands,
+// serve, the Worker. Adding a channel adds it here.
+package channels
+
+import (
+	"net/http"
+	"time"
+
+	"github.com/sitepush/sitepush/internal/channel"
+	"github.com/sitepush/sitepush/internal/channel/bing"
+	"github.com/sitepush/sitepush/internal/channel/feed"
+	"github.com/sitepush/sitepush/internal/channel/indexnow"
+	"github.com/sitepush/sitepush/internal/config"
+)
+
+// State is what the channels keep in the state besides deliveries: Bing's quota, the feed.
+type State interface {
+	bing.QuotaStore
+	feed.Store
+}
+
+// For returns site's enabled channels among those selected ("all" or one name), in the order a
+// run delivers them: IndexNow, then Bing, which never holds IndexNow up, then the feed. start is
+// when the run starts: Bing counts its quota on that UTC day.
+func For(site *config.Site, only string, client *http.Client, userAgent string, st State, start time.Time) []channel.Channel {
+	var out []channel.Channel
+	take := func(name string) bool { return site.Enabled(name) && (only == "all" || only == name) }
+	if take("indexnow") {
+		out = append(out, indexnow.New(site, client, userAgent))
+	}
+	if take("bing") {
+		out = append(out, bing.New(site, client, userAgent, st, start))
+	}
+	if take("feed") {
+		out = append(out, feed.New(site, client, userAgent, st, start))
+	}
+	return out
+}
