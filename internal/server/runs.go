@@ -4,13 +4,9 @@ import (
 	"context"
 	"errors"
 	"net/http"
-	"slices"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/sitepush/sitepush/internal/api"
-	"github.com/sitepush/sitepush/internal/config"
 	"github.com/sitepush/sitepush/internal/model"
 	"github.com/sitepush/sitepush/internal/runner"
 	"github.com/sitepush/sitepush/internal/scheduler"
@@ -23,10 +19,9 @@ func (s *Server) trigger(w http.ResponseWriter, r *http.Request) {
 		api.WriteError(w, http.StatusMethodNotAllowed, "HEAD /trigger is not allowed, as it would start a run; use GET or POST")
 		return
 	}
-	q := r.URL.Query()
-	id, channel := q.Get("site"), q.Get("channel")
+	id := r.URL.Query().Get("site")
 	if id == "" {
-		api.Errorf(w, http.StatusBadRequest, "site is required: /trigger?site=ID[&channel=all|%s]", strings.Join(config.Channels, "|"))
+		api.NoTriggerSite(w)
 		return
 	}
 	e, ok := s.sites.Get(id)
@@ -34,20 +29,9 @@ func (s *Server) trigger(w http.ResponseWriter, r *http.Request) {
 		s.noSite(w, id)
 		return
 	}
-	id = e.Site.ID
-	if channel == "" {
-		channel = "all"
-	}
-	site := e.Site
-	switch {
-	case channel != "all" && !slices.Contains(config.Channels, channel):
-		api.Errorf(w, http.StatusBadRequest, "channel must be one of all, %s; got %q", strings.Join(config.Channels, ", "), channel)
-		return
-	case channel != "all" && !site.Enabled(channel):
-		api.Errorf(w, http.StatusBadRequest, "%s (%s.enabled is false for site %q)", config.ChannelOff(channel), channel, id)
-		return
-	case !site.Enabled("all"):
-		api.Errorf(w, http.StatusBadRequest, "site %q has no channel enabled: enable %s", id, config.ChannelList())
+	site, id := e.Site, e.Site.ID
+	channel, ok := api.TriggerChannel(w, site, r.URL.Query().Get("channel"))
+	if !ok {
 		return
 	}
 	runID, err := s.runs.Trigger(site, channel)
@@ -64,8 +48,7 @@ func (s *Server) trigger(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.cache.invalidate()
-	api.WriteJSON(w, http.StatusAccepted, map[string]any{"runId": runID, "site": id, "channel": channel, "status": model.StatusRunning,
-		"statusUrl": "/status?site=" + id})
+	api.Triggered(w, runID, id, channel)
 }
 
 // siteRuns answers a site's execution history, newest first.
@@ -76,7 +59,7 @@ func (s *Server) siteRuns(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	id := e.Site.ID
-	limit, ok := intParam(w, r, "limit", 20, 1, 1000)
+	limit, ok := api.IntParam(w, r, "limit", 20, 1, 1000)
 	if !ok {
 		return
 	}
@@ -101,18 +84,4 @@ func (s *Server) healthz(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	api.WriteJSON(w, http.StatusOK, map[string]string{"status": "ok"})
-}
-
-// intParam reads an integer query parameter within [lo, hi], or answers 400.
-func intParam(w http.ResponseWriter, r *http.Request, name string, def, lo, hi int) (int, bool) {
-	v := r.URL.Query().Get(name)
-	if v == "" {
-		return def, true
-	}
-	n, err := strconv.Atoi(v)
-	if err != nil || n < lo || n > hi {
-		api.Errorf(w, http.StatusBadRequest, "%s must be a whole number from %d to %d, got %q", name, lo, hi, v)
-		return 0, false
-	}
-	return n, true
 }

@@ -11,7 +11,7 @@ import (
 // dailyStats answers, per UTC day from days-1 days ago to today, oldest first, each channel's
 // total and successful URLs: of one site, or of every site.
 func (s *Server) dailyStats(w http.ResponseWriter, r *http.Request) {
-	days, ok := intParam(w, r, "days", 7, 1, api.MaxDays)
+	days, ok := api.IntParam(w, r, "days", 7, 1, api.MaxDays)
 	if !ok {
 		return
 	}
