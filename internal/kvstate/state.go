@@ -187,6 +187,15 @@ func failed(err *error, doing, site string) {
 	*err = fmt.Errorf("kv: %s: %w", doing, *err)
 }
 
+// Ping checks that the namespace answers a read.
+func (s *State) Ping(ctx context.Context) (err error) {
+	defer failed(&err, "reading the namespace", "")
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	_, _, err = s.get(ctx, "sitepush:ping")
+	return err
+}
+
 // Flush writes what the invocation changed and has not written yet: what runs left (a run
 // writes what it did when it finishes) and what requests changed.
 func (s *State) Flush(ctx context.Context) (err error) {

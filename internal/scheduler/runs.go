@@ -195,18 +195,7 @@ func (r *Runs) run(site *config.Site, opt runner.Options, started chan<- int64) 
 		delete(r.active, site.ID)
 	}
 	r.mu.Unlock()
-	attrs := []any{"site", rec.Site, "run", rec.ID, "trigger", rec.Trigger, "status", rec.Status,
-		"urls", rec.TotalURLs, "duration", rec.FinishedAt.Sub(rec.StartedAt).Round(time.Millisecond)}
-	for _, name := range config.Channels {
-		if st, ok := rec.Channels[name]; ok {
-			attrs = append(attrs, name, slog.GroupValue(slog.Int("due", st.Due), slog.Int("submitted", st.Submitted),
-				slog.Int("failed", st.Failed), slog.Int("held", st.Held), slog.Int("left", st.Left)))
-		}
-	}
-	if len(rec.Errors) > 0 {
-		attrs = append(attrs, "error", rec.Errors[0])
-	}
-	r.logger.Info("run finished", attrs...)
+	r.logger.Info("run finished", runner.LogAttrs(rec)...)
 	if r.finished != nil {
 		r.finished(rec)
 	}
