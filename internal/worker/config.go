@@ -1,0 +1,87 @@
+package worker
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/sitepush/sitepush/internal/config"
+)
+
+// loadConfig reads the configuration from the Worker's vars, with the file's rules and messages
+// and the Worker's own: no state (it is the KV namespace), no file to read or write, no listen.
+// ${NAME} is taken from the Worker's vars and secrets.
+func loadConfig(vars func(string) (string, bool)) (*config.Config, int, error) {
+	text, ok := vars(ConfigVar)
+	if !ok || strings.TrimSpace(text) == "" {
+		return nil, 0, fmt.Errorf("%s is not set: put the configuration in it (YAML, or JSON on one line) — in wrangler.toml's [vars], "+
+			"or in .dev.vars for wrangler dev; see docs/cloudflare.md", ConfigVar)
+	}
+	subrequests, err := subrequestsOf(vars)
+	if err != nil {
+		return nil, 0, err
+	}
+	if err := workerKeys(text); err != nil {
+		return nil, 0, err
+	}
+	cfg, err := config.Parse([]byte(text), "", vars)
+	if err != nil {
+		return nil, 0, fmt.Errorf("%s: %w", ConfigVar, err)
+	}
+	var errs []error
+	for i := range cfg.Sites {
+		errs = append(errs, workerSite(&cfg.Sites[i]))
+	}
+	if err := errors.Join(errs...); err != nil {
+		return nil, 0, fmt.Errorf("%s: %w", ConfigVar, err)
+	}
+	return cfg, subrequests, nil
+}
+
+// subrequestsOf reads SITEPUSH_SUBREQUESTS: 1 to 10,000, the Paid plan's most.
+func subrequestsOf(vars func(string) (string, bool)) (int, error) {
+	v, ok := vars(SubrequestsVar)
+	if !ok || v == "" {
+		return DefaultSubrequests, nil
+	}
+	n, err := strconv.Atoi(strings.TrimSpace(v))
+	if err != nil || n < 1 || n > 10_000 {
+		return 0, fmt.Errorf("%s %q must be a whole number from 1 to 10000: the requests one invocation may make "+
+			"(50 on the Free plan, 10,000 on the Paid plan; keep a margin)", SubrequestsVar, v)
+	}
+	return n, nil
+}
+
+// workerKeys refuses the top-level keys that mean nothing on Workers.
+func workerKeys(text string) error {
+	var top map[string]any
+	if err := yaml.Unmarshal([]byte(text), &top); err != nil {
+		return nil // the configuration's parser says what is wrong, with the line
+	}
+	for key, why := range map[string]string{
+		"state":  "the Worker's state is the KV namespace bound as STATE in wrangler.toml",
+		"listen": "the Worker answers on its own routes",
+	} {
+		if _, ok := top[key]; ok {
+			return fmt.Errorf("%s: %s: is not used by the Worker (%s); remove it", ConfigVar, key, why)
+		}
+	}
+	return nil
+}
+
+// workerSite refuses what a site cannot do on Workers: read a file, write one.
+func workerSite(s *config.Site) error {
+	var errs []error
+	for i, sm := range s.Sitemaps {
+		if !strings.HasPrefix(sm, "http://") && !strings.HasPrefix(sm, "https://") {
+			errs = append(errs, fmt.Errorf("site %q: sitemaps[%d] %q must be an http(s) URL: the Worker has no files", s.ID, i, sm))
+		}
+	}
+	if s.Feed.Out != "" {
+		errs = append(errs, fmt.Errorf("site %q: feed.out cannot be written by the Worker, which has no files: readers find the feed at /feeds/%s.xml", s.ID, s.ID))
+	}
+	return errors.Join(errs...)
+}

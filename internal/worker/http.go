@@ -1,0 +1,199 @@
+package worker
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/sitepush/sitepush/internal/api"
+	"github.com/sitepush/sitepush/internal/config"
+	"github.com/sitepush/sitepush/internal/runner"
+)
+
+// ServeHTTP answers the Worker's routes, as serve does (docs/api.md): /healthz and the feeds
+// openly, /status, /trigger and /api/stats/daily with the admin token. Sites come from the
+// configuration only: there is no /api/sites to change them. A configuration that does not load
+// is every answer.
+func (a *App) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if a.err != nil {
+		api.WriteError(w, http.StatusInternalServerError, a.err.Error())
+		return
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /healthz", a.healthz)
+	mux.HandleFunc("GET /feeds/{file}", a.feed)
+	mux.Handle("GET /status", a.admin(a.status))
+	mux.Handle("GET /trigger", a.admin(a.trigger))
+	mux.Handle("POST /trigger", a.admin(a.trigger))
+	mux.Handle("GET /api/stats/daily", a.admin(a.dailyStats))
+	api.JSONErrors(mux).ServeHTTP(w, r)
+}
+
+// admin lets a request with the admin token through; 401 otherwise.
+func (a *App) admin(h http.HandlerFunc) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if a.cfg.AdminToken == "" {
+			api.WriteError(w, http.StatusForbidden, "the admin routes are closed: set adminToken in "+ConfigVar+
+				" (adminToken: ${SITEPUSH_ADMIN_TOKEN}, and wrangler secret put SITEPUSH_ADMIN_TOKEN)")
+			return
+		}
+		if given, ok := api.Bearer(r); !ok || !api.TokenIs(given, a.cfg.AdminToken) {
+			w.Header().Set("WWW-Authenticate", `Bearer realm="sitepush"`)
+			api.WriteError(w, http.StatusUnauthorized, "this route needs the header Authorization: Bearer ADMIN_TOKEN (adminToken in "+ConfigVar+")")
+			return
+		}
+		h(w, r)
+	})
+}
+
+// site returns the site a request names, whatever its case, or answers 404.
+func (a *App) site(w http.ResponseWriter, id string) (*config.Site, bool) {
+	for i := range a.cfg.Sites {
+		if strings.EqualFold(a.cfg.Sites[i].ID, id) {
+			return &a.cfg.Sites[i], true
+		}
+	}
+	api.Errorf(w, http.StatusNotFound, "no site %q: the sites are those of %s", id, ConfigVar)
+	return nil, false
+}
+
+// read answers with what f reads in an invocation of its own; a state that cannot be read is 503.
+func (a *App) read(w http.ResponseWriter, r *http.Request, f func(inv *invocation) (any, error)) {
+	inv := a.newInvocation(r.Context())
+	defer a.flush(r.Context(), inv, "request "+r.URL.Path)
+	v, err := f(inv)
+	if err != nil {
+		a.env.Logger.Error("answering a request", "path", r.URL.Path, "err", err)
+		api.WriteError(w, http.StatusServiceUnavailable, "the state could not be read: "+err.Error())
+		return
+	}
+	api.WriteJSON(w, http.StatusOK, v)
+}
+
+func (a *App) healthz(w http.ResponseWriter, r *http.Request) {
+	a.read(w, r, func(inv *invocation) (any, error) {
+		return map[string]string{"status": "ok"}, inv.state.Ping(r.Context())
+	})
+}
+
+func (a *App) status(w http.ResponseWriter, r *http.Request) {
+	sites := make([]*config.Site, 0, len(a.cfg.Sites))
+	if id := r.URL.Query().Get("site"); id != "" {
+		site, ok := a.site(w, id)
+		if !ok {
+			return
+		}
+		sites = append(sites, site)
+	} else {
+		for i := range a.cfg.Sites {
+			sites = append(sites, &a.cfg.Sites[i])
+		}
+	}
+	a.read(w, r, func(inv *invocation) (any, error) {
+		var all []*api.SiteStatus
+		for _, site := range sites {
+			st, err := api.Status(r.Context(), inv.state, site, "config", a.env.Now(), api.Live{})
+			if err != nil {
+				return nil, err
+			}
+			all = append(all, st)
+		}
+		if r.URL.Query().Get("site") != "" {
+			return all[0], nil
+		}
+		return map[string][]*api.SiteStatus{"sites": all}, nil
+	})
+}
+
+func (a *App) dailyStats(w http.ResponseWriter, r *http.Request) {
+	days, ok := api.IntParam(w, r, "days", 7, 1, api.MaxDays)
+	if !ok {
+		return
+	}
+	id := r.URL.Query().Get("site")
+	if id != "" {
+		site, ok := a.site(w, id)
+		if !ok {
+			return
+		}
+		id = site.ID
+	}
+	a.read(w, r, func(inv *invocation) (any, error) {
+		return api.DailyStats(r.Context(), inv.state, days, id, a.env.Now())
+	})
+}
+
+func (a *App) feed(w http.ResponseWriter, r *http.Request) {
+	id, ok := strings.CutSuffix(r.PathValue("file"), ".xml")
+	if !ok {
+		api.Errorf(w, http.StatusNotFound, "no feed at %s: feeds are at /feeds/{site id}.xml", r.URL.Path)
+		return
+	}
+	site, ok := a.site(w, id)
+	if !ok {
+		return
+	}
+	inv := a.newInvocation(r.Context())
+	defer a.flush(r.Context(), inv, "request "+r.URL.Path)
+	f, err := api.RenderFeed(r.Context(), inv.state, site, time.Time{})
+	switch {
+	case err != nil:
+		api.WriteError(w, http.StatusServiceUnavailable, "the state could not be read: "+err.Error())
+	case f == nil:
+		api.Errorf(w, http.StatusNotFound, "site %q has no feed: set feed.enabled: true in its configuration", site.ID)
+	default:
+		f.Serve(w, r)
+	}
+}
+
+// trigger starts a run now, answers 202 once it holds the site's lease, and lets it go on after
+// the answer (the invocation waits for it).
+func (a *App) trigger(w http.ResponseWriter, r *http.Request) {
+	id := r.URL.Query().Get("site")
+	if id == "" {
+		api.NoTriggerSite(w)
+		return
+	}
+	site, ok := a.site(w, id)
+	if !ok {
+		return
+	}
+	ch, ok := api.TriggerChannel(w, site, r.URL.Query().Get("channel"))
+	if !ok {
+		return
+	}
+	ctx := context.WithoutCancel(r.Context())
+	inv := a.newInvocation(ctx)
+	started, done := make(chan int64, 1), make(chan error, 1)
+	var once sync.Once
+	finish := func(err error) { once.Do(func() { done <- err }) }
+	a.env.WaitUntil(func() {
+		defer a.flush(ctx, inv, "triggered run of "+site.ID)
+		_, err := a.run(ctx, inv, site, "manual", ch, func(id int64) { started <- id })
+		finish(err)
+	})
+	select {
+	case runID := <-started:
+		api.Triggered(w, runID, site.ID, ch)
+	case err := <-done:
+		select {
+		case runID := <-started:
+			api.Triggered(w, runID, site.ID, ch)
+		default:
+			a.refused(w, site, err)
+		}
+	}
+}
+
+// refused answers a run that could not start.
+func (a *App) refused(w http.ResponseWriter, site *config.Site, err error) {
+	if errors.Is(err, runner.ErrBusy) {
+		api.Errorf(w, http.StatusConflict, "site %q is being run now; try again when that run ends (GET /status?site=%s)", site.ID, site.ID)
+		return
+	}
+	a.env.Logger.Error("triggering a run", "site", site.ID, "err", err)
+	api.Errorf(w, http.StatusServiceUnavailable, "the run could not start: %v", err)
+}
