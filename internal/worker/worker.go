@@ -61,6 +61,10 @@ func New(env Env) *App {
 	}
 	a := &App{env: env}
 	a.cfg, a.subrequests, a.err = loadConfig(env.Var)
+	if a.err == nil && env.KV == nil {
+		a.err = errors.New("no KV namespace is bound as STATE: create one (npx wrangler kv namespace create STATE) and add its " +
+			"[[kv_namespaces]] binding = \"STATE\" to wrangler.toml; see docs/cloudflare.md")
+	}
 	return a
 }
 

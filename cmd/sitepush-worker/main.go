@@ -1,0 +1,101 @@
+//go:build js && wasm
+
+// Command sitepush-worker is sitepush as a Cloudflare Worker (docs/cloudflare.md): it binds the
+// Worker — internal/worker, the same core as the sitepush command — to the Workers runtime
+// through syscall/js. It builds only for GOOS=js GOARCH=wasm; workers/ builds it and holds the
+// module that starts it at the first event of an isolate (the runtime refuses Go's request for
+// random bytes at global scope) and hands it every event after.
+package main
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+	"os"
+	"runtime/debug"
+	"syscall/js"
+	"time"
+
+	"github.com/sitepush/sitepush/internal/kvstate"
+	"github.com/sitepush/sitepush/internal/worker"
+)
+
+// memoryLimit keeps Go's heap well under the 128 MB of an isolate, which the module, the
+// runtime's own and the JS side share.
+const memoryLimit = 80 << 20
+
+func main() {
+	debug.SetMemoryLimit(memoryLimit)
+	js.Global().Set("sitepush", js.ValueOf(map[string]any{
+		"fetch":     js.FuncOf(onFetch),
+		"scheduled": js.FuncOf(onScheduled),
+	}))
+	js.Global().Call("__sitepushReady")
+	select {}
+}
+
+// onFetch is the fetch handler: (request, env, ctx) → a Promise of the Response.
+func onFetch(_ js.Value, args []js.Value) any {
+	request, env, ctx := args[0], args[1], args[2]
+	return promise(func() (js.Value, error) {
+		r, err := toRequest(request)
+		if err != nil {
+			return js.Null(), err
+		}
+		w := newResponse()
+		app(env, ctx).ServeHTTP(w, r)
+		return w.toJS(r.Method), nil
+	})
+}
+
+// onScheduled is the scheduled handler: (event, env, ctx) → a Promise that settles when the
+// tick is done. A configuration that does not load, or a state that cannot be read, rejects it:
+// the Cron Trigger's event shows the failure.
+func onScheduled(_ js.Value, args []js.Value) any {
+	event, env, ctx := args[0], args[1], args[2]
+	return promise(func() (js.Value, error) {
+		at := time.UnixMilli(int64(event.Get("scheduledTime").Float())).UTC()
+		return js.Undefined(), app(env, ctx).Tick(context.Background(), at)
+	})
+}
+
+// app is the Worker of one event's env and ctx.
+func app(env, ctx js.Value) *worker.App {
+	var kv kvstate.KV
+	if ns := env.Get("STATE"); ns.Type() == js.TypeObject {
+		kv = namespace{ns}
+	}
+	return worker.New(worker.Env{
+		Var:       func(name string) (string, bool) { return envVar(env, name) },
+		KV:        kv,
+		Transport: manualRedirects{},
+		WaitUntil: func(f func()) {
+			ctx.Call("waitUntil", promise(func() (js.Value, error) { f(); return js.Undefined(), nil }))
+		},
+		Logger: slog.New(slog.NewTextHandler(os.Stdout, nil)),
+	})
+}
+
+// envVar reads a var or a secret. A var that wrangler.toml gives as a table or a list reaches
+// the Worker as an object: it is read as its JSON, which the configuration's YAML reads too.
+func envVar(env js.Value, name string) (string, bool) {
+	switch v := env.Get(name); v.Type() {
+	case js.TypeUndefined, js.TypeNull:
+		return "", false
+	case js.TypeString:
+		return v.String(), true
+	default:
+		return js.Global().Get("JSON").Call("stringify", v).String(), true
+	}
+}
+
+// manualRedirects sends requests through the runtime's fetch without following redirects, so
+// that Go's client follows them itself: each hop counts as the subrequest it is on Cloudflare,
+// and the sitemap reader's rules about redirects hold.
+type manualRedirects struct{}
+
+func (manualRedirects) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("js.fetch:redirect", "manual")
+	return http.DefaultTransport.RoundTrip(r)
+}

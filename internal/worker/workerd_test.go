@@ -1,0 +1,398 @@
+//go:build unix
+
+package worker
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/sitepush/sitepush/internal/enginetest"
+)
+
+// This file runs the Worker as Cloudflare would, built to WebAssembly by workers/build.sh,
+// under wrangler dev's local runtime (workerd) with a local KV namespace, against a website,
+// IndexNow and Bing on loopback. It needs `npm --prefix workers ci`; without it the tests are
+// skipped, unless SITEPUSH_TEST_WORKERD is set (as .ci/run sets it), when they fail.
+
+// workerd is a Worker running under wrangler dev.
+type workerd struct {
+	t    *testing.T
+	base string
+	log  *syncBuffer
+}
+
+type syncBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+var buildOnce = sync.OnceValues(func() (string, error) {
+	out, err := exec.Command("sh", filepath.Join(workersDir(), "build.sh")).CombinedOutput()
+	return string(out), err
+})
+
+func workersDir() string {
+	dir, _ := filepath.Abs(filepath.Join("..", "..", "workers"))
+	return dir
+}
+
+// startWorkerd builds the Worker and starts wrangler dev with vars, from a wrangler.toml of its
+// own (the developer's workers/.dev.vars is left alone), and waits for it to answer.
+func startWorkerd(t *testing.T, vars map[string]string) *workerd {
+	t.Helper()
+	wrangler := filepath.Join(workersDir(), "node_modules", ".bin", "wrangler")
+	if _, err := os.Stat(wrangler); err != nil {
+		if os.Getenv("SITEPUSH_TEST_WORKERD") != "" {
+			t.Fatalf("wrangler is not installed (%v): run npm --prefix workers ci", err)
+		}
+		t.Skip("wrangler is not installed: run npm --prefix workers ci to run the Worker under workerd")
+	}
+	if out, err := buildOnce(); err != nil {
+		t.Fatalf("workers/build.sh: %v\n%s", err, out)
+	}
+	dir := t.TempDir()
+	var toml strings.Builder
+	fmt.Fprintf(&toml, "name = \"sitepush-test\"\nmain = %q\ncompatibility_date = \"2025-09-01\"\n", filepath.Join(workersDir(), "src", "index.js"))
+	toml.WriteString("kv_namespaces = [{ binding = \"STATE\", id = \"test\" }]\n[vars]\n")
+	for k, v := range vars {
+		fmt.Fprintf(&toml, "%s = '''%s'''\n", k, v)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "wrangler.toml"), []byte(toml.String()), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := l.Addr().(*net.TCPAddr).Port
+	l.Close()
+	cmd := exec.Command(wrangler, "dev", "--local", "--test-scheduled", "--ip", "127.0.0.1", "--port", fmt.Sprint(port),
+		"--persist-to", filepath.Join(dir, "state"), "-c", filepath.Join(dir, "wrangler.toml"))
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "WRANGLER_SEND_METRICS=false", "CI=true", "NO_COLOR=1")
+	w := &workerd{t: t, base: fmt.Sprintf("http://127.0.0.1:%d", port), log: &syncBuffer{}}
+	cmd.Stdout, cmd.Stderr = w.log, w.log
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM)
+		done := make(chan struct{})
+		go func() { cmd.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second):
+			syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+			<-done
+		}
+		if t.Failed() {
+			t.Logf("wrangler dev:\n%s", w.log.String())
+		}
+	})
+	for deadline := time.Now().Add(90 * time.Second); ; time.Sleep(200 * time.Millisecond) {
+		if resp, err := http.Get(w.base + "/healthz"); err == nil {
+			resp.Body.Close()
+			return w
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("wrangler dev did not answer within 90 s:\n%s", w.log.String())
+		}
+	}
+}
+
+func (w *workerd) call(method, path, token string) (int, string) {
+	w.t.Helper()
+	req, _ := http.NewRequest(method, w.base+path, nil)
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		w.t.Fatalf("%s %s: %v", method, path, err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b)
+}
+
+// tick fires the Cron Trigger at at and waits for the handler and its waitUntil work.
+func (w *workerd) tick(at time.Time) (int, string) {
+	return w.call("GET", fmt.Sprintf("/cdn-cgi/handler/scheduled?cron=*+*+*+*+*&time=%d", at.UnixMilli()), "")
+}
+
+// loopback is the fake world on loopback for a Worker under workerd: a website, IndexNow and
+// Bing, each counting the requests it gets from the Worker.
+type loopback struct {
+	mu       sync.Mutex
+	files    enginetest.Files
+	site     string
+	indexnow string
+	engine   *enginetest.IndexNow
+	bing     *enginetest.Bing
+	bingURL  string
+	requests int
+	reads    map[string]int // of each path of the website
+}
+
+func newLoopback(t *testing.T) *loopback {
+	lb := &loopback{files: enginetest.Files{"/" + testKey + ".txt": testKey}, reads: map[string]int{}}
+	count := func(h http.Handler) http.Handler {
+		return http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
+			lb.mu.Lock()
+			if !strings.HasPrefix(r.UserAgent(), "Go-http-client") { // the engine's own fetch of the key
+				lb.requests++
+				lb.reads[r.URL.Path]++
+			}
+			h.ServeHTTP(rw, r)
+			lb.mu.Unlock()
+		})
+	}
+	start := func(h http.Handler) string {
+		s := httptest.NewServer(count(h))
+		t.Cleanup(s.Close)
+		return s.URL
+	}
+	lb.site = start(lb.files)
+	lb.engine = &enginetest.IndexNow{FetchKey: lb.fetchKey}
+	lb.indexnow = start(lb.engine) + "/indexnow"
+	lb.bing = &enginetest.Bing{Keys: map[string]int{bingKey: 1000}}
+	lb.bingURL = start(lb.bing) + "/webmaster/api.svc/json"
+	return lb
+}
+
+// fetchKey is the engine's fetch of the key file, from the website's files (the website's lock
+// is held while the engine answers).
+func (lb *loopback) fetchKey(keyLocation string) (string, error) {
+	path := strings.TrimPrefix(keyLocation, lb.site)
+	if v, ok := lb.files[path]; ok {
+		return v, nil
+	}
+	return "", fmt.Errorf("no %s", keyLocation)
+}
+
+func (lb *loopback) publish(path string, pages ...string) {
+	var b strings.Builder
+	b.WriteString(`<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">`)
+	for _, p := range pages {
+		u, lm, _ := strings.Cut(p, " ")
+		fmt.Fprintf(&b, "<url><loc>%s%s</loc>", lb.site, u)
+		if lm != "" {
+			fmt.Fprintf(&b, "<lastmod>%s</lastmod>", lm)
+		}
+		b.WriteString("</url>")
+	}
+	b.WriteString("</urlset>")
+	lb.mu.Lock()
+	lb.files[path] = b.String()
+	lb.mu.Unlock()
+}
+
+func (lb *loopback) count() (requests int, reads map[string]int) {
+	lb.mu.Lock()
+	defer lb.mu.Unlock()
+	return lb.requests, maps(lb.reads)
+}
+
+func maps(m map[string]int) map[string]int {
+	out := make(map[string]int, len(m))
+	for k, v := range m {
+		out[k] = v
+	}
+	return out
+}
+
+func TestUnderWorkerd(t *testing.T) {
+	lb := newLoopback(t)
+	lb.publish("/sitemap.xml", pages(50, "2026-01-01")...)
+	var slow []string
+	for i := range 30 {
+		slow = append(slow, fmt.Sprintf("/g/%d", i))
+	}
+	lb.publish("/slow.xml", slow...)
+	config := fmt.Sprintf(`{"adminToken": "${SITEPUSH_ADMIN_TOKEN}", "defaults": {"schedule": "* * * * *",
+		"indexnow": {"endpoints": ["%[1]s"], "interval": "1ms", "backoff": ["100ms"]}}, "sites": [
+		{"id": "demo", "sitemaps": ["%[2]s/sitemap.xml"], "indexnow": {"enabled": true, "key": "%[3]s"},
+		 "bing": {"enabled": true, "apiKey": "${BING_KEY}", "dailyQuota": 10, "endpoint": "%[4]s"},
+		 "feed": {"enabled": true, "fetchTitles": false, "baselineItems": 5}},
+		{"id": "slow", "sitemaps": ["%[2]s/slow.xml"], "indexnow": {"enabled": true, "key": "%[3]s", "method": "get"}}]}`,
+		lb.indexnow, lb.site, testKey, lb.bingURL)
+	w := startWorkerd(t, map[string]string{ConfigVar: strings.Join(strings.Fields(config), " "),
+		"SITEPUSH_ADMIN_TOKEN": testToken, "BING_KEY": bingKey, SubrequestsVar: "20"})
+
+	at := time.Now().UTC().Truncate(time.Minute)
+	tick := func() {
+		t.Helper()
+		at = at.Add(time.Minute)
+		before, _ := lb.count()
+		if code, body := w.tick(at); code != 200 {
+			t.Fatalf("tick at %s: %d %s", at, code, body)
+		}
+		if after, _ := lb.count(); after-before > 20 {
+			t.Fatalf("tick at %s made %d requests with %s=20", at, after-before, SubrequestsVar)
+		}
+	}
+	ticks := 0
+	for ; ticks < 8 && len(lb.engine.Accepted()) < 80; ticks++ {
+		tick()
+	}
+	accepted := lb.engine.Accepted()
+	seen := map[string]int{}
+	for _, u := range accepted {
+		seen[u]++
+	}
+	if len(accepted) != 80 || len(seen) != 80 || ticks < 2 || len(lb.bing.Accepted()) != 10 {
+		t.Fatalf("after %d ticks: IndexNow got %d URLs, %d distinct, and Bing %d; want 80 once each over 2 ticks at least, and Bing its quota of 10",
+			ticks, len(accepted), len(seen), len(lb.bing.Accepted()))
+	}
+
+	tick()
+	if n := len(lb.engine.Accepted()); n != 80 {
+		t.Errorf("a tick with nothing new sent %d URLs", n-80)
+	}
+
+	changed := pages(50, "2026-01-01")
+	changed[4], changed[9] = "/p/4 2026-02-01", "/p/9 2026-02-01"
+	lb.publish("/sitemap.xml", append(changed, "/p/new 2026-02-02")...)
+	tick()
+	got := lb.engine.Accepted()[80:]
+	slices.Sort(got)
+	if want := []string{lb.site + "/p/4", lb.site + "/p/9", lb.site + "/p/new"}; !slices.Equal(got, want) {
+		t.Errorf("after 2 changed and 1 new: IndexNow got %v, want %v", got, want)
+	}
+
+	for _, route := range []string{"/status?site=demo", "/api/stats/daily"} {
+		if code, _ := w.call("GET", route, "wrong"); code != http.StatusUnauthorized {
+			t.Errorf("%s with a wrong token: %d, want 401", route, code)
+		}
+	}
+	code, body := w.call("GET", "/status?site=demo", testToken)
+	var status struct {
+		LastExecution struct {
+			Status   string
+			Channels map[string]struct{ Submitted int }
+		}
+	}
+	if json.Unmarshal([]byte(body), &status); code != 200 || status.LastExecution.Status != "ok" ||
+		status.LastExecution.Channels["indexnow"].Submitted != 3 || strings.Contains(body, bingKey) {
+		t.Errorf("/status?site=demo: %d %s", code, body)
+	}
+	_, reads := lb.count()
+	if code, body := w.call("POST", "/trigger?site=demo&channel=feed", testToken); code != http.StatusAccepted || !strings.Contains(body, `"runId"`) {
+		t.Errorf("/trigger: %d %s", code, body)
+	}
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+		if _, now := lb.count(); now["/sitemap.xml"] > reads["/sitemap.xml"] {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the triggered run did not read the sitemap within 30 s")
+		}
+	}
+	if code, body := w.call("GET", "/feeds/demo.xml", ""); code != 200 || !strings.Contains(body, "<rss") || !strings.Contains(body, lb.site+"/p/") {
+		t.Errorf("/feeds/demo.xml: %d %.300s", code, body)
+	}
+	if code, body := w.call("GET", "/healthz", ""); code != 200 || !strings.Contains(body, `"ok"`) {
+		t.Errorf("/healthz: %d %s", code, body)
+	}
+	if !strings.Contains(w.log.String(), "subrequests of this invocation are spent") {
+		t.Errorf("the log does not say why runs stopped before their end")
+	}
+}
+
+// TestABadConfigurationUnderWorkerd: every request answers the configuration's problem, and a
+// tick logs it and sends nothing.
+func TestABadConfigurationUnderWorkerd(t *testing.T) {
+	lb := newLoopback(t)
+	lb.publish("/sitemap.xml", pages(3, "2026-01-01")...)
+	w := startWorkerd(t, map[string]string{ConfigVar: fmt.Sprintf(
+		`{"sites": [{"id": "a", "sitemaps": ["%s/sitemap.xml"], "bing": {"enabled": true}}]}`, lb.site)})
+	const want = `site \"a\": bing.apiKey is required when bing.enabled is true`
+	if code, body := w.call("GET", "/healthz", ""); code != 500 || !strings.Contains(body, want) {
+		t.Errorf("/healthz: %d %s, want 500 and %s", code, body, want)
+	}
+	if code, _ := w.tick(time.Now()); code == 200 {
+		t.Errorf("a tick with a bad configuration succeeded")
+	}
+	if n, _ := lb.count(); n != 0 {
+		t.Errorf("a bad configuration made %d requests", n)
+	}
+	logged := false // wrangler writes the Worker's console a moment late
+	for deadline := time.Now().Add(10 * time.Second); !logged && time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+		sc := bufio.NewScanner(strings.NewReader(w.log.String()))
+		for sc.Scan() {
+			logged = logged || strings.Contains(sc.Text(), "the configuration does not load") && strings.Contains(sc.Text(), "bing.apiKey is required")
+		}
+	}
+	if !logged {
+		t.Errorf("the tick did not log the configuration's problem")
+	}
+}
+
+// TestATriggeredRunAmidRequests: a run going on after /trigger's answer, paced by the engine's
+// interval, is not disturbed by the requests the same isolate answers meanwhile.
+func TestATriggeredRunAmidRequests(t *testing.T) {
+	lb := newLoopback(t)
+	var list []string
+	for i := range 15 {
+		list = append(list, fmt.Sprintf("/g/%d", i))
+	}
+	lb.publish("/sitemap.xml", list...)
+	w := startWorkerd(t, map[string]string{"SITEPUSH_ADMIN_TOKEN": testToken, ConfigVar: fmt.Sprintf(
+		`{"adminToken": "${SITEPUSH_ADMIN_TOKEN}", "sites": [{"id": "a", "schedule": "0 0 1 1 *", "sitemaps": ["%s/sitemap.xml"],
+		  "indexnow": {"enabled": true, "key": "%s", "method": "get", "interval": "100ms", "endpoints": ["%s"]}}]}`,
+		lb.site, testKey, lb.indexnow)})
+	if code, body := w.call("POST", "/trigger?site=a", testToken); code != http.StatusAccepted {
+		t.Fatalf("/trigger: %d %s", code, body)
+	}
+	answered := 0
+	codes := map[int]int{}
+	for deadline := time.Now().Add(30 * time.Second); len(lb.engine.Accepted()) < 15 && time.Now().Before(deadline); answered++ {
+		for _, path := range []string{"/healthz", "/status?site=a"} {
+			code, body := w.call("GET", path, testToken)
+			codes[code]++
+			if code != 200 && (code != 503 || !strings.Contains(body, "a run is going on")) {
+				t.Errorf("%s during a run: %d %s", path, code, body)
+			}
+		}
+	}
+	if got := len(lb.engine.Accepted()); got != 15 {
+		t.Fatalf("the triggered run sent %d of 15 URLs in 30 s, amid %d rounds of requests", got, answered)
+	}
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+		_, body := w.call("GET", "/status?site=a", testToken)
+		if strings.Contains(body, `"status":"ok"`) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the triggered run did not finish ok: %s", body)
+		}
+	}
+	t.Logf("%d rounds of requests answered during the run: %v", answered, codes)
+}
