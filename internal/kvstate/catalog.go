@@ -22,6 +22,7 @@ type entry struct {
 	url                          string
 	lastmod, firstSeen, lastSeen int64 // Unix ms; lastmod 0 when the sitemap gives none
 	del                          []delivery
+	synced                       uint64 // the State's SyncCatalog call that last saw it
 }
 
 // delivery is what one channel did with one URL.
@@ -91,7 +92,7 @@ func (s *State) makeRoom(ctx context.Context) error {
 		var of *site
 		for _, st := range s.sites {
 			for _, sh := range st.shards {
-				if oldest == nil || sh.used < oldest.used {
+				if sh != nil && (oldest == nil || sh.used < oldest.used) {
 					oldest, of = sh, st
 				}
 			}
@@ -103,7 +104,7 @@ func (s *State) makeRoom(ctx context.Context) error {
 			return err
 		}
 		s.entries -= len(oldest.entries)
-		delete(of.shards, oldest.n)
+		of.shards[oldest.n] = nil
 	}
 	return nil
 }
@@ -129,7 +130,7 @@ func (s *State) SyncCatalog(ctx context.Context, site string, now time.Time, pag
 	defer s.mu.Unlock()
 	st := s.siteOf(site)
 	states := make([]model.DeliveryState, len(pages)*len(channels))
-	first := make(map[int64]bool, len(pages)) // the first page of a hash in the batch writes it
+	s.syncs++ // the first page of a hash in the batch writes it
 	for i, p := range pages {
 		sh, err := s.shardFor(ctx, st, p.Hash)
 		if err != nil {
@@ -141,17 +142,17 @@ func (s *State) SyncCatalog(ctx context.Context, site string, now time.Time, pag
 				states[i*len(channels)+c] = stateOf(e.of(name))
 			}
 		}
-		if dryRun || first[p.Hash] {
+		if dryRun || e != nil && e.synced == s.syncs {
 			continue
 		}
-		first[p.Hash] = true
 		switch {
 		case e == nil:
-			sh.entries[p.Hash] = &entry{url: p.URL, lastmod: ms(p.Lastmod), firstSeen: now.UnixMilli(), lastSeen: now.UnixMilli()}
+			sh.entries[p.Hash] = &entry{url: p.URL, lastmod: ms(p.Lastmod), firstSeen: now.UnixMilli(), lastSeen: now.UnixMilli(), synced: s.syncs}
 			s.entries++
 		case e.url != p.URL || e.lastmod != ms(p.Lastmod) || now.UnixMilli()-e.lastSeen >= lastSeenEvery.Milliseconds():
-			e.url, e.lastmod, e.lastSeen = p.URL, ms(p.Lastmod), now.UnixMilli()
+			e.url, e.lastmod, e.lastSeen, e.synced = p.URL, ms(p.Lastmod), now.UnixMilli(), s.syncs
 		default:
+			e.synced = s.syncs
 			continue
 		}
 		sh.dirty = true

@@ -68,10 +68,12 @@ func appendString(b []byte, s string) []byte {
 // errShard is a shard value this sitepush did not write, or one cut short.
 var errShard = errors.New("not a catalogue shard written by this sitepush")
 
-// decoder reads a shard.
+// decoder reads a shard. Its strings are parts of text, the shard as one string: a shard
+// decodes with a handful of allocations, whatever its size, and its entries lie side by side.
 type decoder struct {
-	b   []byte
-	err error
+	b    []byte
+	text string // the whole value, b being its tail
+	err  error
 }
 
 func (d *decoder) uvarint() uint64 {
@@ -100,9 +102,9 @@ func (d *decoder) string() string {
 		d.fail()
 		return ""
 	}
-	s := string(d.b[:n])
+	at := len(d.text) - len(d.b)
 	d.b = d.b[n:]
-	return s
+	return d.text[at : at+int(n)]
 }
 
 func (d *decoder) byte() byte {
@@ -127,31 +129,42 @@ func decodeShard(b []byte) (map[int64]*entry, error) {
 	if len(b) < len(shardMagic) || string(b[:len(shardMagic)]) != shardMagic {
 		return nil, errShard
 	}
-	d := &decoder{b: b[len(shardMagic):]}
+	text := string(b)
+	d := &decoder{b: b[len(shardMagic):], text: text}
 	names := make([]string, min(d.uvarint(), 1024))
 	for i := range names {
 		names[i] = d.string()
 	}
+	// An entry takes 13 bytes at least, a delivery 7: the counts read are bounded by the bytes
+	// left, so that a value cut short or forged allocates no more than its size.
 	n := d.uvarint()
-	entries := make(map[int64]*entry, min(n, math.MaxInt32/64))
-	for range n {
+	if n > uint64(len(d.b)/13) {
+		d.fail()
+		n = 0
+	}
+	entries := make(map[int64]*entry, n)
+	all := make([]entry, n)
+	pool := make([]delivery, 0, min(n*uint64(len(names)), uint64(len(d.b)/7)))
+	for i := range all {
 		if d.err != nil || len(d.b) < 8 {
 			d.fail()
 			break
 		}
 		h := int64(binary.LittleEndian.Uint64(d.b))
 		d.b = d.b[8:]
-		e := &entry{url: d.string(), lastmod: d.varint(), firstSeen: d.varint(), lastSeen: d.varint()}
-		e.del = make([]delivery, min(d.uvarint(), 64))
-		for i := range e.del {
+		e := &all[i]
+		*e = entry{url: d.string(), lastmod: d.varint(), firstSeen: d.varint(), lastSeen: d.varint()}
+		start := len(pool)
+		for range min(d.uvarint(), 64) {
 			ch := d.uvarint()
 			if ch >= uint64(len(names)) {
 				d.fail()
 				break
 			}
-			e.del[i] = delivery{channel: names[ch], lastmod: d.varint(), deliveredAt: d.varint(), outcome: d.byte(),
-				attempts: int(min(d.uvarint(), math.MaxInt32)), lastAttempt: d.varint(), lastError: d.string()}
+			pool = append(pool, delivery{channel: names[ch], lastmod: d.varint(), deliveredAt: d.varint(), outcome: d.byte(),
+				attempts: int(min(d.uvarint(), math.MaxInt32)), lastAttempt: d.varint(), lastError: d.string()})
 		}
+		e.del = pool[start:len(pool):len(pool)] // an entry's new delivery goes elsewhere, not over the next's
 		entries[h] = e
 	}
 	if d.err != nil {

@@ -89,3 +89,54 @@ func TestADailyRunOfABigSite(t *testing.T) {
 	t.Logf("50,000 URLs: first run %+v; daily run (100 changed) %+v; nothing changed %+v; %d keys, %.1f MB", first, daily, idle,
 		keys, float64(bytes)/1e6)
 }
+
+// BenchmarkATick is an invocation of a Worker's tick for a 10,000-URL site where 10 pages
+// changed: the sitemap read from a file, the catalogue read from a KV in memory, the changed
+// pages delivered and written back.
+//
+//	go test -run - -bench ATick -benchmem ./internal/kvstate
+func BenchmarkATick(b *testing.B) {
+	const size = 10_000
+	dir := b.TempDir()
+	lastmods := make([]string, size)
+	for i := range lastmods {
+		lastmods[i] = "2026-01-01"
+	}
+	publish := func() {
+		var s strings.Builder
+		s.WriteString(`<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">`)
+		for i, lm := range lastmods {
+			fmt.Fprintf(&s, "<url><loc>https://a.example/p/%d</loc><lastmod>%s</lastmod></url>", i, lm)
+		}
+		s.WriteString("</urlset>")
+		os.WriteFile(filepath.Join(dir, "sitemap.xml"), []byte(s.String()), 0o644)
+	}
+	cfg, err := config.Parse([]byte("sites:\n  - {id: big, sitemaps: [sitemap.xml], baseUrl: https://a.example}\n"), dir, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	kv := &kvstate.MemKV{}
+	tick := func() int {
+		ch := &accepting{}
+		if _, err := runner.New(kvstate.New(kv, kvstate.Options{})).Run(context.Background(), &cfg.Sites[0],
+			runner.Options{Trigger: "schedule", Channels: []channel.Channel{ch}, NoWait: true}); err != nil {
+			b.Fatal(err)
+		}
+		return ch.sent
+	}
+	publish()
+	tick()
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := range b.N {
+		b.StopTimer()
+		for j := range 10 {
+			lastmods[(i*10+j)%size] = fmt.Sprintf("2026-02-%02d", 1+i%27)
+		}
+		publish()
+		b.StartTimer()
+		if sent := tick(); sent != 10 {
+			b.Fatalf("tick %d sent %d, want 10", i, sent)
+		}
+	}
+}

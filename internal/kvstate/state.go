@@ -41,6 +41,7 @@ type State struct {
 	sites   map[string]*site
 	held    map[string]lease // the leases this invocation holds, by site
 	entries int              // catalogue entries held, in every site's shards
+	syncs   uint64           // SyncCatalog calls so far
 	clock   uint64           // ticks of shard use, for dropping the longest unused
 }
 
@@ -66,8 +67,8 @@ func (s *State) Ops() Ops {
 type site struct {
 	id     string
 	meta   *meta
-	shards map[int]*shard
-	stats  map[string]*dayStats // by UTC day
+	shards [1 << shardBits]*shard // those read
+	stats  map[string]*dayStats   // by UTC day
 	feed   *feedState
 	quota  map[string]*quotaDay // by UTC day
 	runs   *runList
@@ -77,7 +78,7 @@ type site struct {
 func (s *State) siteOf(id string) *site {
 	st := s.sites[id]
 	if st == nil {
-		st = &site{id: id, shards: map[int]*shard{}, stats: map[string]*dayStats{}, quota: map[string]*quotaDay{}}
+		st = &site{id: id, stats: map[string]*dayStats{}, quota: map[string]*quotaDay{}}
 		s.sites[id] = st
 	}
 	return st
@@ -96,9 +97,9 @@ func (s *State) forget(st *site) {
 		st.feed = nil
 	}
 	for k, sh := range st.shards {
-		if !sh.dirty {
+		if sh != nil && !sh.dirty {
 			s.entries -= len(sh.entries)
-			delete(st.shards, k)
+			st.shards[k] = nil
 		}
 	}
 	for day, d := range st.stats {
@@ -213,7 +214,9 @@ func (s *State) Flush(ctx context.Context) (err error) {
 func (s *State) flushSite(ctx context.Context, st *site) error {
 	var errs []error
 	for _, sh := range st.shards {
-		errs = append(errs, s.writeShard(ctx, st, sh))
+		if sh != nil {
+			errs = append(errs, s.writeShard(ctx, st, sh))
+		}
 	}
 	for day, d := range st.stats {
 		errs = append(errs, s.writeStats(ctx, st, day, d))

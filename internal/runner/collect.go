@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/sitepush/sitepush/internal/channel"
 	"github.com/sitepush/sitepush/internal/config"
@@ -54,12 +55,13 @@ func newCollector(state State, site *config.Site, rec *model.Record, channels []
 
 // add takes one page as the reader delivers it.
 func (c *collector) add(ctx context.Context, e sitemap.Entry) error {
-	if !c.inScope(e.URL) {
+	a := authorityOf(e.URL)
+	if !c.inScope(e.URL, a) {
 		c.rec.Filtered++
 		return nil
 	}
 	c.rec.TotalURLs++
-	u := canonical(e.URL)
+	u := canonical(e.URL, a)
 	// Lastmods are stored to the millisecond: finer ones would never compare equal again.
 	c.batch = append(c.batch, channel.Page{Hash: URLHash(u), URL: string(u), Lastmod: e.Lastmod.Truncate(time.Millisecond)})
 	if len(c.batch) >= syncBatch {
@@ -68,20 +70,38 @@ func (c *collector) add(ctx context.Context, e sitemap.Entry) error {
 	return nil
 }
 
-// inScope reports whether a URL is on baseUrl's host and passes the include/exclude globs.
-func (c *collector) inScope(u []byte) bool {
-	rest := u[bytes.Index(u, []byte("://"))+3:]
-	end := bytes.IndexAny(rest, "/?#")
-	if end < 0 {
-		end = len(rest)
+// authority is where a URL's host is, and whether its scheme or host may have capitals: ASCII
+// ones, or any letter outside ASCII. Most URLs have none, and are compared and kept as they are.
+type authority struct {
+	start, end int
+	folded     bool
+}
+
+// authorityOf finds a URL's host in one pass over its scheme and host.
+func authorityOf(u []byte) authority {
+	a := authority{start: bytes.Index(u, []byte("://")) + 3, end: len(u)}
+	for i, c := range u {
+		if i >= a.start && (c == '/' || c == '?' || c == '#') {
+			a.end = i
+			break
+		}
+		if 'A' <= c && c <= 'Z' || c >= utf8.RuneSelf {
+			a.folded = true
+		}
 	}
-	if !strings.EqualFold(string(rest[:end]), c.host) {
+	return a
+}
+
+// inScope reports whether a URL is on baseUrl's host and passes the include/exclude globs.
+func (c *collector) inScope(u []byte, a authority) bool {
+	host := u[a.start:a.end]
+	if a.folded && !strings.EqualFold(string(host), c.host) || !a.folded && string(host) != c.host {
 		return false
 	}
 	if len(c.site.Include) == 0 && len(c.site.Exclude) == 0 {
 		return true
 	}
-	path := rest[end:]
+	path := u[a.end:]
 	if q := bytes.IndexAny(path, "?#"); q >= 0 {
 		path = path[:q]
 	}
@@ -91,19 +111,13 @@ func (c *collector) inScope(u []byte) bool {
 // canonical writes a URL's scheme and host in lower case, as engines compare them: a sitemap's
 // "https://WWW.Example.com/x" is the page https://www.example.com/x, and IndexNow refuses the
 // former as not on the site's host. The path is left alone: it is case-sensitive.
-func canonical(u []byte) []byte {
-	end := bytes.Index(u, []byte("://")) + 3
-	if host := bytes.IndexAny(u[end:], "/?#"); host >= 0 {
-		end += host
-	} else {
-		end = len(u)
-	}
-	if !bytes.ContainsFunc(u[:end], unicode.IsUpper) {
+func canonical(u []byte, a authority) []byte {
+	if !a.folded || !bytes.ContainsFunc(u[:a.end], unicode.IsUpper) {
 		return u
 	}
 	out := make([]byte, len(u))
-	copy(out, bytes.ToLower(u[:end]))
-	copy(out[end:], u[end:])
+	copy(out, bytes.ToLower(u[:a.end]))
+	copy(out[a.end:], u[a.end:])
 	return out
 }
 
