@@ -25,14 +25,17 @@ import (
 
 // This file runs the Worker as Cloudflare would, built to WebAssembly by workers/build.sh,
 // under wrangler dev's local runtime (workerd) with a local KV namespace, against a website,
-// IndexNow and Bing on loopback. It needs `npm --prefix workers ci`; without it the tests are
-// skipped, unless SITEPUSH_TEST_WORKERD is set (as .ci/run sets it), when they fail.
+// IndexNow and Bing on loopback. It installs wrangler as workers/package-lock.json pins it
+// (npm --prefix workers ci) when it is not there. Without npm the tests are skipped, unless
+// SITEPUSH_TEST_WORKERD is set (as .ci/run sets it), when they fail.
 
 // workerd is a Worker running under wrangler dev.
 type workerd struct {
-	t    *testing.T
-	base string
-	log  *syncBuffer
+	t         testing.TB
+	base      string
+	inspector int // the DevTools port of the Worker's isolate
+	log       *syncBuffer
+	cmd       *exec.Cmd
 }
 
 type syncBuffer struct {
@@ -52,10 +55,19 @@ func (s *syncBuffer) String() string {
 	return s.b.String()
 }
 
-var buildOnce = sync.OnceValues(func() (string, error) {
+// prepare installs wrangler if it is not there, and builds the Worker.
+var prepare = sync.OnceValues(func() (string, error) {
+	if _, err := os.Stat(wranglerBin()); err != nil {
+		out, err := exec.Command("npm", "--prefix", workersDir(), "ci", "--no-audit", "--no-fund").CombinedOutput()
+		if err != nil {
+			return fmt.Sprintf("npm --prefix workers ci: %v\n%s", err, out), err
+		}
+	}
 	out, err := exec.Command("sh", filepath.Join(workersDir(), "build.sh")).CombinedOutput()
-	return string(out), err
+	return fmt.Sprintf("workers/build.sh: %s", out), err
 })
+
+func wranglerBin() string { return filepath.Join(workersDir(), "node_modules", ".bin", "wrangler") }
 
 func workersDir() string {
 	dir, _ := filepath.Abs(filepath.Join("..", "..", "workers"))
@@ -64,18 +76,18 @@ func workersDir() string {
 
 // startWorkerd builds the Worker and starts wrangler dev with vars, from a wrangler.toml of its
 // own (the developer's workers/.dev.vars is left alone), and waits for it to answer.
-func startWorkerd(t *testing.T, vars map[string]string) *workerd {
+func startWorkerd(t testing.TB, vars map[string]string) *workerd {
 	t.Helper()
-	wrangler := filepath.Join(workersDir(), "node_modules", ".bin", "wrangler")
-	if _, err := os.Stat(wrangler); err != nil {
+	if _, err := exec.LookPath("npm"); err != nil {
 		if os.Getenv("SITEPUSH_TEST_WORKERD") != "" {
-			t.Fatalf("wrangler is not installed (%v): run npm --prefix workers ci", err)
+			t.Fatal("npm is not installed: the Worker's tests need Node 20 and npm, to run wrangler")
 		}
-		t.Skip("wrangler is not installed: run npm --prefix workers ci to run the Worker under workerd")
+		t.Skip("npm is not installed: the Worker's tests need Node 20 and npm, to run wrangler")
 	}
-	if out, err := buildOnce(); err != nil {
-		t.Fatalf("workers/build.sh: %v\n%s", err, out)
+	if out, err := prepare(); err != nil {
+		t.Fatalf("%v\n%s", err, out)
 	}
+	wrangler := wranglerBin()
 	dir := t.TempDir()
 	var toml strings.Builder
 	fmt.Fprintf(&toml, "name = \"sitepush-test\"\nmain = %q\ncompatibility_date = \"2025-09-01\"\n", filepath.Join(workersDir(), "src", "index.js"))
@@ -86,17 +98,12 @@ func startWorkerd(t *testing.T, vars map[string]string) *workerd {
 	if err := os.WriteFile(filepath.Join(dir, "wrangler.toml"), []byte(toml.String()), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	port := l.Addr().(*net.TCPAddr).Port
-	l.Close()
+	port, inspector := freePort(t), freePort(t)
 	cmd := exec.Command(wrangler, "dev", "--local", "--test-scheduled", "--ip", "127.0.0.1", "--port", fmt.Sprint(port),
-		"--persist-to", filepath.Join(dir, "state"), "-c", filepath.Join(dir, "wrangler.toml"))
+		"--inspector-port", fmt.Sprint(inspector), "--persist-to", filepath.Join(dir, "state"), "-c", filepath.Join(dir, "wrangler.toml"))
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "WRANGLER_SEND_METRICS=false", "CI=true", "NO_COLOR=1")
-	w := &workerd{t: t, base: fmt.Sprintf("http://127.0.0.1:%d", port), log: &syncBuffer{}}
+	w := &workerd{t: t, base: fmt.Sprintf("http://127.0.0.1:%d", port), inspector: inspector, log: &syncBuffer{}, cmd: cmd}
 	cmd.Stdout, cmd.Stderr = w.log, w.log
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := cmd.Start(); err != nil {
@@ -116,15 +123,27 @@ func startWorkerd(t *testing.T, vars map[string]string) *workerd {
 			t.Logf("wrangler dev:\n%s", w.log.String())
 		}
 	})
-	for deadline := time.Now().Add(90 * time.Second); ; time.Sleep(200 * time.Millisecond) {
-		if resp, err := http.Get(w.base + "/healthz"); err == nil {
-			resp.Body.Close()
-			return w
+	// Ready once it listens; the Worker itself starts with the first event, which tests time.
+	for deadline := time.Now().Add(90 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+		if strings.Contains(w.log.String(), "Ready on http") {
+			if c, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", port)); err == nil {
+				c.Close()
+				return w
+			}
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("wrangler dev did not answer within 90 s:\n%s", w.log.String())
+			t.Fatalf("wrangler dev did not listen within 90 s:\n%s", w.log.String())
 		}
 	}
+}
+
+func freePort(t testing.TB) int {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
 }
 
 func (w *workerd) call(method, path, token string) (int, string) {
@@ -161,7 +180,7 @@ type loopback struct {
 	reads    map[string]int // of each path of the website
 }
 
-func newLoopback(t *testing.T) *loopback {
+func newLoopback(t testing.TB) *loopback {
 	lb := &loopback{files: enginetest.Files{"/" + testKey + ".txt": testKey}, reads: map[string]int{}}
 	count := func(h http.Handler) http.Handler {
 		return http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
