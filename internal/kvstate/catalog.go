@@ -66,7 +66,7 @@ func (s *State) shardFor(ctx context.Context, st *site, hash int64) (*shard, err
 		sh.used = s.clock
 		return sh, nil
 	}
-	if err := s.makeRoom(ctx); err != nil {
+	if err := s.makeRoom(ctx, st); err != nil {
 		return nil, err
 	}
 	b, ok, err := s.get(ctx, shardKey(st.id, n))
@@ -84,21 +84,24 @@ func (s *State) shardFor(ctx context.Context, st *site, hash int64) (*shard, err
 	return sh, nil
 }
 
-// makeRoom drops the shards used longest ago, written first if they changed, until the entries
-// held are within the bound; s.mu is held.
-func (s *State) makeRoom(ctx context.Context) error {
+// makeRoom drops the shards of other sites than current used longest ago, written first if they
+// changed, until the entries held are within the bound; s.mu is held. A site whose catalogue
+// alone outgrows the bound is refused: a run diffs the sitemaps against all of it, and
+// dropping its shards to read them again would cost more operations than an invocation has.
+func (s *State) makeRoom(ctx context.Context, current *site) error {
 	for s.entries > s.opt.Entries {
 		var oldest *shard
 		var of *site
 		for _, st := range s.sites {
 			for _, sh := range st.shards {
-				if sh != nil && (oldest == nil || sh.used < oldest.used) {
+				if st != current && sh != nil && (oldest == nil || sh.used < oldest.used) {
 					oldest, of = sh, st
 				}
 			}
 		}
 		if oldest == nil {
-			return nil
+			return fmt.Errorf("%w: more than %d, the most this state holds in memory at once (a Worker has 128 MB); "+
+				"run the site with sitepush serve, or split its sitemaps among sites", ErrTooBig, s.opt.Entries)
 		}
 		if err := s.writeShard(ctx, of, oldest); err != nil {
 			return err
@@ -157,7 +160,7 @@ func (s *State) SyncCatalog(ctx context.Context, site string, now time.Time, pag
 		}
 		sh.dirty = true
 	}
-	return states, s.makeRoom(ctx)
+	return states, s.makeRoom(ctx, st)
 }
 
 // stateOf is what the runner's rules read of a channel's record of a URL.
@@ -217,7 +220,7 @@ func (s *State) RecordOutcome(ctx context.Context, site string, now time.Time, o
 		record(e, o, due, now)
 		sh.dirty = true
 	}
-	if err := s.makeRoom(ctx); err != nil {
+	if err := s.makeRoom(ctx, st); err != nil {
 		return err
 	}
 	if o.Skipped {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -93,40 +94,61 @@ func TestOpsBudget(t *testing.T) {
 
 // TestMemoryIsBounded syncs more URLs than the State may hold: the shards used longest ago are
 // written and dropped, and nothing is lost.
+// TestMemoryIsBounded: the sites' catalogues held in memory stay within the bound — the other
+// sites' shards make room, written first if they changed — and a site larger than the bound
+// alone is refused with a message that says what to do.
 func TestMemoryIsBounded(t *testing.T) {
 	kv := &MemKV{}
 	s := New(kv, Options{Entries: 1000, Ops: 1_000_000})
-	var pages []channel.Page
-	for i := range 8000 {
-		h := int64(uint64(i) * 0x9E3779B97F4A7C15) // spread over the shards
-		pages = append(pages, channel.Page{Hash: h, URL: fmt.Sprintf("https://a.example/p/%d", i)})
+	pagesOf := func(site string, n int) []channel.Page {
+		var pages []channel.Page
+		for i := range n {
+			h := int64(uint64(i+1) * 0x9E3779B97F4A7C15) // spread over the shards
+			pages = append(pages, channel.Page{Hash: h, URL: fmt.Sprintf("https://%s.example/p/%d", site, i)})
+		}
+		return pages
 	}
+	sites := []string{"a", "b", "c", "d"}
 	held := 0
-	for from := 0; from < len(pages); from += 1000 {
-		if _, err := s.SyncCatalog(ctx, "a", t0, pages[from:from+1000], []string{"indexnow"}, false); err != nil {
+	for _, site := range sites {
+		if _, err := s.SyncCatalog(ctx, site, t0, pagesOf(site, 800), []string{"indexnow"}, false); err != nil {
 			t.Fatal(err)
 		}
 		held = max(held, s.entries)
 	}
-	// The bound may be passed by one shard being read (1/16 of the catalogue) and the batch.
-	if limit := 1000 + 8000/16 + 1000; held > limit {
+	// The bound may be passed by one shard being read (1/16 of a catalogue) and the batch.
+	if limit := 1000 + 800/16 + 800; held > limit {
 		t.Errorf("held %d entries at most; want at most %d", held, limit)
 	}
 	if err := s.Flush(ctx); err != nil {
 		t.Fatal(err)
 	}
 	again := New(kv, Options{Ops: 1_000_000})
-	hashes := make([]int64, len(pages))
-	for i, p := range pages {
-		hashes[i] = p.Hash
-	}
-	urls, err := again.URLs(ctx, "a", hashes)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i, u := range urls {
-		if u != pages[i].URL {
-			t.Fatalf("URL %d after the shards were dropped and read again: %q, want %q", i, u, pages[i].URL)
+	for _, site := range sites {
+		pages := pagesOf(site, 800)
+		hashes := make([]int64, len(pages))
+		for i, p := range pages {
+			hashes[i] = p.Hash
 		}
+		urls, err := again.URLs(ctx, site, hashes)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, u := range urls {
+			if u != pages[i].URL {
+				t.Fatalf("site %s, URL %d after its shards were dropped and read again: %q, want %q", site, i, u, pages[i].URL)
+			}
+		}
+	}
+
+	big := New(&MemKV{}, Options{Entries: 1000, Ops: 1_000_000})
+	pages := pagesOf("big", 3000)
+	var err error
+	for from := 0; from < len(pages) && err == nil; from += 500 {
+		_, err = big.SyncCatalog(ctx, "big", t0, pages[from:from+500], []string{"indexnow"}, false)
+	}
+	if !errors.Is(err, ErrTooBig) || !strings.Contains(err.Error(), `site "big": too many URLs: more than 1000`) ||
+		!strings.Contains(err.Error(), "sitepush serve") {
+		t.Errorf("a site larger than the bound: %v", err)
 	}
 }

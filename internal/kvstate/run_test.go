@@ -140,3 +140,26 @@ func BenchmarkATick(b *testing.B) {
 		}
 	}
 }
+
+// TestASiteTooBig: a run of a site larger than the state holds fails once, saying what to do.
+func TestASiteTooBig(t *testing.T) {
+	dir := t.TempDir()
+	var b strings.Builder
+	b.WriteString(`<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">`)
+	for i := range 3000 {
+		fmt.Fprintf(&b, "<url><loc>https://a.example/p/%d</loc></url>", i)
+	}
+	b.WriteString("</urlset>")
+	os.WriteFile(filepath.Join(dir, "sitemap.xml"), []byte(b.String()), 0o644)
+	cfg, err := config.Parse([]byte("sites:\n  - {id: big, sitemaps: [sitemap.xml], baseUrl: https://a.example}\n"), dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ch := &accepting{}
+	rec, err := runner.New(kvstate.New(&kvstate.MemKV{}, kvstate.Options{Entries: 1000})).Run(context.Background(), &cfg.Sites[0],
+		runner.Options{Trigger: "schedule", Channels: []channel.Channel{ch}, NoWait: true})
+	if rec == nil || rec.Status != model.StatusFailed || len(rec.Errors) != 1 || strings.Count(err.Error(), "too many URLs") != 1 ||
+		!strings.Contains(rec.Errors[0], "run the site with sitepush serve") || ch.sent != 0 {
+		t.Errorf("run: %v; record %+v; %d sent", err, rec, ch.sent)
+	}
+}

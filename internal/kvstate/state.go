@@ -18,15 +18,20 @@ type Options struct {
 	// Spent, when set, is told that the operations are nearly spent.
 	Spent func()
 	// Entries bounds the catalogue entries held in memory, whatever the sites' size: past it, the
-	// shards used longest ago are written if they changed and dropped. 0 means DefaultEntries.
+	// shards of the other sites used longest ago are written if they changed and dropped, and a
+	// site whose catalogue alone is larger is refused (ErrTooBig). 0 means DefaultEntries.
 	Entries int
 }
 
-// Bounds of an invocation.
+// Bounds of an invocation. DefaultEntries keeps a Worker's memory within its isolate's 128 MB:
+// 100,000 entries and what a run of them needs take about 90 MB of WebAssembly memory.
 const (
 	DefaultOps     = 1000
-	DefaultEntries = 250_000
+	DefaultEntries = 100_000
 )
+
+// ErrTooBig is a site whose catalogue is larger than the State holds in memory.
+var ErrTooBig = errors.New("too many URLs")
 
 // State is the state of every site in a KV namespace, for one invocation — a Cron tick, a
 // request: it reads what it needs once, keeps in memory what runs change, and writes it when a

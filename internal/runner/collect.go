@@ -37,6 +37,7 @@ type collector struct {
 	due       []*channel.Queue // per channel
 	selection []channel.Selection
 	newest    []newest // per channel, for those whose selection asks
+	failed    bool     // a sync failed: the run ends with that error, told once
 }
 
 func newCollector(state State, site *config.Site, rec *model.Record, channels []string, selection []channel.Selection, now time.Time, dryRun bool) *collector {
@@ -123,11 +124,12 @@ func canonical(u []byte, a authority) []byte {
 
 // flush syncs the pending pages with the store and queues those due on each channel.
 func (c *collector) flush(ctx context.Context) error {
-	if len(c.batch) == 0 {
+	if len(c.batch) == 0 || c.failed {
 		return nil
 	}
 	states, err := c.state.SyncCatalog(ctx, c.site.ID, c.now, c.batch, c.channels, c.dryRun)
 	if err != nil {
+		c.failed = true
 		return err
 	}
 	n := len(c.channels)

@@ -34,7 +34,8 @@ func (a *App) Tick(ctx context.Context, at time.Time) error {
 			a.env.Logger.Info("left for the next tick", "sites", len(due)-i, "why", context.Cause(inv.budget).Error())
 			break
 		}
-		if _, err := a.run(ctx, inv, site, "schedule", "all", nil); err != nil && !errors.Is(err, runner.ErrBusy) {
+		// A run that started logged how it ended; one that did not is logged here.
+		if rec, err := a.run(ctx, inv, site, "schedule", "all", nil); rec == nil && err != nil && !errors.Is(err, runner.ErrBusy) {
 			a.env.Logger.Error("a scheduled run could not start", "site", site.ID, "err", err)
 		}
 	}

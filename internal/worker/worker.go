@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"runtime"
 	"sync/atomic"
 	"time"
 
@@ -109,8 +110,11 @@ func (a *App) flush(ctx context.Context, inv *invocation, what string) {
 		a.env.Logger.Error("writing the state", "err", err)
 	}
 	ops := inv.state.Ops()
+	var mem runtime.MemStats
+	runtime.ReadMemStats(&mem)
 	a.env.Logger.Info(what+" done", "subrequests", inv.client.Transport.(*counted).n.Load(),
-		"kv_reads", ops.Reads, "kv_writes", ops.Writes, "kv_deletes", ops.Deletes, "kv_lists", ops.Lists)
+		"kv_reads", ops.Reads, "kv_writes", ops.Writes, "kv_deletes", ops.Deletes, "kv_lists", ops.Lists,
+		"heap_mb", mem.HeapAlloc>>20, "memory_mb", mem.Sys>>20)
 	inv.spend(nil)
 }
 
