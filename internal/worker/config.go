@@ -61,15 +61,17 @@ func workerKeys(text string) error {
 	if err := yaml.Unmarshal([]byte(text), &top); err != nil {
 		return nil // the configuration's parser says what is wrong, with the line
 	}
-	for key, why := range map[string]string{
-		"state":  "the Worker's state is the KV namespace bound as STATE in wrangler.toml",
-		"listen": "the Worker answers on its own routes",
+	var errs []error
+	for _, k := range []struct{ key, why string }{
+		{"state", "the Worker's state is the KV namespace bound as STATE in wrangler.toml"},
+		{"listen", "the Worker answers on its own routes"},
+		{"metricsToken", "the Worker has no /metrics"},
 	} {
-		if _, ok := top[key]; ok {
-			return fmt.Errorf("%s: %s: is not used by the Worker (%s); remove it", ConfigVar, key, why)
+		if _, ok := top[k.key]; ok {
+			errs = append(errs, fmt.Errorf("%s: %s: is not used by the Worker (%s); remove it", ConfigVar, k.key, k.why))
 		}
 	}
-	return nil
+	return errors.Join(errs...)
 }
 
 // workerSite refuses what a site cannot do on Workers: read a file, write one.

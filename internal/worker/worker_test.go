@@ -235,6 +235,7 @@ func TestABadConfiguration(t *testing.T) {
 	}{
 		{"missing", "", "SITEPUSH_CONFIG is not set"},
 		{"state", `{"state": "sqlite:x.db", "sites": []}`, "state: is not used by the Worker"},
+		{"metrics", `{"metricsToken": "x", "sites": []}`, "metricsToken: is not used by the Worker (the Worker has no /metrics)"},
 		{"a file", `{"sites": [{"id": "a", "baseUrl": "https://a.example", "sitemaps": ["sitemap.xml"], "indexnow": {"enabled": true, "key": "abcdefgh"}}]}`,
 			`site "a": sitemaps[0] "sitemap.xml" must be an http(s) URL`},
 		{"a rule", `{"sites": [{"id": "a", "sitemaps": ["https://a.example/s.xml"], "bing": {"enabled": true}}]}`,

@@ -383,10 +383,15 @@ func TestATriggeredRunAmidRequests(t *testing.T) {
 		list = append(list, fmt.Sprintf("/g/%d", i))
 	}
 	lb.publish("/sitemap.xml", list...)
-	w := startWorkerd(t, map[string]string{"SITEPUSH_ADMIN_TOKEN": testToken, ConfigVar: fmt.Sprintf(
-		`{"adminToken": "${SITEPUSH_ADMIN_TOKEN}", "sites": [{"id": "a", "schedule": "0 0 1 1 *", "sitemaps": ["%s/sitemap.xml"],
-		  "indexnow": {"enabled": true, "key": "%s", "method": "get", "interval": "100ms", "endpoints": ["%s"]}}]}`,
-		lb.site, testKey, lb.indexnow)})
+	// The configuration as YAML, in a TOML multi-line string, as docs/cloudflare.md shows it.
+	w := startWorkerd(t, map[string]string{"SITEPUSH_ADMIN_TOKEN": testToken, ConfigVar: fmt.Sprintf(`
+adminToken: ${SITEPUSH_ADMIN_TOKEN}
+sites:
+  - id: a
+    schedule: "0 0 1 1 *"
+    sitemaps: [%s/sitemap.xml]
+    indexnow: {enabled: true, key: %s, method: get, interval: 100ms, endpoints: [%s]}
+`, lb.site, testKey, lb.indexnow)})
 	if code, body := w.call("POST", "/trigger?site=a", testToken); code != http.StatusAccepted {
 		t.Fatalf("/trigger: %d %s", code, body)
 	}
