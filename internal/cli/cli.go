@@ -80,18 +80,29 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		usage(stderr)
 		return exitUsage
 	}
-	name := args[0]
+	name, rest := args[0], args[1:]
 	switch name {
 	case "-h", "--help", "-help", "help":
-		usage(stdout)
-		return exitOK
+		if len(rest) == 0 {
+			usage(stdout)
+			return exitOK
+		}
+		name, rest = rest[0], []string{"--help"} // sitepush help run: run's help
 	}
 	for _, c := range commands() {
 		if c.name == name {
-			return exitCode(c.run(e, c, args[1:]), stderr)
+			return exitCode(c.run(e, c, rest), stderr)
 		}
 	}
-	return exitCode(usageError("unknown command %q; the commands are %s (see sitepush --help)", name, commandNames()), stderr)
+	return exitCode(unknownCommand(name), stderr)
+}
+
+// unknownCommand refuses a command sitepush does not have, suggesting the one most like it.
+func unknownCommand(name string) error {
+	if near := nearest(name, commandList()); near != "" {
+		return usageError("unknown command %q (did you mean %s?); the commands are %s (see sitepush --help)", name, near, commandNames())
+	}
+	return usageError("unknown command %q; the commands are %s (see sitepush --help)", name, commandNames())
 }
 
 // exitCode prints err, if any, and maps it to the process exit code.
@@ -121,10 +132,12 @@ func usage(w io.Writer) {
 	fmt.Fprintln(w, "\nRun \"sitepush COMMAND --help\" for a command's flags.")
 }
 
-func commandNames() string {
+func commandNames() string { return strings.Join(commandList(), ", ") }
+
+func commandList() []string {
 	var names []string
 	for _, c := range commands() {
 		names = append(names, c.name)
 	}
-	return strings.Join(names, ", ")
+	return names
 }

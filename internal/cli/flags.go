@@ -37,6 +37,9 @@ func parseArgs(e *env, cmd command, fs *flag.FlagSet, args []string, minArgs, ma
 				commandUsage(e, cmd, fs)
 				return nil, errHelpShown
 			}
+			if name, ok := strings.CutPrefix(err.Error(), "flag provided but not defined: "); ok {
+				return nil, unknownFlag(cmd, fs, strings.TrimLeft(name, "-"))
+			}
 			return nil, usageError("sitepush %s: %v (see sitepush %s --help)", cmd.name, err, cmd.name)
 		}
 		args = fs.Args()
@@ -50,6 +53,53 @@ func parseArgs(e *env, cmd command, fs *flag.FlagSet, args []string, minArgs, ma
 		return nil, usageError("usage: sitepush %s %s (see sitepush %s --help)", cmd.name, cmd.args, cmd.name)
 	}
 	return positional, nil
+}
+
+// unknownFlag refuses a flag cmd does not have, suggesting the one most like it.
+func unknownFlag(cmd command, fs *flag.FlagSet, name string) error {
+	var names []string
+	fs.VisitAll(func(f *flag.Flag) { names = append(names, f.Name) })
+	if near := nearest(name, names); near != "" {
+		return usageError("sitepush %s: unknown flag --%s (did you mean --%s?); see sitepush %s --help", cmd.name, name, near, cmd.name)
+	}
+	return usageError("sitepush %s: unknown flag --%s; see sitepush %s --help", cmd.name, name, cmd.name)
+}
+
+// nearest returns the candidate most like s — a typo of it (a third of its letters and one),
+// or one it is a part of — or "" when none is.
+func nearest(s string, candidates []string) string {
+	best, bestDist := "", len(s)/3+2
+	for _, c := range candidates {
+		d := editDistance(s, c)
+		if strings.Contains(c, s) && len(s) >= 3 {
+			d = min(d, 1)
+		}
+		if d < bestDist {
+			best, bestDist = c, d
+		}
+	}
+	return best
+}
+
+// editDistance is the Levenshtein distance between a and b, in bytes.
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
 }
 
 // commandUsage prints a command's synopsis and flags, GNU style.
