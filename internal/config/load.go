@@ -105,7 +105,8 @@ func parseTree(data []byte) (*yaml.Node, error) {
 // syntaxError drops yaml's "yaml: " prefix. yaml.v3 leaves the line out of parse errors on the
 // first line only (it omits line 0 of its own count); those get "line 1: " back. Its one other
 // error without a line, an unknown anchor, names the anchor instead. An unquoted ${VAR} inside a
-// flow mapping ({…}) is the likeliest cause of a syntax error there, and gets its fix.
+// flow mapping ({…}) is the likeliest cause of a syntax error there, and gets its fix, as does a
+// tab on the line.
 func syntaxError(err error, data []byte) error {
 	msg := strings.TrimPrefix(err.Error(), "yaml: ")
 	if !strings.HasPrefix(msg, "line ") && !strings.HasPrefix(msg, "unknown anchor") {
@@ -113,7 +114,14 @@ func syntaxError(err error, data []byte) error {
 	}
 	var n int
 	if _, e := fmt.Sscanf(msg, "line %d:", &n); e == nil && n >= 1 {
+		if at := problemLine(err, data); at > 0 {
+			msg = fmt.Sprintf("line %d:%s", at, strings.TrimPrefix(msg, fmt.Sprintf("line %d:", n)))
+			n = at
+		}
 		lines := strings.Split(string(data), "\n")
+		if n <= len(lines) && strings.Contains(lines[n-1], "\t") && !strings.Contains(msg, "tab") {
+			msg += " (a tab: YAML indents with spaces)"
+		}
 		for _, l := range lines[max(0, n-2):min(n+1, len(lines))] {
 			if strings.Contains(l, "${") && strings.Contains(l, "{") {
 				msg += `; inside {…} a ${VAR} must be quoted ("${VAR}"), or the mapping written in block style`
@@ -122,6 +130,34 @@ func syntaxError(err error, data []byte) error {
 		}
 	}
 	return errors.New(msg)
+}
+
+// maxProblemSearch bounds the lines problemLine parses prefixes of: configurations are short.
+const maxProblemSearch = 2000
+
+// problemLine finds the line of a syntax error: the last line of the shortest beginning of the
+// document that fails with the same error. yaml.v3 names instead the line before the one where
+// the mapping, sequence or bracket that holds the problem began (counted from 0), which points
+// away from it. It returns 0 when no beginning reproduces the error.
+func problemLine(err error, data []byte) int {
+	lines := strings.SplitAfter(string(data), "\n")
+	if len(lines) > maxProblemSearch {
+		return 0
+	}
+	var prefix strings.Builder
+	for i, l := range lines {
+		prefix.WriteString(l)
+		var doc yaml.Node
+		dec := yaml.NewDecoder(strings.NewReader(prefix.String()))
+		e := dec.Decode(&doc)
+		for e == nil {
+			e = dec.Decode(&doc) // a second document may hold it
+		}
+		if e.Error() == err.Error() {
+			return i + 1
+		}
+	}
+	return 0
 }
 
 // prefixEach puts the file name before each of the joined errors, so that every line of the

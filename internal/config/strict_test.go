@@ -130,6 +130,18 @@ func TestSyntaxErrorKeepsLine(t *testing.T) {
 	checkErr(t, err, "unknown anchor 'nowhere' referenced")
 	_, err = parse("listen: :80\n---\nstate: sqlite:x.db\n", nil)
 	checkErr(t, err, "line 3: a second YAML document starts here")
+	// yaml.v3 names where the construct began, counted from 0: the line where the problem is.
+	for _, tc := range []struct{ doc, want string }{
+		{"sites:\n  - id: a\n    sitemaps: [https://a.example/s.xml\n    indexnow: {enabled: true}\n", "line 3: did not find expected ',' or ']'"},
+		{"sites:\n  - id: a\n   sitemaps: x\n", "line 3: did not find expected '-' indicator"},
+		{"sites:\n  - id: a\n    sitemaps: [a,\n      b]\n    x: {y: 1\n", "line 5: did not find expected ',' or '}'"},
+		{"sites: [{id: a,\n  x: 1\n", "line 2: did not find expected ',' or '}'"},
+		{"sites:\n  - id: a\n    sitemaps: [x]\n\tbad: 1\n", "line 4: found character that cannot start any token (a tab: YAML indents with spaces)"},
+		{"sites:\n  - id: a\n\tsitemaps: [x]\n", "line 3: found a tab character that violates indentation"},
+	} {
+		_, err = parse(tc.doc, nil)
+		checkErr(t, err, tc.want)
+	}
 }
 
 func TestEditDistance(t *testing.T) {
