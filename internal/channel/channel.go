@@ -58,6 +58,12 @@ type Selective interface {
 	Selection(ctx context.Context) Selection
 }
 
+// Idle is a Channel that has work to do in a run where nothing is due on it, which Deliver
+// is not called for: the feed writes feed.out again when the file is gone.
+type Idle interface {
+	Idle(ctx context.Context, r Reporter)
+}
+
 // Page is a URL present in a site's sitemaps during a run.
 type Page struct {
 	// Hash identifies the URL within its site in the state.

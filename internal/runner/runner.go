@@ -179,13 +179,16 @@ func (r *Runner) countSitemaps(rec *model.Record, res *sitemap.Result, budget co
 
 // deliver runs one channel, isolated: its failure is recorded and the next channel goes on.
 func (r *Runner) deliver(ctx context.Context, ch channel.Channel, q *channel.Queue, rep *recorder) {
-	if q.Len() > 0 && ctx.Err() == nil {
+	switch idle, ok := ch.(channel.Idle); {
+	case q.Len() > 0 && ctx.Err() == nil:
 		// An error that is only the end of the budget is no failure of the channel.
 		if err := ch.Deliver(ctx, q, rep); err != nil && !(ctx.Err() != nil && errors.Is(err, ctx.Err())) {
 			rep.mu.Lock()
 			rep.rec.AddError(ch.Name() + ": " + err.Error())
 			rep.mu.Unlock()
 		}
+	case q.Len() == 0 && ok && ctx.Err() == nil:
+		idle.Idle(ctx, rep)
 	}
 	rep.mu.Lock()
 	defer rep.mu.Unlock()

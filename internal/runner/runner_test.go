@@ -388,3 +388,32 @@ func TestOnRequest(t *testing.T) {
 		t.Errorf("requests told: %+v", got)
 	}
 }
+
+// idleChannel counts the runs that had nothing due on it.
+type idleChannel struct {
+	fakeChannel
+	idle int
+}
+
+func (c *idleChannel) Idle(context.Context, channel.Reporter) { c.idle++ }
+
+// TestAnIdleChannel: a channel with work of its own (the feed's file) is told of a run that has
+// nothing due on it, and only then; a dry run tells it nothing.
+func TestAnIdleChannel(t *testing.T) {
+	r := runner.New(storetest.Open(t))
+	s := newSite(t, "")
+	ch := &idleChannel{fakeChannel: fakeChannel{name: "feed", batch: 10}}
+	s.publish("/a", "/b")
+	run(t, r, s, runner.Options{Channels: []channel.Channel{ch}})
+	if got := ch.take(); len(got) != 2 || ch.idle != 0 {
+		t.Fatalf("a run with 2 due: delivered %v, idle %d times", got, ch.idle)
+	}
+	run(t, r, s, runner.Options{Channels: []channel.Channel{ch}})
+	if got := ch.take(); len(got) != 0 || ch.idle != 1 {
+		t.Errorf("a run with nothing due: delivered %v, idle %d times; want 0 and 1", got, ch.idle)
+	}
+	run(t, r, s, runner.Options{Channels: []channel.Channel{ch}, DryRun: true})
+	if ch.idle != 1 {
+		t.Errorf("a dry run told the channel it was idle")
+	}
+}

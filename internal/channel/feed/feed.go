@@ -7,7 +7,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"net/http"
+	"os"
 	"strings"
 	"sync"
 	"time"
@@ -83,7 +85,7 @@ func (c *Channel) Selection(ctx context.Context) channel.Selection {
 }
 
 // Deliver turns the new pages into items, prunes old ones, and writes feed.out when the feed
-// changed. An unusable feed state is built again as on a first run, with a note; a state that
+// changed or the file is gone. An unusable feed state is built again as on a first run, with a note; a state that
 // cannot be read now leaves the new pages due for the next run. What is answered is recorded even
 // when the run's budget ends meanwhile.
 func (c *Channel) Deliver(ctx context.Context, q *channel.Queue, rep channel.Reporter) error {
@@ -113,12 +115,32 @@ func (c *Channel) Deliver(ctx context.Context, q *channel.Queue, rep channel.Rep
 	if err != nil {
 		return err
 	}
-	if (changed || pruned > 0) && c.site.Feed.Out != "" {
+	if (changed || pruned > 0 || c.outMissing()) && c.site.Feed.Out != "" {
 		if err := WriteFile(keep, c.store, c.site, c.site.Feed.Out); err != nil {
 			rep.Failed(name, err.Error())
 		}
 	}
 	return nil
+}
+
+// Idle writes feed.out again when it is gone (a static site's build may have cleaned its
+// directory), in a run that has no new page for the feed.
+func (c *Channel) Idle(ctx context.Context, rep channel.Reporter) {
+	if c.stateErr != nil || c.unusable != nil || !c.outMissing() {
+		return
+	}
+	if err := WriteFile(context.WithoutCancel(ctx), c.store, c.site, c.site.Feed.Out); err != nil {
+		rep.Failed(name, err.Error())
+	}
+}
+
+// outMissing reports whether feed.out is set and there is no file there.
+func (c *Channel) outMissing() bool {
+	if c.site.Feed.Out == "" {
+		return false
+	}
+	_, err := os.Stat(c.site.Feed.Out)
+	return errors.Is(err, fs.ErrNotExist)
 }
 
 // baseline is a site's first run: the newest baselineItems pages become items, and every other

@@ -34,7 +34,7 @@ func TestTheBudgetKeepsWhatWasRead(t *testing.T) {
 	}
 }
 
-func TestFeedOutIsWrittenOnlyWhenTheFeedChanged(t *testing.T) {
+func TestFeedOutIsWrittenWhenTheFeedChangedOrTheFileIsGone(t *testing.T) {
 	b := newBlog(t, func(s *config.Site) { s.Feed.FetchTitles, s.Feed.Out = false, "public/feed.xml" })
 	os.Mkdir(filepath.Join(b.dir, "public"), 0o755)
 	out := filepath.Join(b.dir, "public", "feed.xml")
@@ -51,6 +51,12 @@ func TestFeedOutIsWrittenOnlyWhenTheFeedChanged(t *testing.T) {
 	}
 	if leftovers, _ := filepath.Glob(filepath.Join(b.dir, "public", ".feed.xml.*")); len(leftovers) != 0 {
 		t.Errorf("temporary files left: %v", leftovers)
+	}
+	// A static site's build cleaned public/: the next run writes the file again, feed unchanged.
+	os.Remove(out)
+	b.run(b.store)
+	if again, err := os.Stat(out); err != nil || again.Size() != first.Size() {
+		t.Errorf("feed.out removed and a run that changed nothing: %v", err)
 	}
 }
 
