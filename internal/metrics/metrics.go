@@ -28,7 +28,7 @@ type Metrics struct {
 	reg            *prometheus.Registry
 	runs           *prometheus.CounterVec
 	runSeconds     *prometheus.HistogramVec
-	urls           *prometheus.CounterVec
+	attempts       *prometheus.CounterVec
 	requestSeconds *prometheus.HistogramVec
 	feedItems      *prometheus.CounterVec
 	sitemapErrors  *prometheus.CounterVec
@@ -46,8 +46,9 @@ func New(reg *prometheus.Registry, sites func() []*config.Site, state *store.Sto
 		runSeconds: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "sitepush_run_duration_seconds",
 			Help: "How long runs took, by site.", Buckets: []float64{0.1, 0.5, 1, 5, 15, 60, 300, 900, 1800}},
 			[]string{"site"}),
-		urls: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "sitepush_urls_total",
-			Help: "URLs sent to engines, by site, channel, endpoint and outcome (submitted: the endpoint accepted them; failed)."},
+		attempts: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "sitepush_url_attempts_total",
+			Help: "Attempts to send URLs to engines, one per URL in each request (a URL retried counts once a request), " +
+				"by site, channel, endpoint and outcome (accepted: the endpoint took them; failed)."},
 			[]string{"site", "channel", "endpoint", "outcome"}),
 		requestSeconds: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "sitepush_engine_request_duration_seconds",
 			Help: "Latency of requests to engines, by channel and endpoint.", Buckets: prometheus.ExponentialBuckets(0.025, 2, 10)},
@@ -58,7 +59,7 @@ func New(reg *prometheus.Registry, sites func() []*config.Site, state *store.Sto
 			Help: "Sitemaps that could not be read in a run, by site."}, []string{"site"}),
 		state: &stateCollector{sites: sites, state: state, logger: logger, now: time.Now},
 	}
-	reg.MustRegister(m.runs, m.runSeconds, m.urls, m.requestSeconds, m.feedItems, m.sitemapErrors, m.state,
+	reg.MustRegister(m.runs, m.runSeconds, m.attempts, m.requestSeconds, m.feedItems, m.sitemapErrors, m.state,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }
@@ -72,9 +73,9 @@ func (m *Metrics) Handler() http.Handler {
 func (m *Metrics) Request(site string, r channel.Request) {
 	outcome := "failed"
 	if r.Accepted {
-		outcome = "submitted"
+		outcome = "accepted"
 	}
-	m.urls.WithLabelValues(site, r.Channel, r.Endpoint, outcome).Add(float64(r.URLs))
+	m.attempts.WithLabelValues(site, r.Channel, r.Endpoint, outcome).Add(float64(r.URLs))
 	m.requestSeconds.WithLabelValues(r.Channel, r.Endpoint).Observe(r.Latency.Seconds())
 }
 

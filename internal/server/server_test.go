@@ -207,7 +207,7 @@ func TestTriggerStatusStatsFeedMetrics(t *testing.T) {
 	}
 	_, m := w.call("GET", "/metrics", "", "")
 	for _, want := range []string{`sitepush_runs_total{site="filesite",status="ok",trigger="manual"} 1`,
-		`sitepush_urls_total{channel="indexnow",endpoint=`, `sitepush_bing_quota_used{site="filesite"} 25`,
+		`sitepush_url_attempts_total{channel="indexnow",endpoint=`, `sitepush_bing_quota_used{site="filesite"} 25`,
 		`sitepush_bing_quota_remaining{site="filesite"} 15`, `sitepush_last_success_timestamp_seconds{site="filesite"}`,
 		`sitepush_engine_request_duration_seconds_bucket{channel="bing"`, `sitepush_feed_items_added_total{site="filesite"} 10`} {
 		if !strings.Contains(m, want) {
