@@ -9,6 +9,18 @@ import (
 	"github.com/sitepush/sitepush/internal/model"
 )
 
+// LogLevel is the level of a finished run's log line, so that log-level alerting works: a failed
+// run is an error, a run that failed in part a warning.
+func LogLevel(rec *model.Record) slog.Level {
+	switch rec.Status {
+	case model.StatusFailed:
+		return slog.LevelError
+	case model.StatusPartial:
+		return slog.LevelWarn
+	}
+	return slog.LevelInfo
+}
+
 // LogAttrs are the attributes of the log line of a finished run, as serve and the Worker write
 // it: its outcome, what each channel did, its first error and why it stopped, if it did.
 func LogAttrs(rec *model.Record) []any {

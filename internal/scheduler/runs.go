@@ -195,7 +195,7 @@ func (r *Runs) run(site *config.Site, opt runner.Options, started chan<- int64) 
 		delete(r.active, site.ID)
 	}
 	r.mu.Unlock()
-	r.logger.Info("run finished", runner.LogAttrs(rec)...)
+	r.logger.Log(r.ctx, runner.LogLevel(rec), "run finished", runner.LogAttrs(rec)...)
 	if r.finished != nil {
 		r.finished(rec)
 	}

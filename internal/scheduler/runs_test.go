@@ -213,3 +213,17 @@ func TestARefusedTriggerLeavesTheRunGoing(t *testing.T) {
 	}
 	close(g.open)
 }
+
+// TestAFailedRunIsLoggedAsAnError: log-level alerting sees failed runs.
+func TestAFailedRunIsLoggedAsAnError(t *testing.T) {
+	runs, site, g, done, log := newRuns(t)
+	close(g.open)
+	os.Remove(site.Sitemaps[0])
+	if _, err := runs.Trigger(site, "all"); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "the run to end", func() bool { return len(done.all()) == 1 })
+	if recs := done.all(); recs[0].Status != model.StatusFailed || !strings.Contains(log.String(), `level=ERROR msg="run finished"`) {
+		t.Errorf("a run %s logged:\n%s", recs[0].Status, log.String())
+	}
+}

@@ -84,7 +84,7 @@ func (a *App) run(ctx context.Context, inv *invocation, site *config.Site, trigg
 	if rec == nil {
 		return nil, err
 	}
-	a.env.Logger.Info("run finished", runner.LogAttrs(rec)...)
+	a.env.Logger.Log(ctx, runner.LogLevel(rec), "run finished", runner.LogAttrs(rec)...)
 	a.alert(ctx, inv, rec)
 	return rec, err
 }
