@@ -92,6 +92,8 @@ type Site struct {
 
 	// compiled is what Validate parsed: the cron schedule and the include/exclude globs.
 	compiled compiled
+	// warnings are what Warnings returns.
+	warnings []string
 }
 
 // Settings are the parts of a site that may also be given once under `defaults`.

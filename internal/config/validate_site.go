@@ -43,6 +43,7 @@ func (s *Site) prepare(own keySet) problems {
 	checkBaseURL(s, &p)
 	s.compiled = checkSettings(&s.Settings, &p)
 	checkRequired(s, &p)
+	s.warnings = s.offChannels(own)
 	return p
 }
 
