@@ -121,3 +121,8 @@ func action(site, channel, cause string) string {
 	}
 	return check + " and read the run's errors (GET /api/sites/" + site + "/runs)."
 }
+
+// Test is an alert that says only text, to try the webhook (sitepush check --webhook).
+func Test(text string) Alert {
+	return Alert{Text: text, Content: text, Status: "test", Causes: []string{}, StartedAt: time.Now().UTC()}
+}

@@ -1,172 +1,262 @@
 package cli
 
 import (
-	"context"
-	"errors"
+	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
-	"net/url"
+	"os"
+	"path/filepath"
 	"strings"
-	"time"
 
-	"github.com/sitepush/sitepush/internal/channel/bing"
+	"github.com/sitepush/sitepush/internal/alert"
 	"github.com/sitepush/sitepush/internal/config"
 	"github.com/sitepush/sitepush/internal/runner"
 	"github.com/sitepush/sitepush/internal/sitemap"
 	"github.com/sitepush/sitepush/internal/store"
 )
 
-// checker runs the preflight checks of `sitepush check` and prints one line for each.
+// Levels of a check's result.
+const (
+	levelPass = "pass"
+	levelWarn = "warn"
+	levelFail = "fail"
+)
+
+// checkResult is one line of `sitepush check`, and one element of its --json document.
+type checkResult struct {
+	Site    string `json:"site,omitempty"`
+	Check   string `json:"check"`
+	Level   string `json:"level"`
+	Message string `json:"message"`
+}
+
+// checkReport is what `sitepush check --json` prints: one JSON document.
+type checkReport struct {
+	Config string        `json:"config"`
+	OK     bool          `json:"ok"`
+	Failed int           `json:"failed"`
+	Checks []checkResult `json:"checks"`
+}
+
+// checker runs the preflight checks of `sitepush check`: it prints a line for each as it is
+// done, or keeps them for the --json document.
 type checker struct {
 	e      *env
 	cfg    *config.Config
-	st     *store.Store
+	st     *store.Store // nil when the state does not open
 	client *http.Client
-	failed int
+	json   bool
+	site   string // the site being checked, "" for the checks of the whole configuration
+	report checkReport
 }
 
-func (c *checker) pass(format string, a ...any) { fmt.Fprintf(c.e.stdout, "  ✓ "+format+"\n", a...) }
-func (c *checker) warn(format string, a ...any) { fmt.Fprintf(c.e.stdout, "  ! "+format+"\n", a...) }
-func (c *checker) fail(format string, a ...any) {
-	c.failed++
-	fmt.Fprintf(c.e.stdout, "  ✗ "+format+"\n", a...)
+var levelMarks = map[string]string{levelPass: "✓", levelWarn: "!", levelFail: "✗"}
+
+func (c *checker) add(check, level, format string, a ...any) {
+	r := checkResult{Site: c.site, Check: check, Level: level, Message: fmt.Sprintf(format, a...)}
+	c.report.Checks = append(c.report.Checks, r)
+	if level == levelFail {
+		c.report.Failed++
+	}
+	if c.json {
+		return
+	}
+	indent := ""
+	if c.site != "" {
+		indent = "  "
+	}
+	fmt.Fprintf(c.e.stdout, "%s%s %s\n", indent, levelMarks[level], r.Message)
 }
 
-// runCheck checks, without writing anything, that each site would run: the configuration, each
-// sitemap, the IndexNow key file, the Bing API key and today's quota.
+func (c *checker) pass(check, format string, a ...any) { c.add(check, levelPass, format, a...) }
+func (c *checker) warn(check, format string, a ...any) { c.add(check, levelWarn, format, a...) }
+func (c *checker) fail(check, format string, a ...any) { c.add(check, levelFail, format, a...) }
+
+// checkFlags are the flags of `sitepush check`.
+type checkFlags struct {
+	config  *string
+	sites   stringList
+	json    *bool
+	webhook *bool
+}
+
+// runCheck checks, without writing anything, that each site would run: the configuration, the
+// state, each sitemap, each channel and what it needs (docs/cli.md, "sitepush check").
 func runCheck(e *env, cmd command, args []string) error {
 	fs := newFlags(cmd.name)
-	path := configFlag(fs)
-	var ids stringList
-	fs.Var(&ids, "site", "check only site `ID` (repeatable)")
+	f := checkFlags{config: configFlag(fs)}
+	fs.Var(&f.sites, "site", "check only site `ID` (repeatable)")
+	f.json = fs.Bool("json", false, "print the results as one JSON document")
+	f.webhook = fs.Bool("webhook", false, "also send a test alert to the webhook")
 	if _, err := parseArgs(e, cmd, fs, args, 0, 0); err != nil {
 		return err
 	}
-	cfg, err := loadConfig(*path)
+	c := &checker{e: e, json: *f.json, client: httpClient(), report: checkReport{Config: *f.config}}
+	cfg, err := loadConfig(*f.config)
 	if err != nil {
-		return err
+		c.fail("configuration", "configuration %s: %v", *f.config, err)
+		return c.finish(err)
 	}
-	sites, err := selectSites(cfg, ids)
+	c.cfg = cfg
+	c.pass("configuration", "configuration %s: valid, %s", *f.config, plural(len(cfg.Sites), "site"))
+	c.state()
+	if c.st != nil {
+		defer c.st.Close()
+	}
+	sites, err := selectSites(e, cfg, c.st, f.sites)
 	if err != nil {
-		return err
+		return c.finish(err)
 	}
-	fmt.Fprintf(e.stdout, "✓ configuration %s: valid, %s\n", *path, plural(len(cfg.Sites), "site"))
-	st, err := store.OpenReadOnly(e.ctx, cfg.State)
-	if err != nil {
-		return err
+	if *f.webhook {
+		c.webhook()
 	}
-	defer st.Close()
-	c := &checker{e: e, cfg: cfg, st: st, client: httpClient()}
 	for _, s := range sites {
-		fmt.Fprintf(e.stdout, "site %s:\n", s.ID)
-		c.sitemaps(s)
-		if s.IndexNow.Enabled {
-			c.keyFile(s)
-		}
-		if s.Bing.Enabled {
-			c.bing(s)
-		}
+		c.checkSite(s)
 	}
-	if c.failed > 0 {
-		return &exitError{code: exitFailed, err: fmt.Errorf("%s failed", plural(c.failed, "check"))}
+	c.site = ""
+	if c.report.Failed > 0 {
+		return c.finish(&exitError{code: exitFailed, err: fmt.Errorf("%s failed", plural(c.report.Failed, "check"))})
 	}
-	return nil
+	return c.finish(nil)
 }
 
-// sitemaps reads each sitemap of s whole, as a run would, and counts its URLs.
+// finish prints the --json document, if asked, and returns err: the exit code.
+func (c *checker) finish(err error) error {
+	if !c.json {
+		return err
+	}
+	c.report.OK = err == nil
+	if c.report.Checks == nil {
+		c.report.Checks = []checkResult{}
+	}
+	enc := json.NewEncoder(c.e.stdout)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	enc.Encode(c.report)
+	return err
+}
+
+// state checks that a run could open the state and write to it, and opens it to read.
+func (c *checker) state() {
+	werr := store.CheckWritable(c.e.ctx, c.cfg.State)
+	if werr != nil {
+		c.fail("state", "%v", werr)
+	}
+	st, err := store.OpenReadOnly(c.e.ctx, c.cfg.State)
+	if err != nil {
+		if werr == nil {
+			c.fail("state", "%v", err)
+		}
+		return
+	}
+	c.st = st
+	if werr == nil {
+		c.pass("state", "state %s: a run can write it", st.Name())
+	}
+}
+
+// checkSite checks one site: its channels, its sitemaps and what each channel on needs.
+func (c *checker) checkSite(s *config.Site) {
+	c.site = s.ID
+	if !c.json {
+		fmt.Fprintf(c.e.stdout, "site %s:\n", s.ID)
+	}
+	var on, off []string
+	for _, name := range config.Channels {
+		if s.Enabled(name) {
+			on = append(on, name)
+		} else {
+			off = append(off, name)
+		}
+	}
+	if len(on) == 0 {
+		c.fail("channels", "%v", s.NothingOn())
+	} else {
+		c.pass("channels", "channels on: %s; off: %s", strings.Join(on, ", "), orNone(off))
+	}
+	for _, w := range s.Warnings() {
+		c.warn("channels", "%s", w)
+	}
+	c.sitemaps(s)
+	if s.IndexNow.Enabled {
+		c.keyFile(s)
+	}
+	if s.Bing.Enabled {
+		c.bing(s)
+	}
+	if s.Feed.Enabled && s.Feed.Out != "" {
+		c.feedOut(s)
+	}
+}
+
+func orNone(list []string) string {
+	if len(list) == 0 {
+		return "none"
+	}
+	return strings.Join(list, ", ")
+}
+
+// sitemaps reads each sitemap of s whole, as a run would, and counts its URLs as a run does:
+// those on baseUrl's host that pass the include/exclude globs.
 func (c *checker) sitemaps(s *config.Site) {
 	r := sitemap.NewReader(runner.ReaderOptions(s, c.client, c.cfg.UserAgent))
 	for _, sm := range s.Sitemaps {
-		n := 0
-		res, err := r.Read(c.e.ctx, []string{sm}, func(sitemap.Entry) error { n++; return nil })
+		n, out := 0, 0
+		res, err := r.Read(c.e.ctx, []string{sm}, func(e sitemap.Entry) error {
+			if runner.InScope(s, string(e.URL)) {
+				n++
+			} else {
+				out++
+			}
+			return nil
+		})
 		if err != nil {
-			c.fail("sitemap %s: %v", sm, err)
+			c.fail("sitemap", "sitemap %s: %v", sm, err)
 			continue
 		}
 		files := 0
 		for _, f := range res.Sitemaps {
 			if f.Err != nil {
-				c.fail("sitemap %s: %v — fix the sitemaps: entry, or the server", f.URL, f.Err)
+				c.fail("sitemap", "sitemap %s: %v — fix the sitemaps: entry, or the server", f.URL, f.Err)
 			} else if f.Kind != sitemap.KindIndex {
 				files++
 			}
 		}
-		if !res.Unreadable() {
-			c.pass("sitemap %s: %s URLs in %s", sm, count(n), plural(files, "file"))
+		if res.Unreadable() {
+			continue
 		}
+		outside := ""
+		if out > 0 {
+			outside = fmt.Sprintf(" (and %s outside baseUrl or the include/exclude globs, which runs leave out)", count(out))
+		}
+		c.pass("sitemap", "sitemap %s: %s URLs in %s%s", sm, count(n), plural(files, "file"), outside)
 	}
 }
 
-// keyFile fetches the IndexNow key file, which must hold exactly the key.
-func (c *checker) keyFile(s *config.Site) {
-	loc := s.IndexNow.KeyLocation
-	fix := fmt.Sprintf("publish a file at %s whose content is exactly the key (%s)", loc, config.MaskKey(s.IndexNow.Key))
-	body, err := c.get(loc)
-	switch {
-	case err != nil:
-		c.fail("IndexNow key file %s: %v — %s", loc, err, fix)
-	case strings.TrimSpace(body) != s.IndexNow.Key:
-		c.fail("IndexNow key file %s serves %d bytes that are not the key — %s", loc, len(body), fix)
-	default:
-		c.pass("IndexNow key file %s serves the key", loc)
+// feedOut checks that feed.out's directory takes the file, as a run writes it.
+func (c *checker) feedOut(s *config.Site) {
+	dir := filepath.Dir(s.Feed.Out)
+	probe, err := os.CreateTemp(dir, ".sitepush-check-*")
+	if err != nil {
+		c.fail("feed", "feed.out %s: its directory %s does not take the file (%v): create it, or give the user running sitepush write access",
+			s.Feed.Out, dir, err)
+		return
 	}
-	if u, err := url.Parse(loc); err == nil {
-		if dir := u.Path[:strings.LastIndex(u.Path, "/")+1]; dir != "/" {
-			c.warn("IndexNow keyLocation is not at the site root: engines accept it only for URLs under %s://%s%s", u.Scheme, u.Host, dir)
-		}
-	}
+	probe.Close()
+	os.Remove(probe.Name())
+	c.pass("feed", "feed.out %s: its directory takes the file", s.Feed.Out)
 }
 
-// get fetches a small public file.
-func (c *checker) get(u string) (string, error) {
-	ctx, cancel := context.WithTimeout(c.e.ctx, 30*time.Second)
-	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
-	if err != nil {
-		return "", err
-	}
-	req.Header.Set("User-Agent", c.cfg.UserAgent)
-	resp, err := c.client.Do(req)
-	if err != nil {
-		var ue *url.Error
-		if errors.As(err, &ue) {
-			err = ue.Err
-		}
-		return "", err
-	}
-	defer resp.Body.Close()
-	body, _ := io.ReadAll(io.LimitReader(resp.Body, 1024))
-	if resp.StatusCode != http.StatusOK {
-		return "", fmt.Errorf("HTTP %d %s", resp.StatusCode, http.StatusText(resp.StatusCode))
-	}
-	return string(body), nil
-}
-
-// bing asks Bing for the site's quota, which proves the API key, and tells today's allowance.
-func (c *checker) bing(s *config.Site) {
-	now := time.Now()
-	ch := bing.New(s, c.client, c.cfg.UserAgent, c.st, now)
-	daily, monthly, err := ch.Quota(c.e.ctx)
-	switch {
-	case errors.Is(err, bing.ErrInvalidKey):
-		c.fail("Bing: %v", err)
-		return
-	case err != nil && !errors.Is(err, bing.ErrQuotaUnknown):
-		c.fail("Bing at %s: %v — check bing.endpoint and the network", s.Bing.Endpoint, err)
+// webhook sends a test alert.
+func (c *checker) webhook() {
+	if c.cfg.Webhook == nil {
+		c.fail("webhook", "no webhook to test: set webhook.url in the configuration")
 		return
 	}
-	used, full, uerr := c.st.QuotaUsed(c.e.ctx, s.ID, now.UTC().Format(time.DateOnly))
-	if uerr != nil {
-		c.fail("Bing quota in the state: %v", uerr)
+	a := alert.Test("sitepush check --webhook: a test alert. Alerts about failing runs will come here.")
+	if err := alert.New(c.cfg.Webhook, c.client, c.cfg.UserAgent).Send(c.e.ctx, a); err != nil {
+		c.fail("webhook", "%v — check webhook.url", err)
 		return
 	}
-	if err != nil {
-		c.pass("Bing answered, but does not tell the quota left today: runs count on bing.dailyQuota (%s URLs, %d used today)",
-			count(s.Bing.DailyQuota), used)
-		return
-	}
-	left := bing.Quota{Daily: s.Bing.DailyQuota, Used: used, Full: full, BingLeft: daily, Told: true}.Left()
-	c.pass("Bing API key accepted: %s URLs left today (%d of %d configured used; Bing reports %s today, %s this month)",
-		count(left), used, s.Bing.DailyQuota, count(daily), count(monthly))
+	c.pass("webhook", "webhook: the test alert was accepted")
 }

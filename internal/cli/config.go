@@ -2,10 +2,14 @@ package cli
 
 import (
 	"flag"
+	"fmt"
+	"log/slog"
 	"os"
 	"strings"
 
 	"github.com/sitepush/sitepush/internal/config"
+	"github.com/sitepush/sitepush/internal/sites"
+	"github.com/sitepush/sitepush/internal/store"
 )
 
 // configFlag adds --config to a command: the file, else $SITEPUSH_CONFIG, else ./sitepush.yaml.
@@ -17,41 +21,56 @@ func configFlag(fs *flag.FlagSet) *string {
 	return fs.String("config", def, "the configuration `FILE` ($SITEPUSH_CONFIG, else ./sitepush.yaml)")
 }
 
-// loadConfig loads the configuration; any problem is a usage error (exit 2: nothing was done).
+// loadConfig loads the configuration; any problem is a usage error (exit 2: nothing was done). A
+// site with no channel on is one: a run of it would send nothing and say it did well.
 func loadConfig(path string) (*config.Config, error) {
 	cfg, err := config.Load(path, os.LookupEnv)
+	if err == nil {
+		if err = cfg.NothingOn(); err != nil {
+			err = fmt.Errorf("%s: %w", path, err)
+		}
+	}
 	if err != nil {
 		return nil, &exitError{code: exitUsage, err: err}
 	}
 	return cfg, nil
 }
 
-// selectSites returns the sites named by ids, all of them when ids is empty.
-func selectSites(cfg *config.Config, ids []string) ([]*config.Site, error) {
+// selectSites returns the sites named by ids — those of the file and those created through the
+// admin API, which live in the state — all of them when ids is empty. Ids match regardless of
+// case, as the API's do. An API site that does not load is told on stderr and left out. Without
+// a state (st nil: it does not open), the file's sites are all there is.
+func selectSites(e *env, cfg *config.Config, st *store.Store, ids []string) ([]*config.Site, error) {
+	reg := sites.New(cfg, st, slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: slog.LevelWarn})))
+	if st != nil {
+		if err := reg.Load(e.ctx); err != nil {
+			return nil, err
+		}
+	}
 	if len(ids) == 0 {
-		out := make([]*config.Site, len(cfg.Sites))
-		for i := range cfg.Sites {
-			out[i] = &cfg.Sites[i]
+		all := reg.Sites()
+		if len(all) == 0 {
+			return nil, usageError("the configuration declares no sites, and none was created through the API: add one under sites:")
 		}
-		if len(out) == 0 {
-			return nil, usageError("the configuration declares no sites: add one under sites:")
-		}
-		return out, nil
+		return all, nil
 	}
 	var out []*config.Site
 	for _, id := range ids {
-		s, ok := cfg.Site(id)
+		entry, ok := reg.Get(id)
 		if !ok {
-			return nil, usageError("no site %q in the configuration (the sites are %s)", id, siteIDs(cfg))
+			return nil, usageError("no site %q in the configuration or the state (the sites are %s)", id, siteIDs(reg.Sites()))
 		}
-		out = append(out, s)
+		out = append(out, entry.Site)
 	}
 	return out, nil
 }
 
-func siteIDs(cfg *config.Config) string {
-	ids := make([]string, len(cfg.Sites))
-	for i, s := range cfg.Sites {
+func siteIDs(all []*config.Site) string {
+	if len(all) == 0 {
+		return "none"
+	}
+	ids := make([]string, len(all))
+	for i, s := range all {
 		ids[i] = s.ID
 	}
 	return strings.Join(ids, ", ")

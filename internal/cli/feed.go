@@ -26,16 +26,16 @@ func runFeed(e *env, cmd command, args []string) error {
 	if err != nil {
 		return err
 	}
-	sites, err := selectSites(cfg, []string{*id})
-	if err != nil {
-		return err
-	}
-	site := sites[0]
 	st, err := store.OpenReadOnly(e.ctx, cfg.State)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
+	sites, err := selectSites(e, cfg, st, []string{*id})
+	if err != nil {
+		return err
+	}
+	site := sites[0]
 	items, err := st.FeedItems(e.ctx, site.ID, site.Feed.MaxItems)
 	if err != nil {
 		return err

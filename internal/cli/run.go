@@ -46,15 +46,15 @@ func runRun(e *env, cmd command, args []string) error {
 	if err != nil {
 		return err
 	}
-	sites, err := selectSites(cfg, f.sites)
-	if err != nil {
-		return err
-	}
 	st, err := openState(e, cfg, *f.dryRun)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
+	sites, err := selectSites(e, cfg, st, f.sites)
+	if err != nil {
+		return err
+	}
 	return runSites(e, cfg, st, sites, f)
 }
 

@@ -92,7 +92,7 @@ func TestRunCommandFailures(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"--site", "nope"}, `no site "nope" in the configuration (the sites are demo)`},
+		{[]string{"--site", "nope"}, `no site "nope" in the configuration or the state (the sites are demo)`},
 		{[]string{"--channel", "yandex"}, "--channel must be one of all, indexnow, bing, feed"},
 		{[]string{"extra"}, "usage: sitepush run"},
 	} {

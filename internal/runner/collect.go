@@ -57,7 +57,7 @@ func newCollector(state State, site *config.Site, rec *model.Record, channels []
 // add takes one page as the reader delivers it.
 func (c *collector) add(ctx context.Context, e sitemap.Entry) error {
 	a := authorityOf(e.URL)
-	if !c.inScope(e.URL, a) {
+	if !inScope(c.site, c.host, e.URL, a) {
 		c.rec.Filtered++
 		return nil
 	}
@@ -93,20 +93,27 @@ func authorityOf(u []byte) authority {
 	return a
 }
 
-// inScope reports whether a URL is on baseUrl's host and passes the include/exclude globs.
-func (c *collector) inScope(u []byte, a authority) bool {
-	host := u[a.start:a.end]
-	if a.folded && !strings.EqualFold(string(host), c.host) || !a.folded && string(host) != c.host {
+// InScope reports whether a run of site takes a URL: on baseUrl's host, and passing the
+// include/exclude globs. What `sitepush check` and `sitepush submit` count and refuse by.
+func InScope(site *config.Site, u string) bool {
+	b := []byte(u)
+	return strings.Contains(u, "://") && inScope(site, site.Host(), b, authorityOf(b))
+}
+
+// inScope is InScope of a URL whose authority is found, against host, baseUrl's in lower case.
+func inScope(site *config.Site, host string, u []byte, a authority) bool {
+	h := u[a.start:a.end]
+	if a.folded && !strings.EqualFold(string(h), host) || !a.folded && string(h) != host {
 		return false
 	}
-	if len(c.site.Include) == 0 && len(c.site.Exclude) == 0 {
+	if len(site.Include) == 0 && len(site.Exclude) == 0 {
 		return true
 	}
 	path := u[a.end:]
 	if q := bytes.IndexAny(path, "?#"); q >= 0 {
 		path = path[:q]
 	}
-	return c.site.PathAllowed(string(path))
+	return site.PathAllowed(string(path))
 }
 
 // canonical writes a URL's scheme and host in lower case, as engines compare them: a sitemap's

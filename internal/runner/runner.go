@@ -75,6 +75,9 @@ func (r *Runner) now() time.Time { return r.Now().UTC() }
 func (r *Runner) Run(ctx context.Context, site *config.Site, opt Options) (*model.Record, error) {
 	rec := &model.Record{Site: site.ID, Trigger: opt.Trigger, DryRun: opt.DryRun, StartedAt: r.now(),
 		Status: model.StatusRunning, Channels: map[string]*model.ChannelStats{}, Errors: []string{}}
+	for _, w := range site.Warnings() {
+		rec.AddNote(w)
+	}
 	if !opt.DryRun {
 		release, lost, err := r.lease(ctx, site.ID, holderID(), opt.NoWait)
 		if err != nil {

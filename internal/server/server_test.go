@@ -112,7 +112,7 @@ func TestSitesAPI(t *testing.T) {
 
 func TestTriggerStatusStatsFeedMetrics(t *testing.T) {
 	w := newWorld(t)
-	w.call("POST", "/api/sites", `{"id": "nobing", "sitemaps": ["`+w.site.URL+`/sitemap.xml"]}`)
+	w.call("POST", "/api/sites", `{"id": "nobing", "sitemaps": ["`+w.site.URL+`/sitemap.xml"], "feed": {"enabled": true}}`)
 	if code, body := w.call("POST", "/trigger?site=nobing&channel=bing", ""); code != 400 || !strings.Contains(body, "Bing submission is not enabled for this site") {
 		t.Errorf("bing on a site without it: %d %s", code, body)
 	}

@@ -294,6 +294,9 @@ func (r *Registry) parse(body []byte) (*config.Site, error) {
 		return nil, errorOf(ErrInvalid, "site %q: feed.out cannot be set through the API, as it writes a file on the server: readers find the feed at "+
 			"/feeds/%s.xml (declare the site in the configuration file to write a file)", site.ID, site.ID)
 	}
+	if err := site.NothingOn(); err != nil {
+		return nil, &kindError{kind: ErrInvalid, msg: err.Error()}
+	}
 	return site, nil
 }
 

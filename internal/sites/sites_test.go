@@ -79,7 +79,7 @@ func TestChangesRefused(t *testing.T) {
 	}{
 		{"an existing id", func() error { _, err := r.Create(ctx, []byte(shop), t0); return err }, ErrExists, `a site "shop" exists`},
 		{"an id in another case", func() error {
-			_, err := r.Create(ctx, []byte(`{"id": "BLOG", "sitemaps": ["https://x.example/s.xml"]}`), t0)
+			_, err := r.Create(ctx, []byte(`{"id": "BLOG", "sitemaps": ["https://x.example/s.xml"], "feed": {"enabled": true}}`), t0)
 			return err
 		}, ErrExists, `a site "blog" exists, and ids that differ only by case are the same`},
 		{"a file site", func() error { _, err := r.Replace(ctx, "blog", []byte(`{"sitemaps": []}`), t0); return err }, ErrFileSite,
@@ -87,7 +87,7 @@ func TestChangesRefused(t *testing.T) {
 		{"deleting a file site", func() error { return r.Delete(ctx, "blog") }, ErrFileSite, "declared in the configuration file"},
 		{"a missing site", func() error { _, err := r.Replace(ctx, "nope", []byte(`{}`), t0); return err }, ErrNotFound, "create it with POST /api/sites"},
 		{"a rename", func() error {
-			_, err := r.Replace(ctx, "shop", []byte(`{"id": "shop2", "sitemaps": ["https://shop.example/s.xml"]}`), t0)
+			_, err := r.Replace(ctx, "shop", []byte(`{"id": "shop2", "sitemaps": ["https://shop.example/s.xml"], "feed": {"enabled": true}}`), t0)
 			return err
 		}, ErrInvalid, "a site cannot be renamed"},
 		{"bing without a key", func() error {
@@ -99,11 +99,11 @@ func TestChangesRefused(t *testing.T) {
 			return err
 		}, ErrInvalid, `site "x": feed.out cannot be set through the API, as it writes a file on the server`},
 		{"a file to read", func() error {
-			_, err := r.Create(ctx, []byte(`{"id": "x", "sitemaps": ["https://x.example/s.xml", "/etc/shadow"]}`), t0)
+			_, err := r.Create(ctx, []byte(`{"id": "x", "sitemaps": ["https://x.example/s.xml", "/etc/shadow"], "feed": {"enabled": true}}`), t0)
 			return err
 		}, ErrInvalid, `site "x": sitemaps[1] must be an http(s) URL: a site created through the API cannot read files of the server`},
 		{"an id that is not text", func() error {
-			_, err := r.Replace(ctx, "shop", []byte(`{"id": 5, "sitemaps": ["https://shop.example/s.xml"]}`), t0)
+			_, err := r.Replace(ctx, "shop", []byte(`{"id": 5, "sitemaps": ["https://shop.example/s.xml"], "feed": {"enabled": true}}`), t0)
 			return err
 		}, ErrInvalid, `the body's id 5 is not the site's, "shop"`},
 		{"not an object", func() error { _, err := r.Replace(ctx, "shop", []byte(`[1]`), t0); return err }, ErrInvalid, "must be a JSON object"},
@@ -145,7 +145,7 @@ func TestDeleteAndASiteThatNoLongerLoads(t *testing.T) {
 	st := storetest.Open(t)
 	r, _ := newRegistry(t, st, fileConfig)
 	r.Create(ctx, []byte(shop), t0)
-	r.Create(ctx, []byte(`{"id": "tiny", "sitemaps": ["https://tiny.example/s.xml"], "feed": {"baselineItems": 15}}`), t0)
+	r.Create(ctx, []byte(`{"id": "tiny", "sitemaps": ["https://tiny.example/s.xml"], "feed": {"enabled": true, "baselineItems": 15}}`), t0)
 	if err := r.Delete(ctx, "shop"); err != nil {
 		t.Fatal(err)
 	}
@@ -159,7 +159,7 @@ func TestDeleteAndASiteThatNoLongerLoads(t *testing.T) {
 		!strings.Contains(log.String(), "feed.baselineItems (15) must be at most feed.maxItems (10, inherited)") {
 		t.Errorf("log: %s", log)
 	}
-	if _, err := again.Replace(ctx, "tiny", []byte(`{"sitemaps": ["https://tiny.example/s.xml"]}`), t0); err != nil {
+	if _, err := again.Replace(ctx, "tiny", []byte(`{"sitemaps": ["https://tiny.example/s.xml"], "feed": {"enabled": true}}`), t0); err != nil {
 		t.Errorf("a site that no longer loads can be replaced: %v", err)
 	}
 }
@@ -191,7 +191,7 @@ func TestGetEditPutKeepsWhatIsInheritedAndDerived(t *testing.T) {
 func TestAnAPISiteTheFileNowDeclares(t *testing.T) {
 	st := storetest.Open(t)
 	r, _ := newRegistry(t, st, fileConfig)
-	r.Create(ctx, []byte(`{"id": "shop", "sitemaps": ["https://shop.example/sitemap.xml"]}`), t0)
+	r.Create(ctx, []byte(`{"id": "shop", "sitemaps": ["https://shop.example/sitemap.xml"], "feed": {"enabled": true}}`), t0)
 	withShop := fileConfig + "  - id: Shop\n    sitemaps: [https://shop.example/sitemap.xml]\n"
 	again, log := newRegistry(t, st, withShop)
 	if all := again.All(); len(all) != 2 || all[1].Source != FromFile || !strings.Contains(log.String(), "the configuration file declares site") {

@@ -33,7 +33,7 @@ func loadConfig(vars func(string) (string, bool)) (*config.Config, int, error) {
 	}
 	var errs []error
 	for i := range cfg.Sites {
-		errs = append(errs, workerSite(&cfg.Sites[i]))
+		errs = append(errs, workerSite(&cfg.Sites[i]), cfg.Sites[i].NothingOn())
 	}
 	if err := errors.Join(errs...); err != nil {
 		return nil, 0, fmt.Errorf("%s: %w", ConfigVar, err)

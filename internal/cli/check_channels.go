@@ -1,0 +1,92 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/sitepush/sitepush/internal/channel/bing"
+	"github.com/sitepush/sitepush/internal/config"
+)
+
+// keyFile fetches the IndexNow key file, which must hold exactly the key.
+func (c *checker) keyFile(s *config.Site) {
+	loc := s.IndexNow.KeyLocation
+	fix := fmt.Sprintf("publish a file at %s whose content is exactly the key (%s)", loc, config.MaskKey(s.IndexNow.Key))
+	body, err := c.get(loc)
+	switch {
+	case err != nil:
+		c.fail("indexnow", "IndexNow key file %s: %v — %s", loc, err, fix)
+	case strings.TrimSpace(body) != s.IndexNow.Key:
+		c.fail("indexnow", "IndexNow key file %s serves %d bytes that are not the key — %s", loc, len(body), fix)
+	default:
+		c.pass("indexnow", "IndexNow key file %s serves the key", loc)
+	}
+	if u, err := url.Parse(loc); err == nil {
+		if dir := u.Path[:strings.LastIndex(u.Path, "/")+1]; dir != "/" {
+			c.warn("indexnow", "IndexNow keyLocation is not at the site root: engines accept it only for URLs under %s://%s%s", u.Scheme, u.Host, dir)
+		}
+	}
+}
+
+// get fetches a small public file.
+func (c *checker) get(u string) (string, error) {
+	ctx, cancel := context.WithTimeout(c.e.ctx, 30*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+	if err != nil {
+		return "", err
+	}
+	req.Header.Set("User-Agent", c.cfg.UserAgent)
+	resp, err := c.client.Do(req)
+	if err != nil {
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = ue.Err
+		}
+		return "", err
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(io.LimitReader(resp.Body, 1024))
+	if resp.StatusCode != http.StatusOK {
+		return "", fmt.Errorf("HTTP %d %s", resp.StatusCode, http.StatusText(resp.StatusCode))
+	}
+	return string(body), nil
+}
+
+// bing asks Bing for the site's quota, which proves the API key, and tells today's allowance.
+func (c *checker) bing(s *config.Site) {
+	now := time.Now()
+	ch := bing.New(s, c.client, c.cfg.UserAgent, c.st, now)
+	daily, monthly, err := ch.Quota(c.e.ctx)
+	switch {
+	case errors.Is(err, bing.ErrInvalidKey):
+		c.fail("bing", "Bing: %v", err)
+		return
+	case err != nil && !errors.Is(err, bing.ErrQuotaUnknown):
+		c.fail("bing", "Bing at %s: %v — check bing.endpoint and the network", s.Bing.Endpoint, err)
+		return
+	}
+	if c.st == nil {
+		c.fail("bing", "Bing answered, but today's use of the quota is in the state, which does not open (see above)")
+		return
+	}
+	used, full, uerr := c.st.QuotaUsed(c.e.ctx, s.ID, now.UTC().Format(time.DateOnly))
+	if uerr != nil {
+		c.fail("bing", "Bing quota in the state: %v", uerr)
+		return
+	}
+	if err != nil {
+		c.pass("bing", "Bing answered, but does not tell the quota left today: runs count on bing.dailyQuota (%s URLs, %d used today)",
+			count(s.Bing.DailyQuota), used)
+		return
+	}
+	left := bing.Quota{Daily: s.Bing.DailyQuota, Used: used, Full: full, BingLeft: daily, Told: true}.Left()
+	c.pass("bing", "Bing API key accepted: %s URLs left today (%d of %d configured used; Bing reports %s today, %s this month)",
+		count(left), used, s.Bing.DailyQuota, count(daily), count(monthly))
+}

@@ -1,0 +1,137 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/sitepush/sitepush/internal/config"
+	"github.com/sitepush/sitepush/internal/sites"
+	"github.com/sitepush/sitepush/internal/store"
+)
+
+// writeConfig writes a configuration beside w's and returns its path.
+func (w *testWorld) writeConfig(t *testing.T, name, text string) string {
+	t.Helper()
+	path := filepath.Join(filepath.Dir(w.config), name)
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func TestASiteWithNothingOn(t *testing.T) {
+	w := newTestWorld(t, "")
+	w.publish(3)
+	cfg := w.writeConfig(t, "quiet.yaml", "state: sqlite:quiet.db\nsites:\n  - id: quiet\n    sitemaps: ["+w.site.URL+"/sitemap.xml]\n"+
+		"    indexnow: {key: "+testKey+", endpoints: ["+w.engine.URL+"/indexnow]}\n")
+	for _, cmd := range []string{"run", "check"} {
+		code, _, errOut := run(t, cmd, "--config", cfg)
+		if code != exitUsage || !strings.Contains(errOut, `site "quiet": no channel is on`) || !strings.Contains(errOut, "enabled: true") {
+			t.Errorf("%s: exit %d, %q; want 2 saying how to turn a channel on", cmd, code, errOut)
+		}
+	}
+	if len(w.eng.Submissions()) != 0 {
+		t.Error("something was submitted")
+	}
+}
+
+func TestCredentialsOfAChannelThatIsOff(t *testing.T) {
+	w := newTestWorld(t, "    bing: {apiKey: some-bing-key}\n")
+	w.publish(3)
+	code, out, _ := run(t, "check", "--config", w.config)
+	if code != exitOK || !strings.Contains(out, "  ! bing.apiKey is set but bing.enabled is not: nothing goes to Bing; add bing.enabled: true") ||
+		!strings.Contains(out, "  ✓ channels on: indexnow; off: bing, feed") {
+		t.Errorf("check: exit %d\n%s", code, out)
+	}
+	code, out, _ = run(t, "run", "--config", w.config)
+	if code != exitOK || !strings.Contains(out, "  note: bing.apiKey is set but bing.enabled is not") {
+		t.Errorf("run: exit %d\n%s", code, out)
+	}
+	off := w.writeConfig(t, "off.yaml", strings.Replace(readFile(t, w.config), "{apiKey: some-bing-key}", "{enabled: false, apiKey: some-bing-key}", 1))
+	if _, out, _ := run(t, "check", "--config", off); strings.Contains(out, "bing.apiKey is set") {
+		t.Errorf("a channel turned off on purpose is no warning:\n%s", out)
+	}
+}
+
+func TestCheckTheState(t *testing.T) {
+	w := newTestWorld(t, "")
+	w.publish(3)
+	cfg := w.writeConfig(t, "nostate.yaml", strings.Replace(readFile(t, w.config), "sqlite:state.db", "sqlite:no/such/dir/s.db", 1))
+	code, out, errOut := run(t, "check", "--config", cfg)
+	if code != exitFailed || !strings.Contains(out, "✗ state sqlite:") || !strings.Contains(out, "mkdir -p") ||
+		!strings.Contains(errOut, "1 check failed") {
+		t.Errorf("check with the state in a missing directory: exit %d\n%s%s", code, out, errOut)
+	}
+	code, out, _ = run(t, "check", "--config", cfg, "--json")
+	var rep checkReport
+	if err := json.Unmarshal([]byte(out), &rep); err != nil || code != exitFailed || rep.OK || rep.Failed != 1 {
+		t.Fatalf("check --json: exit %d, %v: %+v\n%s", code, err, rep, out)
+	}
+	levels := map[string]string{}
+	for _, c := range rep.Checks {
+		levels[c.Check] = c.Level
+	}
+	if levels["state"] != levelFail || levels["sitemap"] != levelPass || levels["indexnow"] != levelPass || levels["configuration"] != levelPass {
+		t.Errorf("check --json levels: %v", levels)
+	}
+	code, out, _ = run(t, "check", "--config", w.writeConfig(t, "broken.yaml", "sites: ["), "--json")
+	if err := json.Unmarshal([]byte(out), &rep); err != nil || code != exitUsage || rep.OK {
+		t.Errorf("check --json of a broken configuration: exit %d, %v\n%s", code, err, out)
+	}
+}
+
+func TestCheckFeedOutAndWebhook(t *testing.T) {
+	alerts := &hook{}
+	receiver := httptest.NewServer(alerts)
+	defer receiver.Close()
+	w := newTestWorld(t, "    feed: {enabled: true, out: missing/feed.xml}\n")
+	w.publish(3)
+	os.WriteFile(w.config, []byte(readFile(t, w.config)+"webhook: {url: "+receiver.URL+"}\n"), 0o644)
+	code, out, _ := run(t, "check", "--config", w.config, "--webhook")
+	if code != exitFailed || !strings.Contains(out, "✗ feed.out "+filepath.Join(filepath.Dir(w.config), "missing", "feed.xml")) ||
+		!strings.Contains(out, "✓ webhook: the test alert was accepted") {
+		t.Errorf("check --webhook with feed.out in a missing directory: exit %d\n%s", code, out)
+	}
+	if got := alerts.alerts(); len(got) != 1 || !strings.Contains(got[0]["text"].(string), "a test alert") {
+		t.Errorf("the webhook got %q", got)
+	}
+}
+
+// TestTheSitesOfTheAPI: the commands see the sites created through the API, whatever the case
+// of their ids.
+func TestTheSitesOfTheAPI(t *testing.T) {
+	w := newTestWorld(t, "")
+	w.publish(4)
+	ctx := context.Background()
+	cfg, err := config.Load(w.config, os.LookupEnv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := store.Open(ctx, cfg.State)
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg := sites.New(cfg, st, nil)
+	if _, err := reg.Create(ctx, []byte(`{"id": "FromAPI", "sitemaps": ["`+w.site.URL+`/sitemap.xml"], "indexnow": {"enabled": true, "key": "`+testKey+`"}}`), time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	code, out, errOut := run(t, "run", "--config", w.config, "--site", "fromapi", "--dry-run")
+	if code != exitOK || !strings.Contains(out, "site FromAPI (dry run, nothing submitted): 4 URLs") {
+		t.Errorf("run --site fromapi: exit %d\n%s%s", code, out, errOut)
+	}
+	code, out, _ = run(t, "run", "--config", w.config, "--site", "DEMO", "--dry-run")
+	if code != exitOK || !strings.Contains(out, "site demo (dry run") {
+		t.Errorf("run --site DEMO: exit %d\n%s", code, out)
+	}
+	code, out, _ = run(t, "check", "--config", w.config)
+	if code != exitOK || !strings.Contains(out, "site FromAPI:") {
+		t.Errorf("check sees the API's sites: exit %d\n%s", code, out)
+	}
+}
