@@ -58,6 +58,14 @@ type Selective interface {
 	Selection(ctx context.Context) Selection
 }
 
+// Previewer is a Channel that orders its URLs or holds some back (a quota): a dry run asks it
+// what Deliver would do now, without sending anything or spending any quota.
+type Previewer interface {
+	// Preview puts q in the order Deliver would send it and returns how many of its URLs Deliver
+	// would hold back now; it tells r what Deliver would tell of it (a refused key, a note).
+	Preview(ctx context.Context, q *Queue, r Reporter) (held int)
+}
+
 // Idle is a Channel that has work to do in a run where nothing is due on it, which Deliver
 // is not called for: the feed writes feed.out again when the file is gone.
 type Idle interface {

@@ -166,3 +166,25 @@ func (q *Queue) Slice(ctx context.Context, from, to int) ([]Due, error) {
 	}
 	return out, nil
 }
+
+// Split takes out of the queue the URLs keep refuses, and returns them as a queue of their own,
+// in the same order.
+func (q *Queue) Split(keep func(Meta) bool) *Queue {
+	out := &Queue{site: q.site, urls: q.urls}
+	q.failed, out.failed = split(q.failed, keep)
+	q.rest, out.rest = split(q.rest, keep)
+	return out
+}
+
+// split sorts items into those keep keeps, in place, and the others.
+func split(items []item, keep func(Meta) bool) (kept, refused []item) {
+	kept = items[:0]
+	for _, it := range items {
+		if keep(it.meta()) {
+			kept = append(kept, it)
+		} else {
+			refused = append(refused, it)
+		}
+	}
+	return kept, refused
+}

@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
@@ -11,6 +12,8 @@ import (
 	"time"
 
 	"github.com/sitepush/sitepush/internal/config"
+	"github.com/sitepush/sitepush/internal/enginetest"
+	"github.com/sitepush/sitepush/internal/model"
 	"github.com/sitepush/sitepush/internal/sites"
 	"github.com/sitepush/sitepush/internal/store"
 )
@@ -133,5 +136,44 @@ func TestTheSitesOfTheAPI(t *testing.T) {
 	code, out, _ = run(t, "check", "--config", w.config)
 	if code != exitOK || !strings.Contains(out, "site FromAPI:") {
 		t.Errorf("check sees the API's sites: exit %d\n%s", code, out)
+	}
+}
+
+// TestTheDryRunTellsBingsQuota: a dry run shows what Bing would get now — within today's quota,
+// newest first — and, once the quota is spent, nothing.
+func TestTheDryRunTellsBingsQuota(t *testing.T) {
+	b := &enginetest.Bing{Keys: map[string]int{"bing-key-123": 1000}}
+	bsrv := httptest.NewServer(b)
+	defer bsrv.Close()
+	w := newTestWorld(t, "    bing: {enabled: true, apiKey: bing-key-123, dailyQuota: 40, batchSize: 100, endpoint: "+bsrv.URL+"/webmaster/api.svc/json}\n")
+	now := time.Now().UTC()
+	var sm strings.Builder
+	sm.WriteString("<urlset>")
+	for i := range 125 {
+		fmt.Fprintf(&sm, "<url><loc>%s/p/%d</loc><lastmod>%s</lastmod></url>", w.site.URL, i, now.Add(-time.Duration(i)*time.Hour).Format(time.RFC3339))
+	}
+	sm.WriteString("</urlset>")
+	w.files["/sitemap.xml"] = sm.String()
+	dry := func() model.ChannelStats {
+		t.Helper()
+		code, out, errOut := run(t, "run", "--config", w.config, "--channel", "bing", "--dry-run", "--json")
+		var rec model.Record
+		if err := json.Unmarshal([]byte(out), &rec); err != nil || code != exitOK {
+			t.Fatalf("dry run: exit %d, %v\n%s%s", code, err, out, errOut)
+		}
+		return *rec.Channels["bing"]
+	}
+	if c := dry(); c.Due != 125 || c.Held != 85 || len(c.Sample) != 20 || c.Sample[0] != w.site.URL+"/p/0" || c.Sample[19] != w.site.URL+"/p/19" {
+		t.Errorf("dry run before: due %d, held %d, sample %v", c.Due, c.Held, c.Sample)
+	}
+	_, out, _ := run(t, "run", "--config", w.config, "--channel", "bing", "--dry-run")
+	if !strings.Contains(out, "bing: 40 would be submitted, 85 held back by the quota, 0 already delivered") {
+		t.Errorf("dry run summary:\n%s", out)
+	}
+	if code, out, errOut := run(t, "run", "--config", w.config, "--channel", "bing"); code != exitOK || !strings.Contains(out, "40 submitted") {
+		t.Fatalf("run: exit %d\n%s%s", code, out, errOut)
+	}
+	if c := dry(); c.Due != 85 || c.Held != 85 || len(c.Sample) != 0 {
+		t.Errorf("dry run once the quota is spent: due %d, held %d, sample %v", c.Due, c.Held, c.Sample)
 	}
 }

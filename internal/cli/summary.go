@@ -56,11 +56,15 @@ func printChannel(w io.Writer, name string, st *model.ChannelStats, dryRun bool)
 		done, skipped = "added", "known"
 	}
 	if dryRun {
-		fmt.Fprintf(w, "  %s: %s would be %s, %s %s\n", name, count(st.Due), done, count(st.Skipped), skipped)
+		fmt.Fprintf(w, "  %s: %s would be %s", name, count(st.Due-st.Held), done)
+		if st.Held > 0 {
+			fmt.Fprintf(w, ", %s held back by the quota", count(st.Held))
+		}
+		fmt.Fprintf(w, ", %s %s\n", count(st.Skipped), skipped)
 		for _, u := range st.Sample {
 			fmt.Fprintf(w, "    %s\n", u)
 		}
-		if more := st.Due - len(st.Sample); more > 0 {
+		if more := st.Due - st.Held - len(st.Sample); more > 0 {
 			fmt.Fprintf(w, "    … and %s more\n", count(more))
 		}
 		return

@@ -14,6 +14,7 @@ func Builtin() Settings {
 		Schedule:      "0 0 * * *",
 		RunBudget:     Duration(5 * time.Minute),
 		ResubmitAfter: Duration(720 * time.Hour),
+		Backlog:       BacklogAll,
 		Sitemap: Sitemap{
 			Timeout:       Duration(30 * time.Second),
 			Retries:       3,

@@ -104,6 +104,9 @@ type Settings struct {
 	RunBudget Duration `yaml:"runBudget" json:"runBudget"`
 	// ResubmitAfter makes an unchanged URL due again after this long; 0 means never.
 	ResubmitAfter Duration `yaml:"resubmitAfter" json:"resubmitAfter"`
+	// Backlog is what IndexNow and Bing send of the URLs already there when they first run for
+	// the site: all, none, or those whose lastmod is within a duration.
+	Backlog Backlog `yaml:"backlog" json:"backlog"`
 	// Include lists URL path globs ("/blog/**") a URL must match to be submitted; empty means every path.
 	Include []string `yaml:"include" json:"include,omitempty"`
 	// Exclude lists URL path globs that are never submitted; it wins over Include.

@@ -27,6 +27,8 @@ func validID(id string) bool {
 type compiled struct {
 	schedule         cron.Schedule
 	include, exclude []*regexp.Regexp
+	// backlog is the backlog setting's duration: -1 for all, 0 for none.
+	backlog time.Duration
 }
 
 // Cron returns the site's schedule, parsed in UTC, for the scheduler. It is nil before Validate
@@ -104,6 +106,10 @@ func checkSettings(s *Settings, p *problems) compiled {
 	p.positive("runBudget", s.RunBudget)
 	if s.ResubmitAfter < 0 {
 		p.fieldf("resubmitAfter", "resubmitAfter must be 0 (never) or more, got %s", s.ResubmitAfter)
+	}
+	var err error
+	if c.backlog, err = s.Backlog.parse(); err != nil {
+		p.fieldf("backlog", "%v", err)
 	}
 	c.include = checkGlobs("include", s.Include, p)
 	c.exclude = checkGlobs("exclude", s.Exclude, p)

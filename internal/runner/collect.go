@@ -37,16 +37,27 @@ type collector struct {
 	due       []*channel.Queue // per channel
 	selection []channel.Selection
 	newest    []newest // per channel, for those whose selection asks
-	failed    bool     // a sync failed: the run ends with that error, told once
+	// known is set for a channel when a URL read is known on it: a channel with none known has
+	// its first run for the site, where the backlog setting applies.
+	known  []bool
+	failed bool // a sync failed: the run ends with that error, told once
+	// urls holds the text of the due URLs in a dry run, which writes nothing to the state: the
+	// queues read their URLs from it.
+	urls channel.URLMap
 }
 
 func newCollector(state State, site *config.Site, rec *model.Record, channels []string, selection []channel.Selection, now time.Time, dryRun bool) *collector {
 	c := &collector{state: state, site: site, rec: rec, channels: channels, now: now, dryRun: dryRun,
 		host: site.Host(), due: make([]*channel.Queue, len(channels)),
-		selection: selection, newest: make([]newest, len(channels))}
+		selection: selection, newest: make([]newest, len(channels)), known: make([]bool, len(channels))}
+	var urls channel.URLs = state
+	if dryRun {
+		c.urls = channel.URLMap{}
+		urls = c.urls
+	}
 	for i, p := range selection {
 		c.newest[i].n = p.Newest
-		c.due[i] = channel.NewQueue(site.ID, state)
+		c.due[i] = channel.NewQueue(site.ID, urls)
 	}
 	for _, name := range channels {
 		rec.Channels[name] = &model.ChannelStats{Endpoints: map[string]*model.EndpointStats{}}
@@ -144,7 +155,9 @@ func (c *collector) flush(ctx context.Context) error {
 		for ch, name := range c.channels {
 			c.newest[ch].add(p)
 			stats := c.rec.Channels[name]
-			due, retry := isDue(states[i*n+ch], p.Lastmod, c.site.ResubmitAfter.D(), c.now, c.selection[ch].OnlyNew)
+			st := states[i*n+ch]
+			c.known[ch] = c.known[ch] || st.Known
+			due, retry := isDue(st, p.Lastmod, c.site.ResubmitAfter.D(), c.now, c.selection[ch].OnlyNew)
 			if !due {
 				stats.Skipped++
 				continue
@@ -152,11 +165,11 @@ func (c *collector) flush(ctx context.Context) error {
 			stats.Due++
 			d := channel.Due{Hash: p.Hash, Lastmod: p.Lastmod, Retry: retry}
 			if retry {
-				d.Failures = states[i*n+ch].Failures
+				d.Failures = st.Failures
 			}
 			c.due[ch].Add(d)
-			if c.dryRun && len(stats.Sample) < sampleSize {
-				stats.Sample = append(stats.Sample, p.URL)
+			if c.urls != nil {
+				c.urls[p.Hash] = p.URL
 			}
 		}
 	}

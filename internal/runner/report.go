@@ -17,6 +17,8 @@ type recorder struct {
 	site  string
 	now   func() time.Time
 	rec   *model.Record
+	// dryRun makes Finished count the outcome without recording it.
+	dryRun bool
 	// onChange is called after every outcome, for progress reports.
 	onChange func()
 	// onRequest, when set, is told of every request.
@@ -53,10 +55,23 @@ func (r *recorder) Requested(req channel.Request) {
 func (r *recorder) Finished(o channel.Outcome) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if r.dryRun {
+		r.count(o)
+		return nil
+	}
 	if err := r.state.RecordOutcome(r.ctx, r.site, r.now(), o); err != nil {
 		r.rec.AddError(err.Error())
 		return err
 	}
+	r.count(o)
+	if r.onChange != nil {
+		r.onChange()
+	}
+	return nil
+}
+
+// count adds an outcome to the record's counters.
+func (r *recorder) count(o channel.Outcome) {
 	ch := r.rec.Channels[o.Channel]
 	switch {
 	case o.Skipped:
@@ -68,10 +83,6 @@ func (r *recorder) Finished(o channel.Outcome) error {
 		ch.Failed += len(o.URLs)
 		r.rec.AddError(o.Channel + ": " + o.Err)
 	}
-	if r.onChange != nil {
-		r.onChange()
-	}
-	return nil
 }
 
 func (r *recorder) HeldBack(channel string, n int, why string) {

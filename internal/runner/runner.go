@@ -147,16 +147,24 @@ func (r *Runner) run(ctx context.Context, site *config.Site, opt Options, rec *m
 		return err
 	}
 	cut := r.countSitemaps(rec, res, budget)
-	if opt.DryRun {
+	complete := rec.Sitemaps.Failed == 0 && !cut
+	rep := &recorder{ctx: context.WithoutCancel(ctx), state: r.State, site: site.ID, now: r.now, rec: rec, dryRun: opt.DryRun,
+		onChange: r.progress(rec), onRequest: r.OnRequest, latency: map[*model.EndpointStats]time.Duration{}}
+	switch {
+	case opt.DryRun:
 		col.previewFirstRuns()
-	}
-	if !res.Unreadable() && !opt.DryRun {
-		rep := &recorder{ctx: context.WithoutCancel(ctx), state: r.State, site: site.ID, now: r.now, rec: rec,
-			onChange: r.progress(rec), onRequest: r.OnRequest, latency: map[*model.EndpointStats]time.Duration{}}
+		for i, ch := range opt.Channels {
+			if col.backlog(ctx, i, complete, rep) {
+				col.preview(budget, i, ch, rep)
+			}
+		}
+	case !res.Unreadable():
 		for i, ch := range opt.Channels {
 			q := col.due[i]
-			q.Read(col.newest[i].list(), rec.Sitemaps.Failed == 0 && !cut)
-			r.deliver(budget, ch, q, rep)
+			q.Read(col.newest[i].list(), complete)
+			if col.backlog(ctx, i, complete, rep) {
+				r.deliver(budget, ch, q, rep)
+			}
 		}
 	}
 	rec.Status = r.status(ctx, budget, rec, res, cut)

@@ -151,3 +151,29 @@ func boolFirst(aIsTrue bool) int {
 	}
 	return 1
 }
+
+// Preview orders q as Deliver would and returns how many of its URLs today's quota holds back:
+// the quota left by the state's count and, when it answers, Bing's own. Nothing is reserved.
+func (c *Channel) Preview(ctx context.Context, q *channel.Queue, rep channel.Reporter) (held int) {
+	c.order(q)
+	limit, ok, err := c.todaysLimit(ctx, rep)
+	if err != nil {
+		rep.Failed(name, err.Error())
+	}
+	if err != nil || !ok {
+		return q.Len()
+	}
+	used, full, err := c.quota.QuotaUsed(ctx, c.site, c.day)
+	if err != nil {
+		rep.Failed(name, err.Error())
+		return q.Len()
+	}
+	left := limit - used
+	if full {
+		left = 0
+	}
+	if held = max(0, q.Len()-max(0, left)); held > 0 {
+		rep.HeldBack(name, held, fmt.Sprintf("the daily quota of %d URLs leaves %d today; %d due URLs would go on a later UTC day", limit, max(0, left), held))
+	}
+	return held
+}

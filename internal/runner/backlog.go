@@ -1,0 +1,65 @@
+package runner
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/sitepush/sitepush/internal/channel"
+)
+
+// backlog applies the site's backlog setting to channel ch's first run for the site — a run in
+// which none of the URLs read is known on the channel — unless the channel selects its first run
+// itself (the feed): the URLs the setting leaves out are recorded as known (skipped) and not
+// sent. A first run that did not read every sitemap whole waits for one that does, so that no
+// URL of the backlog is taken for a new one later. It reports whether the channel goes on.
+func (c *collector) backlog(ctx context.Context, ch int, complete bool, rep *recorder) bool {
+	q := c.due[ch]
+	if c.site.BacklogAll() || c.known[ch] || c.selection[ch].FirstRun || q.Len() == 0 {
+		return true
+	}
+	name := c.channels[ch]
+	if !complete {
+		rep.Noted(name, fmt.Sprintf("a first run with backlog %s waits for a run that reads every sitemap whole: nothing was sent", c.site.Backlog))
+		return false
+	}
+	old := q.Split(func(m channel.Meta) bool { return c.site.FirstRunSends(m.Lastmod, c.now) })
+	for from := 0; from < old.Len(); from += syncBatch {
+		if err := rep.Finished(channel.Outcome{Channel: name, URLs: old.Refs(from, from+syncBatch), Skipped: true}); err != nil {
+			return false
+		}
+	}
+	if old.Len() > 0 {
+		rep.Noted(name, fmt.Sprintf("first run with backlog %s: %s already there recorded as known, not sent", c.site.Backlog, urlCount(old.Len())))
+	}
+	return true
+}
+
+// preview shows, in a dry run, what channel ch would send now: in its order, less what it would
+// hold back (Bing's quota left today), with a sample of the first URLs it would send.
+func (c *collector) preview(ctx context.Context, ch int, deliverer channel.Channel, rep *recorder) {
+	if c.selection[ch].FirstRun && c.rec.Channels[c.channels[ch]].Sample != nil {
+		return // previewFirstRuns showed it
+	}
+	q, held := c.due[ch], 0
+	if p, ok := deliverer.(channel.Previewer); ok && q.Len() > 0 && ctx.Err() == nil {
+		held = p.Preview(ctx, q, rep)
+	}
+	refs, err := q.Slice(ctx, 0, min(sampleSize, q.Len()-held))
+	if err != nil {
+		rep.Failed(c.channels[ch], err.Error())
+		return
+	}
+	stats := c.rec.Channels[c.channels[ch]]
+	stats.Sample = make([]string, len(refs))
+	for i, d := range refs {
+		stats.Sample[i] = d.URL
+	}
+}
+
+// urlCount writes n URLs for a person.
+func urlCount(n int) string {
+	if n == 1 {
+		return "1 URL"
+	}
+	return fmt.Sprintf("%d URLs", n)
+}

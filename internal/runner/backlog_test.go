@@ -1,0 +1,89 @@
+package runner_test
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/sitepush/sitepush/internal/channel"
+	"github.com/sitepush/sitepush/internal/runner"
+	"github.com/sitepush/sitepush/internal/store/storetest"
+)
+
+func TestBacklogNone(t *testing.T) {
+	st := storetest.Open(t)
+	r := runner.New(st)
+	s := newSite(t, "    backlog: none\n")
+	in := &fakeChannel{name: "indexnow", batch: 10}
+	s.publish("/a 2026-01-01", "/b 2026-01-01", "/c")
+	dry := run(t, r, s, runner.Options{Channels: []channel.Channel{in}, DryRun: true})
+	if c := dry.Channels["indexnow"]; c.Due != 0 || c.Skipped != 3 || len(c.Sample) != 0 {
+		t.Errorf("dry run of a first run with backlog none: %+v", c)
+	}
+	rec := run(t, r, s, runner.Options{Channels: []channel.Channel{in}})
+	if got := in.take(); len(got) != 0 || rec.Channels["indexnow"].Skipped != 3 || rec.Channels["indexnow"].Due != 0 ||
+		!slices.ContainsFunc(rec.Notes, func(n string) bool {
+			return strings.Contains(n, "backlog none: 3 URLs already there recorded as known")
+		}) {
+		t.Fatalf("first run: sent %v, %+v, notes %q", got, rec.Channels["indexnow"], rec.Notes)
+	}
+	s.publish("/a 2026-01-01", "/b 2026-03-01", "/c", "/d")
+	run(t, r, s, runner.Options{Channels: []channel.Channel{in}})
+	if got := in.take(); !slices.Equal(got, urls("/b", "/d")) {
+		t.Errorf("after a change and a new page: sent %v", got)
+	}
+	// A channel turned on later has a first run of its own.
+	bing := &fakeChannel{name: "bing", batch: 10}
+	s.publish("/a 2026-01-01", "/b 2026-03-01", "/c", "/d", "/e")
+	run(t, r, s, runner.Options{Channels: []channel.Channel{in, bing}})
+	if a, b := in.take(), bing.take(); !slices.Equal(a, urls("/e")) || len(b) != 0 {
+		t.Errorf("a channel's first run after another's: indexnow %v, bing %v", a, b)
+	}
+}
+
+func TestBacklogDuration(t *testing.T) {
+	st := storetest.Open(t)
+	r := runner.New(st)
+	now := time.Date(2026, 5, 1, 0, 0, 0, 0, time.UTC)
+	r.Now = func() time.Time { return now }
+	s := newSite(t, "    backlog: 720h\n")
+	in := &fakeChannel{name: "indexnow", batch: 10}
+	s.publish("/new 2026-04-26", "/edge 2026-04-01", "/old 2026-01-01", "/none")
+	dry := run(t, r, s, runner.Options{Channels: []channel.Channel{in}, DryRun: true})
+	if c := dry.Channels["indexnow"]; c.Due != 2 || c.Skipped != 2 || !slices.Equal(c.Sample, urls("/new", "/edge")) {
+		t.Errorf("dry run: %+v", c)
+	}
+	run(t, r, s, runner.Options{Channels: []channel.Channel{in}})
+	if got := in.take(); !slices.Equal(got, urls("/new", "/edge")) {
+		t.Errorf("first run with backlog 720h sent %v, want the pages of the last 30 days", got)
+	}
+}
+
+func TestBacklogWaitsForAWholeRead(t *testing.T) {
+	st := storetest.Open(t)
+	r := runner.New(st)
+	s := newSite(t, "    backlog: none\n")
+	cfg := filepath.Join(s.dir, "c.yaml")
+	text, _ := os.ReadFile(cfg)
+	os.WriteFile(cfg, []byte(strings.Replace(string(text), "[sitemap.xml]", "[sitemap.xml, missing.xml]", 1)), 0o644)
+	c, err := loadConfig(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.site = &c.Sites[0]
+	in := &fakeChannel{name: "indexnow", batch: 10}
+	s.publish("/a", "/b")
+	rec := run(t, r, s, runner.Options{Channels: []channel.Channel{in}})
+	if got := in.take(); len(got) != 0 || !slices.ContainsFunc(rec.Notes, func(n string) bool { return strings.Contains(n, "waits for a run that reads every sitemap whole") }) {
+		t.Fatalf("a first run that read a sitemap in part: sent %v, notes %q", got, rec.Notes)
+	}
+	os.Remove(filepath.Join(s.dir, "missing.xml"))
+	os.WriteFile(filepath.Join(s.dir, "missing.xml"), []byte("<urlset><url><loc>https://a.example/c</loc></url></urlset>"), 0o644)
+	rec = run(t, r, s, runner.Options{Channels: []channel.Channel{in}})
+	if got := in.take(); len(got) != 0 || rec.Channels["indexnow"].Skipped != 3 {
+		t.Errorf("the first whole read: sent %v, %+v", got, rec.Channels["indexnow"])
+	}
+}
