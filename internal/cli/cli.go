@@ -37,6 +37,9 @@ type command struct {
 // commands lists every subcommand, in the order usage shows them.
 func commands() []command {
 	return []command{
+		{name: "init", args: "URL [--config F] [--key-dir DIR]",
+			summary: "Write a configuration for the site at URL (its root, or a sitemap): the sitemaps found there and a fresh IndexNow key, and with --key-dir the key file. Never overwrites a file.",
+			run:     runInit},
 		{name: "run", args: "[--config F] [--site ID]... [--channel all|" + strings.Join(config.Channels, "|") + "] [--dry-run] [--json] [--no-wait]",
 			summary: "Read each site's sitemaps once and submit what is new or changed, then exit.",
 			run:     runRun},
@@ -52,6 +55,7 @@ func commands() []command {
 		{name: "urls", args: "SITEMAP [--format text|tsv|jsonl] [--user-agent UA]",
 			summary: "Print every page URL of a sitemap: a URL, a site root or robots.txt (discovery), or a local file.",
 			run:     runURLs},
+		{name: "key", summary: "Print a fresh IndexNow key: 32 random lowercase hex characters.", run: runKey},
 		{name: "version", summary: "Print the version and the commit it was built from.", run: runVersion},
 	}
 }

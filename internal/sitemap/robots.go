@@ -2,6 +2,8 @@ package sitemap
 
 import (
 	"bytes"
+	"context"
+	"fmt"
 	"net/url"
 	"strings"
 )
@@ -82,4 +84,32 @@ func discoveryRoot(u *url.URL) (*url.URL, bool) {
 		return u, true
 	}
 	return nil, false
+}
+
+// Robots reads the robots.txt of a site — root is the site's root URL or its robots.txt URL —
+// as a Read discovering the site would, and returns the sitemaps it lists, in order and each
+// once. The error says why robots.txt could not be read, or that ctx ended.
+func (r *Reader) Robots(ctx context.Context, root string) ([]string, error) {
+	u, err := url.Parse(root)
+	if err != nil {
+		return nil, err
+	}
+	robots, ok := discoveryRoot(u)
+	if !ok {
+		return nil, fmt.Errorf("%s is neither a site root nor a robots.txt URL", root)
+	}
+	w := &walk{r: r, ctx: ctx, seenMap: map[string]bool{}}
+	w.client = w.newClient()
+	list, err := w.readRobots(robots)
+	if err != nil {
+		if f := fatal(ctx, err); f != nil {
+			return nil, f
+		}
+		return nil, err
+	}
+	names := make([]string, len(list))
+	for i, u := range list {
+		names[i] = u.String()
+	}
+	return names, nil
 }

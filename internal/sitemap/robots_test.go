@@ -1,6 +1,10 @@
 package sitemap
 
 import (
+	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"strings"
 	"testing"
@@ -66,5 +70,30 @@ func TestDiscoveryRoot(t *testing.T) {
 		if (want == "") == ok || ok && got.String() != want {
 			t.Errorf("discoveryRoot(%s) = %v, %v; want %q", in, got, ok, want)
 		}
+	}
+}
+
+func TestReaderRobots(t *testing.T) {
+	files := map[string]string{"/robots.txt": "User-agent: *\nSitemap: /a.xml\nSitemap: https://cdn.example/b.xml\n"}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, ok := files[r.URL.Path]
+		if !ok {
+			http.NotFound(w, r)
+			return
+		}
+		io.WriteString(w, body)
+	}))
+	defer srv.Close()
+	r := NewReader(Options{Client: srv.Client()})
+	got, err := r.Robots(context.Background(), srv.URL+"/")
+	if want := srv.URL + "/a.xml https://cdn.example/b.xml"; err != nil || strings.Join(got, " ") != want {
+		t.Errorf("Robots: %v, %v; want %s", got, err, want)
+	}
+	delete(files, "/robots.txt")
+	if got, err := r.Robots(context.Background(), srv.URL+"/robots.txt"); err == nil || !strings.Contains(err.Error(), "HTTP 404") {
+		t.Errorf("no robots.txt: %v, %v; want the 404", got, err)
+	}
+	if _, err := r.Robots(context.Background(), srv.URL+"/sitemap.xml"); err == nil {
+		t.Error("a sitemap URL was taken for a site root")
 	}
 }

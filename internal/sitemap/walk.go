@@ -240,25 +240,34 @@ func (w *walk) discover(robots *url.URL) error {
 // lists none; it is not a sitemap, so it is reported through warnings only.
 func (w *walk) robots(u *url.URL) ([]*url.URL, error) {
 	warn := func(msg string) { w.r.opt.Warn(Warning{Sitemap: u.String(), Message: msg}) }
+	names, err := w.readRobots(u)
+	if err != nil {
+		if f := fatal(w.ctx, err); f != nil {
+			return nil, f
+		}
+		warn(fmt.Sprintf("not read (%v); looking for /sitemap.xml and /sitemap_index.xml", err))
+		return nil, nil
+	}
+	if len(names) == 0 {
+		warn("lists no Sitemap: lines; looking for /sitemap.xml and /sitemap_index.xml")
+	}
+	return names, nil
+}
+
+// readRobots downloads robots.txt, trying again after transient failures as a sitemap is tried,
+// and returns the sitemaps it lists; the error is why it could not be read, or that ctx ended.
+func (w *walk) readRobots(u *url.URL) ([]*url.URL, error) {
 	w.own = append(w.own[:0], u.String())
 	for attempt := 0; ; attempt++ {
 		text, base, err := w.robotsOnce(u)
 		if err == nil {
-			names := robotsSitemaps(text, base)
-			if len(names) == 0 {
-				warn("lists no Sitemap: lines; looking for /sitemap.xml and /sitemap_index.xml")
-			}
-			return names, nil
+			return robotsSitemaps(text, base), nil
 		}
-		if f := fatal(w.ctx, err); f != nil {
-			return nil, f
-		}
-		if !retryable(err) || attempt >= w.r.opt.Retries {
-			warn(fmt.Sprintf("not read (%v); looking for /sitemap.xml and /sitemap_index.xml", err))
-			return nil, nil
+		if fatal(w.ctx, err) != nil || !retryable(err) || attempt >= w.r.opt.Retries {
+			return nil, err
 		}
 		if err := sleep(w.ctx, w.r.opt.RetryInterval); err != nil {
-			return nil, fatal(w.ctx, err)
+			return nil, err
 		}
 	}
 }
