@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -175,5 +176,71 @@ func TestTheDryRunTellsBingsQuota(t *testing.T) {
 	}
 	if c := dry(); c.Due != 85 || c.Held != 85 || len(c.Sample) != 0 {
 		t.Errorf("dry run once the quota is spent: due %d, held %d, sample %v", c.Due, c.Held, c.Sample)
+	}
+}
+
+func TestSubmit(t *testing.T) {
+	w := newTestWorld(t, "    backlog: none\n")
+	w.publish(5)
+	if code, _, errOut := run(t, "run", "--config", w.config); code != exitOK || len(w.eng.Accepted()) != 0 {
+		t.Fatalf("first run with backlog none: exit %d, %d sent: %s", code, len(w.eng.Accepted()), errOut)
+	}
+	code, out, errOut := run(t, "submit", "--config", w.config, "--site", "DEMO", w.site.URL+"/p/1", w.site.URL+"/landing/new", "https://elsewhere.example.org/x", "/relative")
+	if got := w.eng.Accepted(); code != exitFailed || !slices.Equal(sortedCopy(got), []string{w.site.URL + "/landing/new", w.site.URL + "/p/1"}) {
+		t.Fatalf("submit: exit %d, sent %v\n%s%s", code, got, out, errOut)
+	}
+	for _, want := range []string{"refused: https://elsewhere.example.org/x: on host elsewhere.example.org, not the site's", "refused: /relative: not an absolute http(s) URL",
+		"2 URLs of 4 refused"} {
+		if !strings.Contains(errOut, want) {
+			t.Errorf("submit's stderr lacks %q:\n%s", want, errOut)
+		}
+	}
+	if !strings.Contains(out, "site demo (ok): 2 URLs chosen") {
+		t.Errorf("submit's summary:\n%s", out)
+	}
+	run(t, "submit", "--config", w.config, "--site", "demo", w.site.URL+"/p/1")
+	if n := len(w.eng.Accepted()); n != 2 {
+		t.Errorf("a delivered, unchanged URL was sent again without --force (%d sent in all)", n)
+	}
+	if code, _, errOut := run(t, "submit", "--config", w.config, "--site", "demo", "--force", w.site.URL+"/p/1"); code != exitOK || len(w.eng.Accepted()) != 3 {
+		t.Errorf("--force: exit %d, %d sent in all: %s", code, len(w.eng.Accepted()), errOut)
+	}
+	if code, _, errOut := run(t, "submit", "--config", w.config, "--site", "demo", "https://elsewhere.example.org/x"); code != exitUsage || !strings.Contains(errOut, "none of the 1 URL can be submitted") {
+		t.Errorf("only foreign URLs: exit %d, %s", code, errOut)
+	}
+	code, out, _ = run(t, "run", "--config", w.config, "--json")
+	var rec model.Record
+	if json.Unmarshal([]byte(out), &rec); code != exitOK || rec.Channels["indexnow"].Due != 0 {
+		t.Errorf("a run after submits: exit %d, %+v", code, rec.Channels["indexnow"])
+	}
+}
+
+func sortedCopy(s []string) []string {
+	out := slices.Clone(s)
+	slices.Sort(out)
+	return out
+}
+
+func TestChosenURLsFromStdin(t *testing.T) {
+	urls, err := chosenURLs([]string{"https://a.example/1", "-"}, strings.NewReader("# a comment\n\n https://a.example/2 \nhttps://a.example/3\n"))
+	if err != nil || !slices.Equal(urls, []string{"https://a.example/1", "https://a.example/2", "https://a.example/3"}) {
+		t.Errorf("%v, %v", urls, err)
+	}
+	if _, err := chosenURLs([]string{"-"}, strings.NewReader(strings.Repeat("https://a.example/x\n", maxSubmit+1))); err == nil {
+		t.Error("more than maxSubmit URLs were taken")
+	}
+}
+
+func TestRetryFailed(t *testing.T) {
+	w := newTestWorld(t, "")
+	w.publish(4)
+	w.eng.Fail(enginetest.Fault{Status: 403})
+	run(t, "run", "--config", w.config)
+	w.publish(6)
+	code, out, errOut := run(t, "run", "--config", w.config, "--retry-failed", "--json")
+	var rec model.Record
+	json.Unmarshal([]byte(out), &rec)
+	if code != exitOK || rec.Channels["indexnow"].Submitted != 4 || len(w.eng.Accepted()) != 4 {
+		t.Errorf("--retry-failed: exit %d, %+v, %d accepted: %s", code, rec.Channels["indexnow"], len(w.eng.Accepted()), errOut)
 	}
 }

@@ -23,6 +23,8 @@ type runFlags struct {
 	dryRun  *bool
 	json    *bool
 	noWait  *bool
+	// retryFailed is run's alone.
+	retryFailed *bool
 }
 
 // runRun does one full pass for the selected sites and channels (docs/cli.md, "sitepush run"):
@@ -36,6 +38,7 @@ func runRun(e *env, cmd command, args []string) error {
 	f.dryRun = fs.Bool("dry-run", false, "read and diff, but submit nothing and write no state")
 	f.json = fs.Bool("json", false, "print each site's execution record as JSON instead of a summary")
 	f.noWait = fs.Bool("no-wait", false, "skip a site another run is running instead of waiting for it")
+	f.retryFailed = fs.Bool("retry-failed", false, "send only the URLs whose last attempt failed")
 	if _, err := parseArgs(e, cmd, fs, args, 0, 0); err != nil {
 		return err
 	}
@@ -55,7 +58,7 @@ func runRun(e *env, cmd command, args []string) error {
 	if err != nil {
 		return err
 	}
-	return runSites(e, cfg, st, sites, f)
+	return runSites(e, cfg, st, sites, f, runner.Options{Trigger: "cli", RetryFailed: *f.retryFailed})
 }
 
 // openState opens the store; a dry run never writes to it.
@@ -66,8 +69,8 @@ func openState(e *env, cfg *config.Config, dryRun bool) (*store.Store, error) {
 	return store.Open(e.ctx, cfg.State)
 }
 
-// runSites runs each site in turn and prints what happened.
-func runSites(e *env, cfg *config.Config, st *store.Store, sites []*config.Site, f runFlags) error {
+// runSites runs each site in turn, as opt says, and prints what happened.
+func runSites(e *env, cfg *config.Config, st *store.Store, sites []*config.Site, f runFlags, opt runner.Options) error {
 	client := httpClient()
 	r := runner.New(st)
 	r.Client, r.UserAgent = client, cfg.UserAgent
@@ -79,7 +82,8 @@ func runSites(e *env, cfg *config.Config, st *store.Store, sites []*config.Site,
 	failed := 0
 	for _, site := range sites {
 		chans := channels.For(site, *f.channel, client, cfg.UserAgent, st, time.Now())
-		rec, err := r.Run(e.ctx, site, runner.Options{Trigger: "cli", Channels: chans, DryRun: *f.dryRun, NoWait: *f.noWait})
+		opt.Channels, opt.DryRun, opt.NoWait = chans, *f.dryRun, *f.noWait
+		rec, err := r.Run(e.ctx, site, opt)
 		prog.clear()
 		switch {
 		case errors.Is(err, runner.ErrBusy):
@@ -87,7 +91,7 @@ func runSites(e *env, cfg *config.Config, st *store.Store, sites []*config.Site,
 			continue
 		case err != nil && rec == nil:
 			// The run could not be carried out at all: still one record per site for --json.
-			rec = &model.Record{Site: site.ID, Trigger: "cli", DryRun: *f.dryRun, Status: model.StatusFailed,
+			rec = &model.Record{Site: site.ID, Trigger: opt.Trigger, DryRun: *f.dryRun, Status: model.StatusFailed,
 				Errors: []string{err.Error()}, Channels: map[string]*model.ChannelStats{}}
 		}
 		for _, a := range alerts.Alerts(rec) {

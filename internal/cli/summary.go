@@ -20,7 +20,11 @@ func printRecord(w io.Writer, rec *model.Record) {
 	if rec.DryRun {
 		head = "dry run, nothing submitted"
 	}
-	fmt.Fprintf(w, "site %s (%s): %s URLs from %s", rec.Site, head, count(rec.TotalURLs), plural(rec.Sitemaps.Read, "sitemap"))
+	if rec.Trigger == "manual" && rec.Sitemaps.Read+rec.Sitemaps.Failed == 0 {
+		fmt.Fprintf(w, "site %s (%s): %s chosen", rec.Site, head, plural(rec.TotalURLs, "URL"))
+	} else {
+		fmt.Fprintf(w, "site %s (%s): %s URLs from %s", rec.Site, head, count(rec.TotalURLs), plural(rec.Sitemaps.Read, "sitemap"))
+	}
 	if rec.Sitemaps.Failed > 0 {
 		fmt.Fprintf(w, " (%d failed)", rec.Sitemaps.Failed)
 	}

@@ -30,7 +30,7 @@ type delivery struct {
 	channel     string
 	lastmod     int64 // the lastmod last delivered (Unix ms, 0 for none)
 	deliveredAt int64 // when the channel last accepted the URL (0 when it never did)
-	outcome     byte  // the last attempt's: outcomeOK, outcomeFailed, outcomeRejected
+	outcome     byte  // the last attempt's: outcomeOK, outcomeFailed, outcomeRejected, outcomeSkipped
 	attempts    int   // attempts since the last success, that one included
 	lastAttempt int64
 	lastError   string
@@ -168,7 +168,8 @@ func stateOf(d *delivery) model.DeliveryState {
 	if d == nil {
 		return model.DeliveryState{}
 	}
-	st := model.DeliveryState{Known: true, Lastmod: fromMS(d.lastmod), DeliveredAt: fromMS(d.deliveredAt), Failed: d.outcome == outcomeFailed}
+	st := model.DeliveryState{Known: true, Lastmod: fromMS(d.lastmod), DeliveredAt: fromMS(d.deliveredAt), Failed: d.outcome == outcomeFailed,
+		Skipped: d.outcome == outcomeSkipped}
 	if st.Failed {
 		st.Failures = d.attempts
 	}
@@ -239,7 +240,7 @@ func record(e *entry, o channel.Outcome, due channel.Due, now time.Time) {
 	if d == nil {
 		e.del = append(e.del, delivery{channel: o.Channel})
 		d = &e.del[len(e.del)-1]
-	} else if d.outcome == outcomeOK {
+	} else if d.outcome == outcomeOK || d.outcome == outcomeSkipped {
 		d.attempts = 0 // attempts count from the last success
 	}
 	d.attempts++
@@ -247,7 +248,9 @@ func record(e *entry, o channel.Outcome, due channel.Due, now time.Time) {
 	switch {
 	case o.Rejected:
 		d.outcome, d.lastmod, d.deliveredAt = outcomeRejected, ms(due.Lastmod), now.UnixMilli()
-	case o.Delivered || o.Skipped:
+	case o.Skipped:
+		d.outcome, d.lastmod, d.deliveredAt, d.lastError = outcomeSkipped, ms(due.Lastmod), now.UnixMilli(), ""
+	case o.Delivered:
 		d.outcome, d.lastmod, d.deliveredAt, d.lastError = outcomeOK, ms(due.Lastmod), now.UnixMilli(), ""
 	default:
 		d.outcome = outcomeFailed

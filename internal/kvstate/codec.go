@@ -17,6 +17,7 @@ const (
 	outcomeOK byte = iota
 	outcomeFailed
 	outcomeRejected
+	outcomeSkipped
 )
 
 // encodeShard writes a shard's entries.

@@ -20,6 +20,10 @@ type DeliveryState struct {
 	Failed bool
 	// Failures counts the attempts that failed in a row (0 unless Failed).
 	Failures int
+	// Skipped is set when the URL was taken as known without being sent (the backlog of a first
+	// run, the pages a feed's first run makes no items of): a URL a user chooses to submit is
+	// sent even so.
+	Skipped bool
 }
 
 // ChannelDay is what a channel did with URLs on one UTC day: the URLs whose delivery ended, how

@@ -14,7 +14,7 @@ import (
 // URL of the backlog is taken for a new one later. It reports whether the channel goes on.
 func (c *collector) backlog(ctx context.Context, ch int, complete bool, rep *recorder) bool {
 	q := c.due[ch]
-	if c.site.BacklogAll() || c.known[ch] || c.selection[ch].FirstRun || q.Len() == 0 {
+	if c.site.BacklogAll() || c.known[ch] || c.selection[ch].FirstRun || c.chosen || q.Len() == 0 {
 		return true
 	}
 	name := c.channels[ch]

@@ -41,6 +41,9 @@ type collector struct {
 	// its first run for the site, where the backlog setting applies.
 	known  []bool
 	failed bool // a sync failed: the run ends with that error, told once
+	// force, retryFailed and chosen are the run's Options.Force, RetryFailed and whether it
+	// takes chosen URLs.
+	force, retryFailed, chosen bool
 	// urls holds the text of the due URLs in a dry run, which writes nothing to the state: the
 	// queues read their URLs from it.
 	urls channel.URLMap
@@ -80,6 +83,21 @@ func (c *collector) add(ctx context.Context, e sitemap.Entry) error {
 		return c.flush(ctx)
 	}
 	return nil
+}
+
+// take takes chosen URLs instead of the sitemaps' pages: each once, without a lastmod.
+func (c *collector) take(ctx context.Context, urls []string) (*sitemap.Result, error) {
+	seen := make(map[string]bool, len(urls))
+	for _, u := range urls {
+		if seen[u] {
+			continue
+		}
+		seen[u] = true
+		if err := c.add(ctx, sitemap.Entry{URL: []byte(u)}); err != nil {
+			return nil, err
+		}
+	}
+	return &sitemap.Result{}, nil
 }
 
 // authority is where a URL's host is, and whether its scheme or host may have capitals: ASCII
@@ -158,6 +176,7 @@ func (c *collector) flush(ctx context.Context) error {
 			st := states[i*n+ch]
 			c.known[ch] = c.known[ch] || st.Known
 			due, retry := isDue(st, p.Lastmod, c.site.ResubmitAfter.D(), c.now, c.selection[ch].OnlyNew)
+			due = due && (retry || !c.retryFailed) || c.force && !c.selection[ch].OnlyNew || c.chosen && st.Skipped
 			if !due {
 				stats.Skipped++
 				continue

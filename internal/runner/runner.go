@@ -53,6 +53,16 @@ type Options struct {
 	Since time.Time
 	// Started, when set, is called with the run's id once it holds the lease and has started.
 	Started func(id int64)
+	// URLs, when set, are what the run takes instead of the sitemaps, which it does not read: the
+	// URLs a user chose (sitepush submit, POST /api/sites/{id}/urls). The caller keeps out those
+	// not in the site's scope (InScope); the run leaves them out too. The backlog setting does not
+	// apply to them.
+	URLs []string
+	// Force makes every URL taken due, delivered and unchanged or not — except on a channel that
+	// wants only new URLs (the feed announces a page once).
+	Force bool
+	// RetryFailed makes due only the URLs whose last attempt failed.
+	RetryFailed bool
 	// Budget, when set, ends the run's budget when it ends, as runBudget does, with its cause as
 	// the reason the record notes: what a Worker's invocation may spend (its subrequests, its KV
 	// operations). The run stops sending, records what was answered, and the next run goes on.
@@ -136,7 +146,14 @@ func (r *Runner) run(ctx context.Context, site *config.Site, opt Options, rec *m
 	}
 	col := newCollector(r.State, site, rec, names, selection, rec.StartedAt, opt.DryRun)
 	col.progress = r.progress(rec)
-	res, err := r.reader(site).Read(budget, site.Sitemaps, func(e sitemap.Entry) error { return col.add(ctx, e) })
+	col.force, col.retryFailed, col.chosen = opt.Force, opt.RetryFailed, opt.URLs != nil
+	var res *sitemap.Result
+	var err error
+	if opt.URLs != nil {
+		res, err = col.take(ctx, opt.URLs)
+	} else {
+		res, err = r.reader(site).Read(budget, site.Sitemaps, func(e sitemap.Entry) error { return col.add(ctx, e) })
+	}
 	if budget.Err() != nil && errors.Is(err, budget.Err()) {
 		err = nil // the budget or a signal cut the read short: not a failure of the run
 	}

@@ -120,12 +120,16 @@ func testRejectedAndSkipped(t *testing.T, b Backend) {
 	if got := sync(t, s, "a", t0, []channel.Page{bad}, []string{"bing"}); got[0] != (model.DeliveryState{Known: true, Lastmod: lm, DeliveredAt: t0}) {
 		t.Errorf("a rejected URL: %+v; want known, not failed", got[0])
 	}
-	if got := sync(t, s, "a", t0, []channel.Page{page(4, lm)}, []string{"feed"}); got[0] != (model.DeliveryState{Known: true, Lastmod: lm, DeliveredAt: t0}) {
-		t.Errorf("a skipped URL: %+v; want known as delivered", got[0])
+	if got := sync(t, s, "a", t0, []channel.Page{page(4, lm)}, []string{"feed"}); got[0] != (model.DeliveryState{Known: true, Lastmod: lm, DeliveredAt: t0, Skipped: true}) {
+		t.Errorf("a skipped URL: %+v; want known as delivered, and skipped", got[0])
 	}
 	days, err := s.ChannelDays(ctx, t0, "a")
 	if want := []model.ChannelDay{{Day: "2026-03-01", Channel: "bing", Total: 1, Failed: 1}}; err != nil || !slices.Equal(days, want) {
 		t.Errorf("a rejection counts as a failure, skipped URLs not at all: %+v, %v", days, err)
+	}
+	must(t, s.RecordOutcome(ctx, "a", t0, channel.Outcome{Channel: "feed", URLs: []channel.Due{{Hash: 4, Lastmod: lm}}, Delivered: true}))
+	if got := sync(t, s, "a", t0, []channel.Page{page(4, lm)}, []string{"feed"}); got[0] != (model.DeliveryState{Known: true, Lastmod: lm, DeliveredAt: t0}) {
+		t.Errorf("a skipped URL delivered since: %+v; want known as delivered, not skipped", got[0])
 	}
 }
 

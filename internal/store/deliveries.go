@@ -9,7 +9,7 @@ import (
 )
 
 // attemptsSQL counts attempts since the last success, that one included.
-const attemptsSQL = `CASE WHEN deliveries.outcome = 'ok' THEN 1 ELSE deliveries.attempts + 1 END`
+const attemptsSQL = `CASE WHEN deliveries.outcome IN ('ok', 'skipped') THEN 1 ELSE deliveries.attempts + 1 END`
 
 // RecordOutcome stores what a channel did with some URLs, and counts it in the day's statistics,
 // in one transaction: called as each answer arrives, so that a crash loses nothing that was
@@ -46,7 +46,9 @@ func (s *Store) RecordOutcome(ctx context.Context, site string, now time.Time, o
 		switch {
 		case o.Rejected:
 			args = []any{site, d.Hash, o.Channel, ms(d.Lastmod), now.UnixMilli(), "rejected", o.Err}
-		case o.Delivered || o.Skipped:
+		case o.Skipped:
+			args = []any{site, d.Hash, o.Channel, ms(d.Lastmod), now.UnixMilli(), "skipped", nil}
+		case o.Delivered:
 			args = []any{site, d.Hash, o.Channel, ms(d.Lastmod), now.UnixMilli(), "ok", nil}
 		}
 		if _, err := stmt.ExecContext(ctx, args...); err != nil {

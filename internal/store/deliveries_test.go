@@ -149,7 +149,7 @@ func TestSkippedIsKnownButNotCounted(t *testing.T) {
 	if err := s.RecordOutcome(ctx, "a", t0, channel.Outcome{Channel: "feed", URLs: due, Skipped: true}); err != nil {
 		t.Fatal(err)
 	}
-	if d := delivery(t, db, 4, "feed"); d.outcome != "ok" || !d.deliveredAt.Valid || d.lastmod.Int64 != t0.Add(-time.Hour).UnixMilli() {
+	if d := delivery(t, db, 4, "feed"); d.outcome != "skipped" || !d.deliveredAt.Valid || d.lastmod.Int64 != t0.Add(-time.Hour).UnixMilli() {
 		t.Errorf("a skipped URL is known as delivered: %+v", d)
 	}
 	if got, _ := s.DailyStats(ctx, t0.Add(-24*time.Hour), "a"); len(got) != 0 {
