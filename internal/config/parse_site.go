@@ -49,7 +49,12 @@ func (c *Config) ParseSite(data []byte) (*Site, error) {
 		}
 	}
 	s.Feed.Out = resolvePath(c.Dir, s.Feed.Out)
-	return s, errors.Join(labelled(label.label, s.prepare(keysOf(root)))...)
+	own := keysOf(root)
+	if !own.has("feed.url") && s.Feed.URL == "" {
+		// sitepush serve serves the feed of a site of the API: its self link is there.
+		s.Feed.URL = c.ServedFeedURL(s.ID)
+	}
+	return s, errors.Join(labelled(label.label, s.prepare(own))...)
 }
 
 // Masked returns a copy of the site fit to show: its IndexNow key and Bing API key masked

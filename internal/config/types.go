@@ -18,6 +18,9 @@ type Config struct {
 	// MetricsToken, when set, is the bearer token `sitepush serve` asks of GET /metrics, which
 	// is open without it.
 	MetricsToken string `yaml:"metricsToken"`
+	// PublicURL is where readers reach `sitepush serve` (https://push.example.com): the feeds of
+	// the sites created through the API link to themselves there, at /feeds/{id}.xml.
+	PublicURL string `yaml:"publicUrl"`
 	// UserAgent is sent with every request sitepush makes to a website.
 	UserAgent string `yaml:"userAgent"`
 	// Webhook, when set, receives alerts about failing runs.

@@ -90,6 +90,7 @@ func (c *Config) validate(root *yaml.Node) error {
 	var top problems
 	checkState(c.State, &top)
 	checkListen(c.Listen, &top)
+	checkPublicURL(c.PublicURL, &top)
 	checkUserAgent(c.UserAgent, &top)
 	checkWebhook(c.Webhook, &top)
 	errs := labelled("", top)

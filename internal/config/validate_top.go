@@ -32,6 +32,27 @@ func checkState(state string, p *problems) {
 	}
 }
 
+// checkPublicURL wants an http(s) origin, or a path under one where a proxy serves sitepush.
+func checkPublicURL(public string, p *problems) {
+	if public != "" && (httpURL(public) == nil || strings.ContainsAny(public, "?#")) {
+		p.addf("publicUrl %q must be an absolute http(s) URL without a query, like https://push.example.com: where readers reach sitepush serve", public)
+	}
+}
+
+// ServedFeedURL is where `sitepush serve` serves a site's feed: /feeds/{id}.xml under publicUrl,
+// else under listen (which may be reachable only from the machine itself).
+func (c *Config) ServedFeedURL(id string) string {
+	base := strings.TrimSuffix(c.PublicURL, "/")
+	if base == "" {
+		host, port, _ := net.SplitHostPort(c.Listen)
+		if host == "" || host == "0.0.0.0" || host == "::" {
+			host = "localhost"
+		}
+		base = "http://" + net.JoinHostPort(host, port)
+	}
+	return base + "/feeds/" + id + ".xml"
+}
+
 // checkListen wants a numeric port: strconv.Atoi would take "+80".
 func checkListen(listen string, p *problems) {
 	_, port, err := net.SplitHostPort(listen)

@@ -111,13 +111,25 @@ func (r *Runs) scheduled(site *config.Site, at time.Time) error {
 // Trigger starts a run of site on channel ("all" or one channel) now and returns its id once it
 // has started; runner.ErrBusy when the site is being run.
 func (r *Runs) Trigger(site *config.Site, channel string) (int64, error) {
+	return r.start(site, runner.Options{Trigger: "manual", Channels: r.channels(site, channel)})
+}
+
+// Submit starts a run of site that sends urls on channel now, delivered unchanged or not if
+// force, and returns its id once it has started, as Trigger does. The caller keeps out the URLs
+// the site does not take (runner.Refused).
+func (r *Runs) Submit(site *config.Site, channel string, urls []string, force bool) (int64, error) {
+	return r.start(site, runner.Options{Trigger: "manual", Channels: r.channels(site, channel), URLs: urls, Force: force})
+}
+
+// start starts a run as opt says, in the background, and returns its id once it has started.
+func (r *Runs) start(site *config.Site, opt runner.Options) (int64, error) {
 	if !r.add() {
 		return 0, ErrStopping
 	}
 	started, done := make(chan int64, 1), make(chan error, 1)
 	go func() {
 		defer r.wg.Done()
-		_, err := r.run(site, runner.Options{Trigger: "manual", Channels: r.channels(site, channel)}, started)
+		_, err := r.run(site, opt, started)
 		done <- err
 	}()
 	select {

@@ -35,20 +35,28 @@ func (s *Server) trigger(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	runID, err := s.runs.Trigger(site, channel)
+	if s.notStarted(w, id, err) {
+		return
+	}
+	api.Triggered(w, runID, id, channel)
+}
+
+// notStarted answers why a run of site id did not start, when err says it did not, and reports
+// whether it answered.
+func (s *Server) notStarted(w http.ResponseWriter, id string, err error) bool {
 	switch {
 	case errors.Is(err, runner.ErrBusy):
 		api.Errorf(w, http.StatusConflict, "site %q is being run now; try again when that run ends (GET /status?site=%s)", id, id)
-		return
 	case errors.Is(err, scheduler.ErrStopping):
 		api.WriteError(w, http.StatusServiceUnavailable, err.Error())
-		return
 	case err != nil:
-		s.logger.Error("triggering a run", "site", id, "err", err)
+		s.logger.Error("starting a run", "site", id, "err", err)
 		api.Errorf(w, http.StatusServiceUnavailable, "the run could not start: %v", err)
-		return
+	default:
+		s.cache.invalidate()
+		return false
 	}
-	s.cache.invalidate()
-	api.Triggered(w, runID, id, channel)
+	return true
 }
 
 // siteRuns answers a site's execution history, newest first.

@@ -18,6 +18,7 @@ import (
 // Runs starts runs and tells which are going in this process.
 type Runs interface {
 	Trigger(site *config.Site, channel string) (int64, error)
+	Submit(site *config.Site, channel string, urls []string, force bool) (int64, error)
 	Active(site string) (int64, bool)
 }
 

@@ -198,3 +198,21 @@ func TestAnAPISiteTheFileNowDeclares(t *testing.T) {
 		t.Errorf("sites %d, log %s", len(all), log)
 	}
 }
+
+func TestTheFeedOfAnAPISiteLinksToServe(t *testing.T) {
+	for _, tc := range []struct{ top, body, want string }{
+		{"publicUrl: https://push.example.com/\nlisten: 127.0.0.1:8080\n", `{"id": "Shop"}`, "https://push.example.com/feeds/Shop.xml"},
+		{"listen: :8080\n", `{"id": "shop"}`, "http://localhost:8080/feeds/shop.xml"},
+		{"publicUrl: https://push.example.com\n", `{"id": "shop", "feed": {"enabled": true, "url": "https://shop.example/rss.xml"}}`, "https://shop.example/rss.xml"},
+	} {
+		cfg, err := config.Parse([]byte(tc.top+"sites: []\n"), t.TempDir(), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body := strings.Replace(tc.body, "{", `{"sitemaps": ["https://shop.example/s.xml"], `, 1)
+		site, err := cfg.ParseSite([]byte(body))
+		if err != nil || site.Feed.URL != tc.want {
+			t.Errorf("%q %s: %v, feed.url %q; want %q", tc.top, tc.body, err, site.Feed.URL, tc.want)
+		}
+	}
+}

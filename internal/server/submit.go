@@ -1,0 +1,104 @@
+package server
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+
+	"github.com/sitepush/sitepush/internal/api"
+	"github.com/sitepush/sitepush/internal/model"
+	"github.com/sitepush/sitepush/internal/runner"
+)
+
+// Bounds of POST /api/sites/{id}/urls: one IndexNow request's worth of URLs.
+const (
+	maxSubmitURLs = 10_000
+	maxSubmitBody = maxSubmitURLs * (runner.MaxURLLength/8 + 8)
+)
+
+// submitRequest is the body of POST /api/sites/{id}/urls.
+type submitRequest struct {
+	URLs    []string `json:"urls"`
+	Channel string   `json:"channel"`
+	Force   bool     `json:"force"`
+}
+
+// refusal is a URL of a submit the site does not take, and why.
+type refusal struct {
+	URL    string `json:"url"`
+	Reason string `json:"reason"`
+}
+
+// submitURLs starts a run that sends chosen URLs of a site now: what a CMS's publish hook or a
+// deploy script calls (docs/api.md). URLs the site does not take are refused, with the reason,
+// and the others go; 202 with the run's id.
+func (s *Server) submitURLs(w http.ResponseWriter, r *http.Request) {
+	e, ok := s.sites.Get(r.PathValue("id"))
+	if !ok {
+		s.noSite(w, r.PathValue("id"))
+		return
+	}
+	req, ok := readSubmit(w, r)
+	if !ok {
+		return
+	}
+	site := e.Site
+	channel, ok := api.TriggerChannel(w, site, req.Channel)
+	if !ok {
+		return
+	}
+	var take []string
+	refused := []refusal{}
+	for _, u := range req.URLs {
+		if why := runner.Refused(site, u); why != "" {
+			refused = append(refused, refusal{URL: u, Reason: why})
+			continue
+		}
+		take = append(take, u)
+	}
+	if len(refused) > 0 {
+		s.logger.Warn("submitted URLs refused", "site", site.ID, "refused", len(refused), "of", len(req.URLs), "first", refused[0].URL, "why", refused[0].Reason)
+	}
+	if len(take) == 0 {
+		api.WriteJSON(w, http.StatusBadRequest, map[string]any{"error": "none of the URLs belongs to site " + site.ID + ": each must be on " + site.Host(), "refused": refused})
+		return
+	}
+	runID, err := s.runs.Submit(site, channel, take, req.Force)
+	if s.notStarted(w, site.ID, err) {
+		return
+	}
+	api.WriteJSON(w, http.StatusAccepted, map[string]any{"runId": runID, "site": site.ID, "channel": channel, "status": model.StatusRunning,
+		"statusUrl": "/status?site=" + site.ID, "urls": len(take), "refused": refused})
+}
+
+// readSubmit reads the body of a submit, or answers why not.
+func readSubmit(w http.ResponseWriter, r *http.Request) (submitRequest, bool) {
+	var req submitRequest
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxSubmitBody))
+	var tooBig *http.MaxBytesError
+	switch {
+	case errors.As(err, &tooBig):
+		api.Errorf(w, http.StatusRequestEntityTooLarge, "the body is larger than %d bytes: send at most %d URLs at once", maxSubmitBody, maxSubmitURLs)
+		return req, false
+	case err != nil:
+		api.Errorf(w, http.StatusBadRequest, "the body could not be read: %v", err)
+		return req, false
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&req); err != nil {
+		api.Errorf(w, http.StatusBadRequest, `the body must be JSON like {"urls": ["https://…"], "channel": "all", "force": false}: %v`, err)
+		return req, false
+	}
+	switch {
+	case len(req.URLs) == 0:
+		api.Errorf(w, http.StatusBadRequest, `urls is required: {"urls": ["https://…"]}`)
+	case len(req.URLs) > maxSubmitURLs:
+		api.Errorf(w, http.StatusBadRequest, "%d URLs: send at most %d at once", len(req.URLs), maxSubmitURLs)
+	default:
+		return req, true
+	}
+	return req, false
+}
