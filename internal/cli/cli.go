@@ -37,7 +37,7 @@ type command struct {
 // commands lists every subcommand, in the order usage shows them.
 func commands() []command {
 	return []command{
-		{name: "run", args: "[--config F] [--site ID]... [--channel all|" + strings.Join(config.Channels, "|") + "] [--dry-run] [--json] [--no-wait]",
+		{name: "run", args: "[--config F] [--site ID]... [--channel all|" + strings.Join(config.Channels, "|") + "] [--dry-run] [--json | --verbose | --quiet] [--no-wait]",
 			summary: "Read each site's sitemaps once and submit what is new or changed, then exit.",
 			run:     runRun},
 		{name: "serve", args: "[--config F]",
