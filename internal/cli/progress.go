@@ -35,6 +35,8 @@ type progress struct {
 	mu      sync.Mutex
 	line    string    // the run's state as last reported; "" when there is no run to show
 	started time.Time // when the run started
+	done    int       // URLs sent, accepted or failed, as last reported
+	due     int       // URLs still due, less those a quota held back, as last reported
 	waits   map[string]engineWait
 	drawn   time.Time // when the line was last drawn
 	shown   bool
@@ -121,8 +123,8 @@ func (p *progress) clear() {
 	clear(p.waits)
 }
 
-// state is the line of a run without its clock and waits: "blog: 2,502 URLs read · indexnow
-// 1,000/5,000 · bing 0/100", with the time left once something was sent.
+// state takes the state of a run, and returns its line without the times and the waits:
+// "blog: 2,502 URLs read · indexnow 1,000/5,000 · bing 0/100". It is called with p.mu held.
 func (p *progress) state(rec *model.Record) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s: %s URLs read", rec.Site, count(rec.TotalURLs))
@@ -132,19 +134,23 @@ func (p *progress) state(rec *model.Record) string {
 		fmt.Fprintf(&b, " · %s %s/%s", n, count(st.Submitted+st.Failed), count(st.Due))
 		due, done, held = due+st.Due, done+st.Submitted+st.Failed, held+st.Held
 	}
-	if left := eta(p.now().Sub(rec.StartedAt), due-done-held, done); left > 0 {
-		fmt.Fprintf(&b, " · about %s left", left.Round(time.Second))
-	}
+	p.done, p.due = done, due-done-held
 	return b.String()
 }
 
-// eta is how long remaining deliveries take at the pace of the done ones over elapsed; 0 when
-// nothing was sent yet, or nothing remains.
-func eta(elapsed time.Duration, remaining, done int) time.Duration {
-	if done <= 0 || remaining <= 0 || elapsed <= 0 {
+// timeLeft is how long the deliveries still due take at the pace of those sent so far since
+// the run started — and at least as long as the longest wait going on; 0 when nothing was sent
+// yet, or nothing remains. It is called with p.mu held.
+func (p *progress) timeLeft(now time.Time) time.Duration {
+	elapsed := now.Sub(p.started)
+	if p.done <= 0 || p.due <= 0 || elapsed <= 0 {
 		return 0
 	}
-	return time.Duration(float64(elapsed) * float64(remaining) / float64(done))
+	left := time.Duration(float64(elapsed) * float64(p.due) / float64(p.done))
+	for _, w := range p.waits {
+		left = max(left, w.until.Sub(now))
+	}
+	return left
 }
 
 // draw writes the line, with the time elapsed and the waits going on, cut to the terminal's
@@ -154,12 +160,16 @@ func (p *progress) draw() {
 		return
 	}
 	now := p.now()
-	line := p.line + " · " + now.Sub(p.started).Round(time.Second).String() + " elapsed"
 	for ch, w := range p.waits {
 		if !w.until.After(now) {
 			delete(p.waits, ch)
 		}
 	}
+	line := p.line
+	if left := p.timeLeft(now).Round(time.Second); left > 0 {
+		line += " · about " + left.String() + " left"
+	}
+	line += " · " + now.Sub(p.started).Round(time.Second).String() + " elapsed"
 	for _, ch := range channelOrder(slices.Collect(maps.Keys(p.waits))) {
 		w := p.waits[ch]
 		line += fmt.Sprintf(" · %s: %s, waiting %s", ch, w.cause, seconds(w.until.Sub(now)))

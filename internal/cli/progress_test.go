@@ -74,6 +74,20 @@ func TestProgressLine(t *testing.T) {
 	}
 }
 
+func TestProgressTimeLeftCoversAWait(t *testing.T) {
+	p, out, now := testProgress(400)
+	rec := &model.Record{Site: "blog", StartedAt: *now, Channels: map[string]*model.ChannelStats{"indexnow": {Due: 1000, Submitted: 500}}}
+	*now = now.Add(10 * time.Second)
+	p.show(rec)
+	if got := lastLine(out.String()); !strings.HasSuffix(got, " · indexnow 500/1,000 · about 10s left · 10s elapsed") {
+		t.Errorf("500 of 1,000 sent in 10 s: %q", got)
+	}
+	p.wait("blog", "indexnow", "HTTP 429 from https://e.example/indexnow", time.Minute)
+	if got := lastLine(out.String()); !strings.Contains(got, " · about 1m0s left · 10s elapsed · indexnow: HTTP 429 from https://e.example/indexnow, waiting 60 s") {
+		t.Errorf("a minute's wait: %q", got)
+	}
+}
+
 func TestProgressLineFitsTheTerminal(t *testing.T) {
 	p, out, now := testProgress(40)
 	p.show(&model.Record{Site: "blog", StartedAt: *now, TotalURLs: 2502, Channels: map[string]*model.ChannelStats{"indexnow": {Due: 5}}})
