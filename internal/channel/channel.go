@@ -36,6 +36,12 @@ type Reporter interface {
 	Failed(channel, msg string)
 	// Noted tells of something worth knowing that is no failure (a state rebuilt).
 	Noted(channel, msg string)
+	// Waiting tells of a wait an engine asked for (a 429, a 503 with Retry-After) as it starts:
+	// the channel holds its requests for d. cause names the answer and the endpoint, in the same
+	// words for every wait of one cause ("HTTP 429 from https://…"), so that the run can note
+	// each cause once, however often it comes. A pause that several workers wait out together is
+	// told once; a pause not waited for (it would outlast the run's budget) is not told.
+	Waiting(channel, cause string, d time.Duration)
 }
 
 // Selection says which URLs a channel wants due, where it differs from the rule every channel

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -23,6 +22,8 @@ type runFlags struct {
 	dryRun  *bool
 	json    *bool
 	noWait  *bool
+	verbose *bool
+	quiet   *bool
 	// retryFailed is run's alone.
 	retryFailed *bool
 }
@@ -39,10 +40,15 @@ func runRun(e *env, cmd command, args []string) error {
 	f.json = fs.Bool("json", false, "print each site's execution record as JSON instead of a summary")
 	f.noWait = fs.Bool("no-wait", false, "skip a site another run is running instead of waiting for it")
 	f.retryFailed = fs.Bool("retry-failed", false, "send only the URLs whose last attempt failed")
+	f.verbose = fs.Bool("verbose", false, "list the URLs sent, per channel, after each site's summary")
+	f.quiet = fs.Bool("quiet", false, "print only the sites that failed, errors and warnings")
 	if _, err := parseArgs(e, cmd, fs, args, 0, 0); err != nil {
 		return err
 	}
 	if err := oneOf("channel", *f.channel, append([]string{"all"}, config.Channels...)...); err != nil {
+		return err
+	}
+	if err := checkViewFlags(f); err != nil {
 		return err
 	}
 	cfg, err := loadConfig(*f.config)
@@ -76,15 +82,16 @@ func runSites(e *env, cfg *config.Config, st *store.Store, sites []*config.Site,
 	r.Client, r.UserAgent = client, cfg.UserAgent
 	r.Warn = func(site, msg string) { fmt.Fprintf(e.stderr, "warning: site %s: %s\n", site, msg) }
 	r.Notify = func(msg string) { fmt.Fprintf(e.stderr, "%s\n", msg) }
-	prog := newProgress(e.stderr)
-	r.Progress = prog.show
+	view := newRunView(e, f)
+	defer view.close()
+	view.watch(r)
 	alerts := alert.New(cfg.Webhook, client, cfg.UserAgent)
 	failed := 0
 	for _, site := range sites {
 		chans := channels.For(site, *f.channel, client, cfg.UserAgent, st, time.Now())
 		opt.Channels, opt.DryRun, opt.NoWait = chans, *f.dryRun, *f.noWait
 		rec, err := r.Run(e.ctx, site, opt)
-		prog.clear()
+		view.prog.clear()
 		switch {
 		case errors.Is(err, runner.ErrBusy):
 			fmt.Fprintf(e.stderr, "%v\n", err)
@@ -99,13 +106,7 @@ func runSites(e *env, cfg *config.Config, st *store.Store, sites []*config.Site,
 				fmt.Fprintf(e.stderr, "warning: %v\n", err)
 			}
 		}
-		if *f.json {
-			enc := json.NewEncoder(e.stdout)
-			enc.SetEscapeHTML(false)
-			enc.Encode(rec)
-		} else {
-			printRecord(e.stdout, rec)
-		}
+		view.site(rec)
 		if err != nil || rec.Status == model.StatusFailed || rec.Status == model.StatusPartial {
 			failed++
 		}

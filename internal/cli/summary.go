@@ -4,10 +4,9 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"math"
 	"slices"
-	"sort"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/sitepush/sitepush/internal/config"
@@ -26,24 +25,15 @@ func printRecord(w io.Writer, rec *model.Record) {
 		fmt.Fprintf(w, "site %s (%s): %s URLs from %s", rec.Site, head, count(rec.TotalURLs), plural(rec.Sitemaps.Read, "sitemap"))
 	}
 	if rec.Sitemaps.Failed > 0 {
-		fmt.Fprintf(w, " (%d failed)", rec.Sitemaps.Failed)
+		fmt.Fprintf(w, " (%s failed)", count(rec.Sitemaps.Failed))
 	}
 	fmt.Fprintf(w, " in %s", duration(rec.FinishedAt.Sub(rec.StartedAt)))
 	if rec.Filtered > 0 {
 		fmt.Fprintf(w, "; %s outside baseUrl or the include/exclude globs", count(rec.Filtered))
 	}
 	fmt.Fprintln(w)
-	// The channels in delivery order, then any other in name order.
-	names := slices.Clone(config.Channels)
-	for _, n := range slices.Sorted(maps.Keys(rec.Channels)) {
-		if !slices.Contains(names, n) {
-			names = append(names, n)
-		}
-	}
-	for _, n := range names {
-		if st, ok := rec.Channels[n]; ok {
-			printChannel(w, n, st, rec.DryRun)
-		}
+	for _, n := range channelNames(rec) {
+		printChannel(w, n, rec.Channels[n], rec.DryRun)
 	}
 	for _, n := range rec.Notes {
 		fmt.Fprintf(w, "  note: %s\n", n)
@@ -51,6 +41,28 @@ func printRecord(w io.Writer, rec *model.Record) {
 	for _, e := range rec.Errors {
 		fmt.Fprintf(w, "  error: %s\n", e)
 	}
+}
+
+// channelNames are the channels of rec in the order of every list of channels a person reads.
+func channelNames(rec *model.Record) []string {
+	return channelOrder(slices.Collect(maps.Keys(rec.Channels)))
+}
+
+// channelOrder sorts channel names in delivery order (config.Channels), then any other by name.
+func channelOrder(names []string) []string {
+	rank := func(n string) int {
+		if i := slices.Index(config.Channels, n); i >= 0 {
+			return i
+		}
+		return len(config.Channels)
+	}
+	slices.SortFunc(names, func(a, b string) int {
+		if c := rank(a) - rank(b); c != 0 {
+			return c
+		}
+		return strings.Compare(a, b)
+	})
+	return names
 }
 
 // printChannel prints a channel's counts: for the feed, pages added as items and pages known.
@@ -80,15 +92,13 @@ func printChannel(w io.Writer, name string, st *model.ChannelStats, dryRun bool)
 	if st.Left > 0 {
 		fmt.Fprintf(w, ", %s left for the next run", count(st.Left))
 	}
-	fmt.Fprintln(w)
-	eps := make([]string, 0, len(st.Endpoints))
-	for e := range st.Endpoints {
-		eps = append(eps, e)
+	if st.ThrottledMS > 0 {
+		fmt.Fprintf(w, ", throttled %s", seconds(time.Duration(st.ThrottledMS)*time.Millisecond))
 	}
-	sort.Strings(eps)
-	for _, e := range eps {
+	fmt.Fprintln(w)
+	for _, e := range slices.Sorted(maps.Keys(st.Endpoints)) {
 		s := st.Endpoints[e]
-		fmt.Fprintf(w, "    %s: %s, %d accepted, %d failed, %.0f ms average\n", e, plural(s.Requests, "request"), s.Accepted, s.Failed, s.AvgResponseMS)
+		fmt.Fprintf(w, "    %s: %s, %s accepted, %s failed, %s ms average\n", e, plural(s.Requests, "request"), count(s.Accepted), count(s.Failed), count(int(math.Round(s.AvgResponseMS))))
 	}
 }
 
@@ -101,6 +111,17 @@ func duration(d time.Duration) string {
 		return d.Round(time.Millisecond).String()
 	case d < time.Minute:
 		return d.Round(10 * time.Millisecond).String()
+	}
+	return d.Round(time.Second).String()
+}
+
+// seconds writes a wait for a person, as engines ask for them: 250 ms, 60 s, 2m30s.
+func seconds(d time.Duration) string {
+	switch {
+	case d < time.Second:
+		return fmt.Sprintf("%s ms", count(int(d.Round(time.Millisecond).Milliseconds())))
+	case d < 2*time.Minute:
+		return fmt.Sprintf("%d s", int(d.Round(time.Second)/time.Second))
 	}
 	return d.Round(time.Second).String()
 }
@@ -119,46 +140,4 @@ func plural(n int, word string) string {
 		return "1 " + word
 	}
 	return count(n) + " " + word + "s"
-}
-
-// progress redraws one line on a terminal while a long run goes on; elsewhere it stays silent.
-type progress struct {
-	w     io.Writer
-	on    bool
-	mu    sync.Mutex
-	last  time.Time
-	shown bool
-}
-
-func newProgress(w io.Writer) *progress { return &progress{w: w, on: isTerminal(w)} }
-
-// show draws the state of a run, at most five times a second.
-func (p *progress) show(rec *model.Record) {
-	if !p.on {
-		return
-	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if time.Since(p.last) < 200*time.Millisecond {
-		return
-	}
-	p.last = time.Now()
-	var b strings.Builder
-	fmt.Fprintf(&b, "\r\033[K%s: %s URLs read", rec.Site, count(rec.TotalURLs))
-	for n, st := range rec.Channels {
-		fmt.Fprintf(&b, " · %s %s/%s", n, count(st.Submitted+st.Failed), count(st.Due))
-	}
-	fmt.Fprintf(&b, " · %s", time.Since(rec.StartedAt).Round(time.Second))
-	io.WriteString(p.w, b.String())
-	p.shown = true
-}
-
-// clear removes the progress line before a summary is printed.
-func (p *progress) clear() {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.shown {
-		io.WriteString(p.w, "\r\033[K")
-		p.shown = false
-	}
 }

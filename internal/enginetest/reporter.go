@@ -42,6 +42,13 @@ type Reporter struct {
 	errors   []string // as a run's record words them: "channel: message"
 	notes    []string
 	held     int
+	waits    []Wait
+}
+
+// Wait is a wait a channel told of: channel.Reporter.Waiting.
+type Wait struct {
+	Channel, Cause string
+	D              time.Duration
 }
 
 // Requested keeps a request.
@@ -83,6 +90,20 @@ func (r *Reporter) Noted(ch, msg string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.notes = append(r.notes, ch+": "+msg)
+}
+
+// Waiting keeps a wait told of.
+func (r *Reporter) Waiting(ch, cause string, d time.Duration) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.waits = append(r.waits, Wait{Channel: ch, Cause: cause, D: d})
+}
+
+// Waits returns the waits told of, in order.
+func (r *Reporter) Waits() []Wait {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return slices.Clone(r.waits)
 }
 
 // Outcomes returns every outcome reported, in order.

@@ -63,8 +63,11 @@ type ChannelStats struct {
 	// Held counts due URLs held back by a quota: they go next time, and are no failure.
 	Held int `json:"held"`
 	// Left counts due URLs the run did not get to (stopped by its budget or a signal).
-	Left      int                       `json:"left"`
-	Endpoints map[string]*EndpointStats `json:"endpoints"`
+	Left int `json:"left"`
+	// ThrottledMS is how long, in milliseconds, the channel waited because an engine asked it to
+	// (a 429, a 503 with Retry-After); waits of several endpoints at once count once.
+	ThrottledMS int64                     `json:"throttledMs,omitempty"`
+	Endpoints   map[string]*EndpointStats `json:"endpoints"`
 	// Sample holds some of the due URLs of a dry run, to show what would be submitted.
 	Sample []string `json:"sample,omitempty"`
 }

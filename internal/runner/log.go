@@ -28,8 +28,12 @@ func LogAttrs(rec *model.Record) []any {
 		"urls", rec.TotalURLs, "duration", rec.FinishedAt.Sub(rec.StartedAt).Round(time.Millisecond)}
 	for _, name := range config.Channels {
 		if st, ok := rec.Channels[name]; ok {
-			attrs = append(attrs, name, slog.GroupValue(slog.Int("due", st.Due), slog.Int("submitted", st.Submitted),
-				slog.Int("failed", st.Failed), slog.Int("held", st.Held), slog.Int("left", st.Left)))
+			counts := []slog.Attr{slog.Int("due", st.Due), slog.Int("submitted", st.Submitted),
+				slog.Int("failed", st.Failed), slog.Int("held", st.Held), slog.Int("left", st.Left)}
+			if st.ThrottledMS > 0 {
+				counts = append(counts, slog.Duration("throttled", time.Duration(st.ThrottledMS)*time.Millisecond))
+			}
+			attrs = append(attrs, name, slog.GroupValue(counts...))
 		}
 	}
 	if len(rec.Errors) > 0 {

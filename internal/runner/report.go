@@ -2,6 +2,7 @@ package runner
 
 import (
 	"context"
+	"fmt"
 	"sync"
 	"time"
 
@@ -23,9 +24,21 @@ type recorder struct {
 	onChange func()
 	// onRequest, when set, is told of every request.
 	onRequest func(site string, r channel.Request)
+	// onWait, when set, is told of every wait a channel starts.
+	onWait func(site, channel, cause string, d time.Duration)
+	// onOutcome, when set, is told of every outcome once it is recorded.
+	onOutcome func(site string, o channel.Outcome)
 
 	mu      sync.Mutex
 	latency map[*model.EndpointStats]time.Duration
+	waits   map[string]*waits // per channel
+}
+
+// newRecorder returns the Reporter of a run of site, which writes to rec and tells r's hooks.
+func (r *Runner) newRecorder(ctx context.Context, site string, rec *model.Record) *recorder {
+	return &recorder{ctx: context.WithoutCancel(ctx), state: r.State, site: site, now: r.now, rec: rec,
+		onChange: r.progress(rec), onRequest: r.OnRequest, onWait: r.OnWait, onOutcome: r.OnOutcome,
+		latency: map[*model.EndpointStats]time.Duration{}, waits: map[string]*waits{}}
 }
 
 func (r *recorder) Requested(req channel.Request) {
@@ -64,6 +77,9 @@ func (r *recorder) Finished(o channel.Outcome) error {
 		return err
 	}
 	r.count(o)
+	if r.onOutcome != nil {
+		r.onOutcome(r.site, o)
+	}
 	if r.onChange != nil {
 		r.onChange()
 	}
@@ -102,4 +118,34 @@ func (r *recorder) Noted(channel, msg string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.rec.AddNote(channel + ": " + msg)
+}
+
+func (r *recorder) Waiting(channel, cause string, d time.Duration) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	w := r.waits[channel]
+	if w == nil {
+		w = &waits{}
+		r.waits[channel] = w
+	}
+	w.add(r.now(), cause, d)
+	if r.onWait != nil {
+		r.onWait(r.site, channel, cause, d)
+	}
+}
+
+// endWaits records, once a channel's delivery is over, how long it waited for engines that
+// asked it to: its throttled time, and a note per cause.
+func (r *recorder) endWaits(channel string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	w := r.waits[channel]
+	if w == nil {
+		return
+	}
+	w.end(r.now())
+	r.rec.Channels[channel].ThrottledMS = w.all.total.Milliseconds()
+	for _, c := range w.causes {
+		r.rec.AddNote(fmt.Sprintf("%s: %s", channel, c))
+	}
 }

@@ -37,6 +37,12 @@ type Runner struct {
 	// OnRequest, when set, is told of every request a channel makes, as it is answered (for
 	// metrics); it must not block.
 	OnRequest func(site string, r channel.Request)
+	// OnWait, when set, is told of each wait an engine asks for as it starts (for a progress
+	// line): channel.Reporter.Waiting. It must not block.
+	OnWait func(site, channel, cause string, d time.Duration)
+	// OnOutcome, when set, is told of every outcome once it is recorded (for a list of the URLs
+	// sent). It must not block, nor keep o.URLs.
+	OnOutcome func(site string, o channel.Outcome)
 }
 
 // Options say how to run a site.
@@ -165,8 +171,8 @@ func (r *Runner) run(ctx context.Context, site *config.Site, opt Options, rec *m
 	}
 	cut := r.countSitemaps(rec, res, budget)
 	complete := rec.Sitemaps.Failed == 0 && !cut
-	rep := &recorder{ctx: context.WithoutCancel(ctx), state: r.State, site: site.ID, now: r.now, rec: rec, dryRun: opt.DryRun,
-		onChange: r.progress(rec), onRequest: r.OnRequest, latency: map[*model.EndpointStats]time.Duration{}}
+	rep := r.newRecorder(ctx, site.ID, rec)
+	rep.dryRun = opt.DryRun
 	switch {
 	case opt.DryRun:
 		col.previewFirstRuns()
@@ -218,6 +224,7 @@ func (r *Runner) deliver(ctx context.Context, ch channel.Channel, q *channel.Que
 	case q.Len() == 0 && ok && ctx.Err() == nil:
 		idle.Idle(ctx, rep)
 	}
+	rep.endWaits(ch.Name())
 	rep.mu.Lock()
 	defer rep.mu.Unlock()
 	st := rep.rec.Channels[ch.Name()]

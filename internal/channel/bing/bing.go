@@ -49,8 +49,10 @@ type Channel struct {
 	rnd       *rand.Rand
 
 	// After a 429, no request goes before pausedUntil; a batch that cannot wait that long within
-	// the run's budget fails at once with pauseWhy.
+	// the run's budget fails at once with pauseWhy. pauseCause is the answer, as the reporter is
+	// told of the wait.
 	pausedUntil time.Time
+	pauseCause  string
 	pauseWhy    string
 }
 

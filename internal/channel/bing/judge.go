@@ -48,8 +48,8 @@ const (
 type answer struct {
 	verdict verdict
 	status  int
-	wait    time.Duration // for throttled: what Retry-After asks, at most maxPause
-	asked   string        // for throttled: Retry-After as Bing put it ("120 s"); "" without one
+	wait    time.Duration // for throttled and a 503: what Retry-After asks, at most maxPause
+	asked   string        // for throttled and a 503: Retry-After as Bing put it ("120 s"); "" without one
 	badURL  string        // for badURL: the URL named, when Bing names it
 	cause   string        // what Bing said
 	msg     string        // the cause and the fix
@@ -90,6 +90,10 @@ func (c *Channel) judge(resp *http.Response) answer {
 		a.verdict, a.msg, a.badURL = badURL, what+": the URL is skipped until it changes", namedURL(said)
 	case code == http.StatusOK:
 		a.verdict, a.msg = retryLater, what+", not Bing's JSON: something between sitepush and Bing (a captive portal, a proxy) answered in its place; check bing.endpoint and the network"
+	case code == http.StatusServiceUnavailable && resp.Header.Get("Retry-After") != "":
+		// Bing says when it is back: that is waited for, as a 429's pause is.
+		a.wait, a.asked = channel.RetryAfter(resp.Header.Get("Retry-After"), time.Now(), maxPause)
+		a.verdict, a.msg = retryLater, what
 	case code >= 500 || e.ErrorCode == codeInternalError:
 		a.verdict, a.msg = retryLater, what
 	default:

@@ -116,6 +116,7 @@ func (c *Channel) send(ctx context.Context, urls []channel.Due, rep channel.Repo
 			if end, ok := ctx.Deadline(); ok && c.pausedUntil.After(end) {
 				return answer{verdict: refused, status: http.StatusTooManyRequests, msg: c.pauseWhy}, false
 			}
+			rep.Waiting(name, c.pauseCause, wait)
 			if channel.Sleep(ctx, wait) != nil {
 				return a, true
 			}
@@ -125,8 +126,9 @@ func (c *Channel) send(ctx context.Context, urls []channel.Due, rep channel.Repo
 		rep.Requested(channel.Request{Channel: name, Endpoint: c.cfg.Endpoint, URLs: len(list), Accepted: a.verdict == accepted,
 			Status: a.status, Latency: time.Since(start)})
 		switch {
-		case a.verdict == throttled:
-			// Every 429 holds the next requests, this batch's and the next batches'.
+		case a.verdict == throttled, a.verdict == retryLater && a.asked != "":
+			// Every 429 (and a 503 that says when to come back) holds the next requests, this
+			// batch's and the next batches'.
 			c.pause(a)
 		case a.verdict == retryLater && a.status == 0 && ctx.Err() != nil:
 			return a, true // no answer before the run's end: the URLs stay due
@@ -137,14 +139,14 @@ func (c *Channel) send(ctx context.Context, urls []channel.Due, rep channel.Repo
 			}
 			return a, false
 		}
-		if a.verdict == retryLater && channel.Sleep(ctx, backoff[min(attempt, len(backoff)-1)]) != nil {
+		if a.verdict == retryLater && a.asked == "" && channel.Sleep(ctx, backoff[min(attempt, len(backoff)-1)]) != nil {
 			return a, true
 		}
 	}
 }
 
-// pause holds the requests to Bing as a 429 asks: Retry-After, else throttleWait, at most
-// maxPause.
+// pause holds the requests to Bing as a 429 (or a 503 with Retry-After) asks: Retry-After, else
+// throttleWait, at most maxPause.
 func (c *Channel) pause(a answer) {
 	d, how := a.wait, "Bing asked to wait "+a.asked
 	if a.asked == "" {
@@ -152,6 +154,10 @@ func (c *Channel) pause(a answer) {
 	}
 	if until := time.Now().Add(d); until.After(c.pausedUntil) {
 		c.pausedUntil = until
+		c.pauseCause = fmt.Sprintf("HTTP %d from %s", a.status, c.cfg.Endpoint)
+		if a.status != http.StatusTooManyRequests && a.verdict == throttled {
+			c.pauseCause = fmt.Sprintf("HTTP %d, ErrorCode %d (ThrottleUser), from %s", a.status, codeThrottleUser, c.cfg.Endpoint)
+		}
 		c.pauseWhy = fmt.Sprintf("%s: %s, past the end of the run's budget: not waited for; the URLs go again next run", a.cause, how)
 	}
 }

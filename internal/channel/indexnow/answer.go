@@ -38,13 +38,14 @@ const (
 type answer struct {
 	verdict verdict
 	status  int
-	wait    time.Duration // for throttled: what Retry-After asks, at most maxPause
-	asked   string        // for throttled: Retry-After as the engine put it ("120 s"); "" without one
+	wait    time.Duration // for throttled and a 503: what Retry-After asks, at most maxPause
+	asked   string        // for throttled and a 503: Retry-After as the engine put it ("120 s"); "" without one
 	msg     string        // the cause and the fix
 }
 
 // judge classifies an engine's answer (docs/runs.md, "IndexNow"): 200 and 202 accept; 429
-// throttles; 5xx may pass; 400, 403 and 422 never will, each explained.
+// throttles; 5xx may pass (a 503 with Retry-After after that wait); 400, 403 and 422 never
+// will, each explained.
 func (c *Channel) judge(endpoint string, resp *http.Response) answer {
 	// Read even when accepted: a body left unread costs the connection its reuse.
 	body, _ := io.ReadAll(io.LimitReader(resp.Body, maxBody))
@@ -58,6 +59,11 @@ func (c *Channel) judge(endpoint string, resp *http.Response) answer {
 		wait, asked := channel.RetryAfter(resp.Header.Get("Retry-After"), time.Now(), maxPause)
 		return answer{verdict: throttled, status: code, wait: wait, asked: asked,
 			msg: status + ": the engine is throttling; lower indexnow.maxConcurrent or raise indexnow.interval"}
+	case code == http.StatusServiceUnavailable && resp.Header.Get("Retry-After") != "":
+		// The engine says when it is back: that is waited for, as a 429's pause is.
+		wait, asked := channel.RetryAfter(resp.Header.Get("Retry-After"), time.Now(), maxPause)
+		return answer{verdict: retryLater, status: code, wait: wait, asked: asked,
+			msg: status + ": the engine is unavailable for now; it is tried again next run"}
 	case code >= 500:
 		return answer{verdict: retryLater, status: code, msg: status + ": the engine failed; it is tried again next run"}
 	case code == http.StatusForbidden:

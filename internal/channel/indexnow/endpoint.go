@@ -20,8 +20,17 @@ type endpoint struct {
 
 	mu          sync.Mutex
 	pausedUntil time.Time
-	pauseWhy    string
+	held        hold      // what paused it last
+	told        time.Time // the end of the last pause the reporter was told of
 	brokenMsg   string
+}
+
+// hold is a pause an answer asks of an endpoint: a 429, or a 503 with Retry-After.
+type hold struct {
+	status int
+	d      time.Duration
+	cause  string // the answer, as the reporter is told of it: "HTTP 429 from …"
+	why    string // what a batch that cannot wait that long within the run's budget is told
 }
 
 func newEndpoint(url string, interval time.Duration) *endpoint {
@@ -34,32 +43,45 @@ func newEndpoint(url string, interval time.Duration) *endpoint {
 
 // ready waits until a request may start: after the endpoint's pause — which another worker's
 // 429 may extend meanwhile — and its interval. When the pause ends after ctx's deadline (the
-// run's budget), it does not wait: past says why, and no request is to be made.
-func (e *endpoint) ready(ctx context.Context) (past string, err error) {
+// run's budget), it does not wait: past is the answer that paused it, and no request is to be
+// made. The first worker to wait out a pause tells rep of it; the others wait along.
+func (e *endpoint) ready(ctx context.Context, rep channel.Reporter) (past *hold, err error) {
 	for {
-		e.mu.Lock()
-		until, why := e.pausedUntil, e.pauseWhy
-		e.mu.Unlock()
+		until, h, tell := e.pending()
 		wait := time.Until(until)
 		if wait <= 0 {
-			return "", e.limiter.Wait(ctx)
+			return nil, e.limiter.Wait(ctx)
 		}
 		if end, ok := ctx.Deadline(); ok && until.After(end) {
-			return why, nil
+			return &h, nil
+		}
+		if tell {
+			rep.Waiting(name, h.cause, wait)
 		}
 		if err := channel.Sleep(ctx, wait); err != nil {
-			return "", err
+			return nil, err
 		}
 	}
 }
 
-// pause holds every request to the endpoint for d, as a 429 asks; why is what a request that
-// cannot wait that long within the run's budget is told.
-func (e *endpoint) pause(d time.Duration, why string) {
+// pending is the end of the endpoint's pause and what caused it. tell is set for the first
+// worker to see that pause: it is to tell of it. (A pause too long for the run's budget is
+// waited by none, and told by none: they all see the same deadline.)
+func (e *endpoint) pending() (until time.Time, h hold, tell bool) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if until := time.Now().Add(d); until.After(e.pausedUntil) {
-		e.pausedUntil, e.pauseWhy = until, why
+	if tell = e.pausedUntil.After(e.told); tell {
+		e.told = e.pausedUntil
+	}
+	return e.pausedUntil, e.held, tell
+}
+
+// pause holds every request to the endpoint as h asks.
+func (e *endpoint) pause(h hold) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if until := time.Now().Add(h.d); until.After(e.pausedUntil) {
+		e.pausedUntil, e.held = until, h
 	}
 }
 

@@ -160,12 +160,12 @@ func (c *Channel) submit(ctx context.Context, e *endpoint, urls []channel.Due, r
 		if msg := e.broken(); msg != "" {
 			return answer{verdict: broken, msg: msg}, false
 		}
-		past, err := e.ready(ctx)
+		past, err := e.ready(ctx, rep)
 		if err != nil {
 			return answer{}, true
 		}
-		if past != "" {
-			return answer{verdict: throttled, status: http.StatusTooManyRequests, msg: past}, false
+		if past != nil {
+			return answer{verdict: throttled, status: past.status, msg: past.why}, false
 		}
 		start := time.Now()
 		a := c.attempt(ctx, e.url, sub)
@@ -184,25 +184,31 @@ func (c *Channel) submit(ctx context.Context, e *endpoint, urls []channel.Due, r
 			if a.status == 0 && ctx.Err() != nil {
 				return answer{}, true // no answer before the run's end: the URLs stay due
 			}
+			if a.asked != "" {
+				// A 503 with Retry-After: the engine said when to come back, as a 429 does.
+				e.pause(c.pauseFor(e.url, a))
+			}
 		}
 		if attempt >= c.cfg.MaxRetries {
 			a.msg = fmt.Sprintf("%s (gave up after %d attempts)", a.msg, attempt+1)
 			return a, false
 		}
-		if a.verdict == retryLater && channel.Sleep(ctx, c.backoff(attempt)) != nil {
+		if a.verdict == retryLater && a.asked == "" && channel.Sleep(ctx, c.backoff(attempt)) != nil {
 			return answer{}, true
 		}
 	}
 }
 
-// pauseFor is how long a 429 holds the endpoint — Retry-After, else throttleWait, at most
-// maxPause — and what a batch that cannot wait that long within the run's budget is told.
-func (c *Channel) pauseFor(endpoint string, a answer) (time.Duration, string) {
+// pauseFor is the pause an answer asks of the endpoint: Retry-After, else (a 429 without one)
+// throttleWait, at most maxPause.
+func (c *Channel) pauseFor(endpoint string, a answer) hold {
 	d, how := a.wait, "the engine asked to wait "+a.asked
 	if a.asked == "" {
 		d, how = min(c.cfg.ThrottleWait.D(), maxPause), fmt.Sprintf("it gave no Retry-After and indexnow.throttleWait is %v", c.cfg.ThrottleWait.D())
 	}
-	return d, fmt.Sprintf("HTTP 429 Too Many Requests from %s: %s, past the end of the run's budget: not waited for; the URLs go again next run", endpoint, how)
+	return hold{status: a.status, d: d, cause: fmt.Sprintf("HTTP %d from %s", a.status, endpoint),
+		why: fmt.Sprintf("HTTP %d %s from %s: %s, past the end of the run's budget: not waited for; the URLs go again next run",
+			a.status, http.StatusText(a.status), endpoint, how)}
 }
 
 // backoff is the wait before retry attempt+1 after a failure: backoff[attempt], the last value
