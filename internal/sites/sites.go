@@ -208,6 +208,9 @@ func (r *Registry) Create(ctx context.Context, body []byte, now time.Time) (Entr
 	if other, ok := r.stored(site.ID); ok {
 		return Entry{}, existsError(site.ID, other)
 	}
+	if err := nothingOn(site); err != nil {
+		return Entry{}, err
+	}
 	if err := r.store.CreateSite(ctx, site.ID, body, now); errors.Is(err, store.ErrSiteExists) {
 		return Entry{}, existsError(site.ID, site.ID) // created meanwhile by another instance
 	} else if err != nil {
@@ -239,6 +242,9 @@ func (r *Registry) Replace(ctx context.Context, id string, body []byte, now time
 		return Entry{}, err
 	}
 	site, err := r.parse(body)
+	if err == nil {
+		err = nothingOn(site)
+	}
 	if err != nil {
 		return Entry{}, err
 	}
@@ -294,10 +300,16 @@ func (r *Registry) parse(body []byte) (*config.Site, error) {
 		return nil, errorOf(ErrInvalid, "site %q: feed.out cannot be set through the API, as it writes a file on the server: readers find the feed at "+
 			"/feeds/%s.xml (declare the site in the configuration file to write a file)", site.ID, site.ID)
 	}
-	if err := site.NothingOn(); err != nil {
-		return nil, &kindError{kind: ErrInvalid, msg: err.Error()}
-	}
 	return site, nil
+}
+
+// nothingOn refuses a site with no channel on (config.Site.NothingOn): it would run, and send
+// nothing. A create checks it after the id, so that a taken id is told first.
+func nothingOn(site *config.Site) error {
+	if err := site.NothingOn(); err != nil {
+		return &kindError{kind: ErrInvalid, msg: err.Error()}
+	}
+	return nil
 }
 
 // reload reads the sites again after a change and returns the changed one.

@@ -106,6 +106,14 @@ func TestChangesRefused(t *testing.T) {
 			_, err := r.Replace(ctx, "shop", []byte(`{"id": 5, "sitemaps": ["https://shop.example/s.xml"], "feed": {"enabled": true}}`), t0)
 			return err
 		}, ErrInvalid, `the body's id 5 is not the site's, "shop"`},
+		{"no channel on", func() error {
+			_, err := r.Create(ctx, []byte(`{"id": "quiet", "sitemaps": ["https://quiet.example/s.xml"], "bing": {"apiKey": "k"}}`), t0)
+			return err
+		}, ErrInvalid, `site "quiet": no channel is on, so a run would read its sitemaps and send nothing: turn one on`},
+		{"no channel on, and an id taken", func() error {
+			_, err := r.Create(ctx, []byte(`{"id": "shop", "sitemaps": ["https://shop.example/s.xml"]}`), t0)
+			return err
+		}, ErrExists, `a site "shop" exists`},
 		{"not an object", func() error { _, err := r.Replace(ctx, "shop", []byte(`[1]`), t0); return err }, ErrInvalid, "must be a JSON object"},
 	} {
 		err := tt.do()
