@@ -127,7 +127,7 @@ func (p *progress) clear() {
 // "blog: 2,502 URLs read · indexnow 1,000/5,000 · bing 0/100". It is called with p.mu held.
 func (p *progress) state(rec *model.Record) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s: %s URLs read", rec.Site, count(rec.TotalURLs))
+	fmt.Fprintf(&b, "%s: %s read", rec.Site, plural(rec.TotalURLs, "URL"))
 	due, done, held := 0, 0, 0
 	for _, n := range channelNames(rec) {
 		st := rec.Channels[n]
