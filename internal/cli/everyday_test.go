@@ -251,6 +251,9 @@ func TestChosenURLsFromStdin(t *testing.T) {
 	if _, err := chosenURLs([]string{"-"}, strings.NewReader(strings.Repeat("https://a.example/x\n", maxSubmit+1))); err == nil {
 		t.Error("more than maxSubmit URLs were taken")
 	}
+	if _, err := chosenURLs([]string{"-"}, strings.NewReader("\n# nothing but a comment\n")); err == nil || !strings.Contains(err.Error(), "no URL on stdin") {
+		t.Errorf("an empty stdin: %v", err)
+	}
 }
 
 func TestRetryFailed(t *testing.T) {
