@@ -1,12 +1,17 @@
 package cli
 
 import (
+	"context"
+	"encoding/binary"
+	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
 
 	"github.com/sitepush/sitepush/internal/enginetest"
+	"github.com/sitepush/sitepush/internal/store"
 )
 
 func TestCheck(t *testing.T) {
@@ -73,4 +78,87 @@ func TestCheckKeyLocationNotAtRoot(t *testing.T) {
 	if code != exitOK || !strings.Contains(out, "! IndexNow keyLocation is not at the site root: engines accept it only for URLs under "+w.site.URL+"/keys/") {
 		t.Errorf("exit %d\n%s", code, out)
 	}
+}
+
+// TestCheckAPostgreSQLThatRefuses: a PostgreSQL state that does not open is tried once, not once
+// to write and again to read: a server out of reach makes each try wait its whole timeout.
+func TestCheckAPostgreSQLThatRefuses(t *testing.T) {
+	srv := newRefusingPostgres(t)
+	dsn := "postgres://u:secret@" + srv.addr() + "/db?sslmode=disable"
+	if st, err := store.OpenReadOnly(context.Background(), dsn); err == nil {
+		st.Close()
+		t.Fatal("a server that refuses every connection opened")
+	}
+	once := srv.connections(t)
+	w := newTestWorld(t, "")
+	w.publish(3)
+	cfg := w.writeConfig(t, "pg.yaml", strings.Replace(readFile(t, w.config), "state: sqlite:state.db", "state: "+dsn, 1))
+	code, out, _ := run(t, "check", "--config", cfg)
+	if code != exitFailed || strings.Count(out, "✗ state postgres://u@"+srv.addr()+"/db") != 1 || strings.Contains(out, "secret") {
+		t.Errorf("check: exit %d\n%s", code, out)
+	}
+	if got := srv.connections(t); got != once {
+		t.Errorf("check connected %d times, one open %d: the state was tried more than once", got, once)
+	}
+}
+
+// refusingPostgres answers every connection as a PostgreSQL server without the database does,
+// telling each connection's address.
+type refusingPostgres struct {
+	ln       net.Listener
+	accepted chan string
+}
+
+func newRefusingPostgres(t *testing.T) *refusingPostgres {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	s := &refusingPostgres{ln: ln, accepted: make(chan string, 1000)}
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			s.accepted <- c.RemoteAddr().String()
+			refuse(c)
+		}
+	}()
+	return s
+}
+
+// refuse answers the startup message with a fatal error.
+func refuse(c net.Conn) {
+	defer c.Close()
+	size := make([]byte, 4)
+	if _, err := io.ReadFull(c, size); err != nil {
+		return
+	}
+	if _, err := io.ReadFull(c, make([]byte, binary.BigEndian.Uint32(size)-4)); err != nil {
+		return
+	}
+	fields := "SFATAL\x00C3D000\x00Mdatabase \"db\" does not exist\x00\x00"
+	c.Write(append(binary.BigEndian.AppendUint32([]byte("E"), uint32(4+len(fields))), fields...))
+}
+
+func (s *refusingPostgres) addr() string { return s.ln.Addr().String() }
+
+// connections counts the connections accepted since the last count: it connects itself, and
+// counts those accepted before its own, which come first.
+func (s *refusingPostgres) connections(t *testing.T) int {
+	c, err := net.Dial("tcp", s.addr())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	n := 0
+	for a := range s.accepted {
+		if a == c.LocalAddr().String() {
+			return n
+		}
+		n++
+	}
+	return n
 }

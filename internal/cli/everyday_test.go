@@ -179,6 +179,28 @@ func TestTheDryRunTellsBingsQuota(t *testing.T) {
 	}
 }
 
+// TestTheDryRunOfARefusedBingKey: when Bing refuses the key, a dry run says that nothing would
+// go to Bing, as the run would send nothing, not that every due URL would be submitted.
+func TestTheDryRunOfARefusedBingKey(t *testing.T) {
+	b := &enginetest.Bing{Keys: map[string]int{"bing-key-123": 1000}}
+	bsrv := httptest.NewServer(b)
+	defer bsrv.Close()
+	w := newTestWorld(t, "    bing: {enabled: true, apiKey: not-the-key, endpoint: "+bsrv.URL+"/webmaster/api.svc/json}\n")
+	w.publish(30)
+	code, out, errOut := run(t, "run", "--config", w.config, "--channel", "bing", "--dry-run", "--json")
+	var rec model.Record
+	if err := json.Unmarshal([]byte(out), &rec); err != nil || code != exitOK {
+		t.Fatalf("dry run: exit %d, %v\n%s%s", code, err, out, errOut)
+	}
+	if c := rec.Channels["bing"]; c.Due != 30 || c.Due-c.Held-c.Left != 0 || len(c.Sample) != 0 || rec.Status != model.StatusOK {
+		t.Errorf("dry run with a refused key: %s, %+v; want nothing that would be sent", rec.Status, c)
+	}
+	_, out, _ = run(t, "run", "--config", w.config, "--channel", "bing", "--dry-run")
+	if !strings.Contains(out, "bing: 0 would be submitted, 30 left for the next run, 0 already delivered") || strings.Contains(out, "more") {
+		t.Errorf("dry run summary with a refused key:\n%s", out)
+	}
+}
+
 func TestSubmit(t *testing.T) {
 	w := newTestWorld(t, "    backlog: none\n")
 	w.publish(5)
@@ -228,6 +250,9 @@ func TestChosenURLsFromStdin(t *testing.T) {
 	}
 	if _, err := chosenURLs([]string{"-"}, strings.NewReader(strings.Repeat("https://a.example/x\n", maxSubmit+1))); err == nil {
 		t.Error("more than maxSubmit URLs were taken")
+	}
+	if _, err := chosenURLs([]string{"-"}, strings.NewReader("\n# nothing but a comment\n")); err == nil || !strings.Contains(err.Error(), "no URL on stdin") {
+		t.Errorf("an empty stdin: %v", err)
 	}
 }
 

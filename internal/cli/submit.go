@@ -75,7 +75,7 @@ func runSubmit(e *env, cmd command, args []string) error {
 }
 
 // chosenURLs reads the URLs of a submit: the arguments, or stdin for "-", one per line (blank
-// lines and lines starting with # are skipped).
+// lines and lines starting with # are skipped). None at all is an error: only stdin can give none.
 func chosenURLs(args []string, stdin io.Reader) ([]string, error) {
 	var urls []string
 	for _, a := range args {
@@ -98,8 +98,11 @@ func chosenURLs(args []string, stdin io.Reader) ([]string, error) {
 			return nil, usageError("reading URLs from stdin: %v (one URL per line, at most %d characters)", err, runner.MaxURLLength)
 		}
 	}
-	if len(urls) > maxSubmit {
+	switch {
+	case len(urls) > maxSubmit:
 		return nil, usageError("more than %s URLs: submit them in parts, or let sitepush run find them in the sitemaps", count(maxSubmit))
+	case len(urls) == 0:
+		return nil, usageError("no URL on stdin: give one per line (blank lines and # comments are skipped), or give the URLs as arguments")
 	}
 	return urls, nil
 }

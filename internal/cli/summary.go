@@ -72,15 +72,18 @@ func printChannel(w io.Writer, name string, st *model.ChannelStats, dryRun bool)
 		done, skipped = "added", "known"
 	}
 	if dryRun {
-		fmt.Fprintf(w, "  %s: %s would be %s", name, count(st.Due-st.Held), done)
+		fmt.Fprintf(w, "  %s: %s would be %s", name, count(st.Due-st.Held-st.Left), done)
 		if st.Held > 0 {
 			fmt.Fprintf(w, ", %s held back by the quota", count(st.Held))
+		}
+		if st.Left > 0 {
+			fmt.Fprintf(w, ", %s left for the next run", count(st.Left))
 		}
 		fmt.Fprintf(w, ", %s %s\n", count(st.Skipped), skipped)
 		for _, u := range st.Sample {
 			fmt.Fprintf(w, "    %s\n", u)
 		}
-		if more := st.Due - st.Held - len(st.Sample); more > 0 {
+		if more := st.Due - st.Held - st.Left - len(st.Sample); more > 0 {
 			fmt.Fprintf(w, "    … and %s more\n", count(more))
 		}
 		return

@@ -35,21 +35,26 @@ func (c *collector) backlog(ctx context.Context, ch int, complete bool, rep *rec
 }
 
 // preview shows, in a dry run, what channel ch would send now: in its order, less what it would
-// hold back (Bing's quota left today), with a sample of the first URLs it would send.
+// hold back (Bing's quota left today) and what it would not get to (Bing refusing the key or out
+// of reach), with a sample of the first URLs it would send.
 func (c *collector) preview(ctx context.Context, ch int, deliverer channel.Channel, rep *recorder) {
 	if c.selection[ch].FirstRun && c.rec.Channels[c.channels[ch]].Sample != nil {
 		return // previewFirstRuns showed it
 	}
 	q, held := c.due[ch], 0
+	stats := c.rec.Channels[c.channels[ch]]
 	if p, ok := deliverer.(channel.Previewer); ok && q.Len() > 0 && ctx.Err() == nil {
+		quota := stats.Held
 		held = p.Preview(ctx, q, rep)
+		// What Preview holds beyond the quota it told of, the run would not get to (a refused
+		// key, an engine out of reach): left, as the run would count it.
+		stats.Left = held - (stats.Held - quota)
 	}
 	refs, err := q.Slice(ctx, 0, min(sampleSize, q.Len()-held))
 	if err != nil {
 		rep.Failed(c.channels[ch], err.Error())
 		return
 	}
-	stats := c.rec.Channels[c.channels[ch]]
 	stats.Sample = make([]string, len(refs))
 	for i, d := range refs {
 		stats.Sample[i] = d.URL

@@ -20,6 +20,12 @@ func Refused(site *config.Site, u string) string {
 		return fmt.Sprintf("longer than %d characters", MaxURLLength)
 	case err != nil || p.Scheme != "http" && p.Scheme != "https" || p.Host == "":
 		return "not an absolute http(s) URL"
+	case p.User != nil:
+		return "has user information (user@): a page's URL has none; write it without"
+	case strings.Contains(u, "#"):
+		return "has a fragment (#…), which is no part of the page's URL: write it without"
+	case strings.ContainsAny(u, " \t"):
+		return "has a space: write it %20, as the sitemaps do"
 	case !strings.EqualFold(p.Host, site.Host()):
 		return fmt.Sprintf("on host %s, not the site's (%s): engines refuse URLs of another host under the site's key", p.Host, site.Host())
 	case !InScope(site, u):

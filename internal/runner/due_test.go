@@ -14,6 +14,7 @@ func TestIsDue(t *testing.T) {
 	day := 24 * time.Hour
 	delivered := model.DeliveryState{Known: true, Lastmod: now.Add(-10 * day), DeliveredAt: now.Add(-9 * day)}
 	noLastmod := model.DeliveryState{Known: true, DeliveredAt: now.Add(-9 * day)}
+	skipped := model.DeliveryState{Known: true, Lastmod: now.Add(-10 * day), DeliveredAt: now.Add(-9 * day), Skipped: true}
 	tests := []struct {
 		name       string
 		st         model.DeliveryState
@@ -31,6 +32,10 @@ func TestIsDue(t *testing.T) {
 		{"a lastmod appears, newer than the delivery", noLastmod, now.Add(-day), 0, true, false},
 		{"resubmitAfter passed", delivered, now.Add(-10 * day), 9 * day, true, false},
 		{"resubmitAfter not yet", delivered, now.Add(-10 * day), 10 * day, false, false},
+		// A URL a first run took as known without sending it (backlog: none) was never submitted:
+		// resubmitAfter does not send it, a change does.
+		{"skipped, resubmitAfter passed", skipped, now.Add(-10 * day), 9 * day, false, false},
+		{"skipped, newer lastmod", skipped, now.Add(-5 * day), 9 * day, true, false},
 	}
 	for _, tc := range tests {
 		due, retry := isDue(tc.st, tc.lastmod, tc.resubmit, now, false)

@@ -238,7 +238,8 @@ func (r *Runner) status(ctx, budget context.Context, rec *model.Record, res *sit
 	for _, st := range rec.Channels {
 		due, done, failed, left = due+st.Due, done+st.Submitted, failed+st.Failed, left+st.Left
 	}
-	stopped := left > 0 || cut
+	// A dry run's left are those a channel would not get to now: it stops nothing.
+	stopped := left > 0 && !rec.DryRun || cut
 	rec.Stopped = stopped
 	if stopped && ctx.Err() == nil && budget.Err() != nil {
 		what := fmt.Sprintf("%d deliveries are left for the next run", left)

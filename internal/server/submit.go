@@ -62,7 +62,7 @@ func (s *Server) submitURLs(w http.ResponseWriter, r *http.Request) {
 		s.logger.Warn("submitted URLs refused", "site", site.ID, "refused", len(refused), "of", len(req.URLs), "first", refused[0].URL, "why", refused[0].Reason)
 	}
 	if len(take) == 0 {
-		api.WriteJSON(w, http.StatusBadRequest, map[string]any{"error": "none of the URLs belongs to site " + site.ID + ": each must be on " + site.Host(), "refused": refused})
+		api.WriteJSON(w, http.StatusBadRequest, map[string]any{"error": "none of the URLs can be submitted for site " + site.ID + ": see each one's reason", "refused": refused})
 		return
 	}
 	runID, err := s.runs.Submit(site, channel, take, req.Force)

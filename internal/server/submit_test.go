@@ -18,6 +18,7 @@ func TestSubmitURLs(t *testing.T) {
 		{`{"urls": []}`, 400, "urls is required"},
 		{`{"url": ["x"]}`, 400, `the body must be JSON like {\"urls\"`},
 		{`{"urls": ["https://elsewhere.example/x"]}`, 400, `"reason":"on host elsewhere.example, not the site's`},
+		{`{"urls": ["` + w.site.URL + `/x#top"]}`, 400, `"error":"none of the URLs can be submitted for site filesite: see each one's reason"`},
 		{`{"urls": ["` + w.site.URL + `/x"], "channel": "yandex"}`, 400, "channel must be one of all"},
 		{`{"urls": [` + strings.Repeat(`"u",`, maxSubmitURLs) + `"u"]}`, 400, "send at most 10000 at once"},
 		{`{"urls": ["` + strings.Repeat("x", maxSubmitBody) + `"]}`, 413, "the body is larger than"},

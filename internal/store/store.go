@@ -70,7 +70,7 @@ func OpenReadOnly(ctx context.Context, state string) (*Store, error) {
 			if err != nil {
 				return nil, err
 			}
-			return emptyState(ctx)
+			return emptyState(ctx, s.name)
 		}
 		if err := s.checkSchema(ctx); err != nil {
 			s.Close()
@@ -83,7 +83,7 @@ func OpenReadOnly(ctx context.Context, state string) (*Store, error) {
 		return nil, fmt.Errorf("state %q: write sqlite:PATH or a postgres:// URL", schemeOf(state))
 	}
 	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
-		return emptyState(ctx)
+		return emptyState(ctx, path)
 	}
 	s, err := openSQLite(path, true)
 	if err != nil {
@@ -96,12 +96,14 @@ func OpenReadOnly(ctx context.Context, state string) (*Store, error) {
 	return s, nil
 }
 
-// emptyState is a new state in memory, for a dry run of a state that does not exist yet.
-func emptyState(ctx context.Context) (*Store, error) {
+// emptyState is a new state in memory, for a dry run of a state that does not exist yet: named
+// as the state it stands for, so that messages name the configured one.
+func emptyState(ctx context.Context, name string) (*Store, error) {
 	s, err := openSQLite(":memory:", false)
 	if err != nil {
 		return nil, err
 	}
+	s.name = name
 	return s, s.migrate(ctx)
 }
 

@@ -57,6 +57,9 @@ func TestOpenReadOnly(t *testing.T) {
 	if got, err := s.SyncCatalog(ctx, "a", t0, []channel.Page{{Hash: 1, URL: "https://a.example/"}}, []string{"indexnow"}, true); err != nil || got[0].Known {
 		t.Errorf("empty read-only state: %v %v", got, err)
 	}
+	if s.Name() == ":memory:" || s.Name() == "" {
+		t.Errorf("a missing state is named %q, not as configured (%s)", s.Name(), state)
+	}
 	s.Close()
 	w, err := store.Open(ctx, state)
 	if err != nil {
