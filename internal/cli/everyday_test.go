@@ -265,7 +265,11 @@ func TestRetryFailed(t *testing.T) {
 	code, out, errOut := run(t, "run", "--config", w.config, "--retry-failed", "--json")
 	var rec model.Record
 	json.Unmarshal([]byte(out), &rec)
-	if code != exitOK || rec.Channels["indexnow"].Submitted != 4 || len(w.eng.Accepted()) != 4 {
-		t.Errorf("--retry-failed: exit %d, %+v, %d accepted: %s", code, rec.Channels["indexnow"], len(w.eng.Accepted()), errOut)
+	if c := rec.Channels["indexnow"]; code != exitOK || c.Submitted != 4 || c.Due != 4 || c.Skipped != 0 || len(w.eng.Accepted()) != 4 {
+		t.Errorf("--retry-failed: exit %d, %+v, %d accepted: %s", code, c, len(w.eng.Accepted()), errOut)
+	}
+	// The 2 new URLs were neither due nor delivered: a plain run sends them.
+	if code, out, _ := run(t, "run", "--config", w.config); code != exitOK || !strings.Contains(out, "indexnow: 2 due, 2 submitted, 0 failed, 4 already delivered") {
+		t.Errorf("the run after: exit %d\n%s", code, out)
 	}
 }

@@ -1,6 +1,8 @@
 package runner_test
 
 import (
+	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"slices"
@@ -85,5 +87,24 @@ func TestBacklogWaitsForAWholeRead(t *testing.T) {
 	rec = run(t, r, s, runner.Options{Channels: []channel.Channel{in}})
 	if got := in.take(); len(got) != 0 || rec.Channels["indexnow"].Skipped != 3 {
 		t.Errorf("the first whole read: sent %v, %+v", got, rec.Channels["indexnow"])
+	}
+}
+
+// TestChosenURLsWaitForTheFirstRun: chosen URLs sent before a site's first run would make that
+// run no first run, and the whole site would go out despite backlog none.
+func TestChosenURLsWaitForTheFirstRun(t *testing.T) {
+	st := storetest.Open(t)
+	r := runner.New(st)
+	s := newSite(t, "    backlog: none\n")
+	in := &fakeChannel{name: "indexnow", batch: 10}
+	s.publish("/a", "/b", "/c")
+	_, err := r.Run(context.Background(), s.site, runner.Options{Trigger: "manual", Channels: []channel.Channel{in}, URLs: urls("/a")})
+	if !errors.Is(err, runner.ErrFirstRunPending) || !strings.Contains(err.Error(), "run it first (sitepush run --site s") {
+		t.Fatalf("chosen URLs before the first run: %v", err)
+	}
+	run(t, r, s, runner.Options{Channels: []channel.Channel{in}})
+	rec := run(t, r, s, runner.Options{Channels: []channel.Channel{in}, URLs: urls("/a")})
+	if got := in.take(); !slices.Equal(got, urls("/a")) || rec.Channels["indexnow"].Submitted != 1 {
+		t.Errorf("chosen URLs after the first run: sent %v", got)
 	}
 }

@@ -176,8 +176,10 @@ func (c *collector) flush(ctx context.Context) error {
 			st := states[i*n+ch]
 			c.known[ch] = c.known[ch] || st.Known
 			due, retry := isDue(st, p.Lastmod, c.site.ResubmitAfter.D(), c.now, c.selection[ch].OnlyNew)
-			due = due && (retry || !c.retryFailed) || c.force && !c.selection[ch].OnlyNew || c.chosen && st.Skipped
-			if !due {
+			if c.retryFailed && !retry {
+				continue // a run of the failed URLs leaves the others alone: neither due nor delivered
+			}
+			if due = due || c.force && !c.selection[ch].OnlyNew || c.chosen && st.Skipped; !due {
 				stats.Skipped++
 				continue
 			}

@@ -47,6 +47,8 @@ func (s *Server) notStarted(w http.ResponseWriter, id string, err error) bool {
 	switch {
 	case errors.Is(err, runner.ErrBusy):
 		api.Errorf(w, http.StatusConflict, "site %q is being run now; try again when that run ends (GET /status?site=%s)", id, id)
+	case errors.Is(err, runner.ErrFirstRunPending):
+		api.WriteError(w, http.StatusConflict, err.Error())
 	case errors.Is(err, scheduler.ErrStopping):
 		api.WriteError(w, http.StatusServiceUnavailable, err.Error())
 	case err != nil:
