@@ -6,26 +6,41 @@ import (
 	"github.com/sitepush/sitepush/internal/model"
 )
 
-// isDue decides whether a URL present in the sitemaps is due on a channel (docs/runs.md, "What
-// is due"): never delivered there; its last attempt failed (retry); its lastmod newer than the
-// one delivered — or, when none was delivered, newer than the delivery itself; or resubmitAfter
-// has passed since it was sent (a URL a first run took as known without sending it, the backlog,
-// was never sent: only a change makes it due). A channel that wants only new URLs gets the first
-// two.
+// Why a URL is due on a channel (DueReason).
+const (
+	DueNew      = "new"
+	DueFailed   = "failed"
+	DueChanged  = "changed"
+	DueResubmit = "resubmit"
+)
+
+// isDue decides whether a URL present in the sitemaps is due on a channel: DueReason says so,
+// and retry is set when it is due because its last attempt failed.
 func isDue(st model.DeliveryState, lastmod time.Time, resubmitAfter time.Duration, now time.Time, onlyNew bool) (due, retry bool) {
+	why := DueReason(st, lastmod, resubmitAfter, now, onlyNew)
+	return why != "", why == DueFailed
+}
+
+// DueReason says why a URL present in the sitemaps is due on a channel (docs/runs.md, "What is
+// due"), or "" when it is not: never delivered there (DueNew); its last attempt failed
+// (DueFailed); its lastmod newer than the one delivered — or, when none was delivered, newer
+// than the delivery itself (DueChanged); or resubmitAfter has passed since it was sent
+// (DueResubmit: a URL a first run took as known without sending it, the backlog, was never
+// sent, and only a change makes it due). A channel that wants only new URLs gets the first two.
+func DueReason(st model.DeliveryState, lastmod time.Time, resubmitAfter time.Duration, now time.Time, onlyNew bool) string {
 	switch {
 	case !st.Known:
-		return true, false
+		return DueNew
 	case st.Failed:
-		return true, true
+		return DueFailed
 	case onlyNew:
-		return false, false
+		return ""
 	case !lastmod.IsZero() && !st.Lastmod.IsZero() && lastmod.After(st.Lastmod):
-		return true, false
+		return DueChanged
 	case !lastmod.IsZero() && st.Lastmod.IsZero() && lastmod.After(st.DeliveredAt):
-		return true, false
+		return DueChanged
 	case resubmitAfter > 0 && !st.Skipped && !now.Before(st.DeliveredAt.Add(resubmitAfter)):
-		return true, false
+		return DueResubmit
 	}
-	return false, false
+	return ""
 }

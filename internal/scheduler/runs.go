@@ -121,6 +121,13 @@ func (r *Runs) Submit(site *config.Site, channel string, urls []string, force bo
 	return r.start(site, runner.Options{Trigger: "manual", Channels: r.channels(site, channel), URLs: urls, Force: force})
 }
 
+// RetryFailed starts a run of site on channel now that sends again only the URLs whose last
+// attempt failed — what `sitepush run --retry-failed` does — and returns its id once it has
+// started, as Trigger does.
+func (r *Runs) RetryFailed(site *config.Site, channel string) (int64, error) {
+	return r.start(site, runner.Options{Trigger: "manual", Channels: r.channels(site, channel), RetryFailed: true})
+}
+
 // start starts a run as opt says, in the background, and returns its id once it has started.
 func (r *Runs) start(site *config.Site, opt runner.Options) (int64, error) {
 	if !r.add() {

@@ -3,7 +3,6 @@ package server
 import (
 	"bytes"
 	"embed"
-	"fmt"
 	"html/template"
 	"net/http"
 	"strconv"
@@ -11,46 +10,33 @@ import (
 	"time"
 
 	"github.com/sitepush/sitepush/internal/api"
-	"github.com/sitepush/sitepush/internal/config"
 	"github.com/sitepush/sitepush/internal/version"
 )
 
 //go:embed templates
 var templates embed.FS
 
-// dashboardPage is parsed when first shown, not when sitepush starts: most commands never show it.
-var dashboardPage = sync.OnceValue(func() *template.Template {
-	return template.Must(template.New("dashboard.html").Funcs(template.FuncMap{
-		"deref": func(p *int) int { return *p },
-	}).ParseFS(templates, "templates/dashboard.html"))
+// dashboardPages are parsed when first shown, not when sitepush starts: most commands never show
+// them. Each page is a file of templates/ that uses layout.html's "top" and "bottom".
+var dashboardPages = sync.OnceValue(func() *template.Template {
+	return template.Must(template.New("").Funcs(templateFuncs()).ParseFS(templates, "templates/*.html"))
 })
 
-// dashboardData is what the page shows: the login form, or every site's status.
-type dashboardData struct {
-	Login    bool
-	Error    string
-	Version  string
-	Now      time.Time
-	Channels []string
-	Sites    []*api.SiteStatus
-}
-
-// dashboard shows every site's status to a browser with a session (or the bearer token), and
-// the login form to others.
-func (s *Server) dashboard(w http.ResponseWriter, r *http.Request) {
-	if !s.hasSession(r) {
-		given, present := api.Bearer(r)
-		if v := s.attempt(r, given, present, s.token); !v.ok {
-			s.loginPage(w, v, "")
-			return
-		}
-	}
-	all, err := s.statuses(r)
-	if err != nil {
-		s.answer(w, nil, err)
-		return
-	}
-	s.page(w, http.StatusOK, dashboardData{Version: version.Version(), Now: s.now().UTC(), Channels: config.Channels, Sites: all})
+// page is what every dashboard page gets: its own data in Data, and what the layout shows.
+type page struct {
+	Title string
+	// Login shows the login form (with Error) instead of a page.
+	Login bool
+	Error string
+	// Flash is the result of the action the browser just took.
+	Flash string
+	// CSRF is the session's token, for the forms that act.
+	CSRF    string
+	Version string
+	Now     time.Time
+	// Refresh, when set, reloads the page every so many seconds (a run going).
+	Refresh int
+	Data    any
 }
 
 // loginPage shows the login form: 429 with the wait to a client refused for its wrong tokens,
@@ -59,11 +45,11 @@ func (s *Server) loginPage(w http.ResponseWriter, v verdict, msg string) {
 	if v.wait > 0 {
 		secs := retryAfterSeconds(v.wait)
 		w.Header().Set("Retry-After", strconv.Itoa(secs))
-		s.page(w, http.StatusTooManyRequests, dashboardData{Login: true,
-			Error: fmt.Sprintf("Too many wrong tokens were sent from your address: try again in %d s.", secs)})
+		s.render(w, nil, http.StatusTooManyRequests, "login.html", page{Title: "Sign in", Login: true,
+			Error: "Too many wrong tokens were sent from your address: try again in " + strconv.Itoa(secs) + " s."})
 		return
 	}
-	s.page(w, http.StatusUnauthorized, dashboardData{Login: true, Error: msg})
+	s.render(w, nil, http.StatusUnauthorized, "login.html", page{Title: "Sign in", Login: true, Error: msg})
 }
 
 // login checks the token of the form and starts a session. The form must come from this
@@ -96,17 +82,22 @@ func (s *Server) sameOrigin(w http.ResponseWriter, r *http.Request) bool {
 	if err := s.origins.Check(r); err != nil {
 		s.logger.Warn("a form sent from another site was refused", "path", r.URL.Path, "origin", r.Header.Get("Origin"),
 			"client", clientOf(r).Addr().String())
-		s.page(w, http.StatusForbidden, dashboardData{Login: true,
+		s.render(w, nil, http.StatusForbidden, "login.html", page{Title: "Refused", Login: true,
 			Error: "This form was sent from another site, and was refused: sign in from sitepush's own page."})
 		return false
 	}
 	return true
 }
 
-func (s *Server) page(w http.ResponseWriter, status int, d dashboardData) {
+// render writes the dashboard page name with p; r, when given, gives the session's csrf token.
+func (s *Server) render(w http.ResponseWriter, r *http.Request, status int, name string, p page) {
+	p.Version, p.Now = version.Version(), s.now().UTC()
+	if r != nil {
+		p.CSRF = s.csrfToken(r)
+	}
 	var buf bytes.Buffer
-	if err := dashboardPage().Execute(&buf, d); err != nil {
-		s.logger.Error("rendering the dashboard", "err", err)
+	if err := dashboardPages().ExecuteTemplate(&buf, name, p); err != nil {
+		s.logger.Error("rendering the dashboard", "page", name, "err", err)
 		api.WriteError(w, http.StatusInternalServerError, "rendering the dashboard: "+err.Error())
 		return
 	}

@@ -19,6 +19,7 @@ import (
 type Runs interface {
 	Trigger(site *config.Site, channel string) (int64, error)
 	Submit(site *config.Site, channel string, urls []string, force bool) (int64, error)
+	RetryFailed(site *config.Site, channel string) (int64, error)
 	Active(site string) (int64, bool)
 }
 

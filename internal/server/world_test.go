@@ -69,7 +69,7 @@ func newWorld(t *testing.T) *world {
 
 	dir := t.TempDir()
 	doc := fmt.Sprintf(`defaults:
-  indexnow: {endpoints: [%s/indexnow], interval: 1ms}
+  indexnow: {endpoints: [%s/indexnow], interval: 1ms, backoff: [1ms]}
 sites:
   - id: filesite
     sitemaps: [%s/sitemap.xml]

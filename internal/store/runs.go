@@ -72,34 +72,12 @@ func (s *Store) FinishRun(ctx context.Context, rec *model.Record) (err error) {
 // (or killed before it finished) has only its start.
 func (s *Store) Runs(ctx context.Context, site string, limit int) (_ []model.Record, err error) {
 	defer s.failed(&err, "reading runs", site)
-	rows, err := s.rdb.QueryContext(ctx, `SELECT id, trigger, started_at, status, record FROM runs
+	rows, err := s.rdb.QueryContext(ctx, `SELECT id, site_id, trigger, started_at, status, record FROM runs
 		WHERE site_id = $1 ORDER BY started_at DESC, id DESC LIMIT $2`, site, limit)
 	if err != nil {
 		return nil, err
 	}
-	defer rows.Close()
-	var out []model.Record
-	for rows.Next() {
-		var r model.Record
-		var started int64
-		var body sql.NullString
-		if err := rows.Scan(&r.ID, &r.Trigger, &started, &r.Status, &body); err != nil {
-			return nil, err
-		}
-		if body.Valid {
-			if err := json.Unmarshal([]byte(body.String), &r); err != nil {
-				return nil, fmt.Errorf("run %d of site %q: %w", r.ID, site, err)
-			}
-		} else {
-			r.Site, r.StartedAt = site, time.UnixMilli(started).UTC()
-			r.Channels, r.Errors = map[string]*model.ChannelStats{}, []string{}
-			if r.Status != model.StatusRunning {
-				r.Errors = []string{interrupted}
-			}
-		}
-		out = append(out, r)
-	}
-	return out, rows.Err()
+	return scanRuns(rows)
 }
 
 // LastStarted returns when site's latest run started; zero when it never ran.

@@ -1,0 +1,100 @@
+package server
+
+import (
+	"errors"
+	"net/http"
+	"net/url"
+	"slices"
+	"strconv"
+
+	"github.com/sitepush/sitepush/internal/config"
+	"github.com/sitepush/sitepush/internal/runner"
+	"github.com/sitepush/sitepush/internal/scheduler"
+)
+
+// The dashboard's actions: POST forms (withForm checks the session, the origin and the csrf
+// token) that call what the commands call — Trigger as `sitepush run`, RetryFailed as `sitepush
+// run --retry-failed`, Submit as `sitepush submit --force` — and send the browser to the run's
+// page, which tells what was done (the flash) and follows the run.
+
+// flashOf is the result an action sent the browser back with, by the code in ?did=.
+func flashOf(r *http.Request) string {
+	switch r.URL.Query().Get("did") {
+	case "run":
+		return "The run started: this page follows it until it ends."
+	case "retry":
+		return "A run that sends the failed URLs again started: this page follows it until it ends."
+	case "submit":
+		return "The URL is being sent again: this page follows the run until it ends."
+	case "busy":
+		return "The site is being run now, so nothing new was started: try again when that run ends."
+	case "stopping":
+		return "sitepush is shutting down: it starts no new run."
+	case "nofailed":
+		return "The run did not start: " + r.URL.Query().Get("why")
+	}
+	return ""
+}
+
+// runNow starts a run of the site on the form's channel ("all" or one).
+func (s *Server) runNow(w http.ResponseWriter, r *http.Request) {
+	s.act(w, r, "run", func(site *config.Site, channel string) (int64, error) { return s.runs.Trigger(site, channel) })
+}
+
+// retryFailed starts a run that sends only the site's failed URLs again.
+func (s *Server) retryFailed(w http.ResponseWriter, r *http.Request) {
+	s.act(w, r, "retry", s.runs.RetryFailed)
+}
+
+// resubmit starts a run that sends the form's URL again, delivered and unchanged or not.
+func (s *Server) resubmit(w http.ResponseWriter, r *http.Request) {
+	s.act(w, r, "submit", func(site *config.Site, channel string) (int64, error) {
+		u := r.PostFormValue("url")
+		if why := runner.Refused(site, u); why != "" {
+			return 0, refusedURL(why)
+		}
+		return s.runs.Submit(site, channel, []string{u}, true)
+	})
+}
+
+// refusedURL is a URL the site does not take, and why.
+type refusedURL string
+
+func (e refusedURL) Error() string { return string(e) }
+
+// act reads the site and channel of an action's form, starts the run and sends the browser to
+// its page; what kept it from starting goes back to the site's page.
+func (s *Server) act(w http.ResponseWriter, r *http.Request, did string, start func(*config.Site, string) (int64, error)) {
+	e, ok := s.sites.Get(r.PathValue("id"))
+	if !ok {
+		s.notFound(w, r, "There is no site "+strconv.Quote(r.PathValue("id"))+".")
+		return
+	}
+	site := e.Site
+	channel := r.PostFormValue("channel")
+	if channel == "" {
+		channel = "all"
+	}
+	if channel != "all" && (!slices.Contains(config.Channels, channel) || !site.Enabled(channel)) {
+		s.render(w, r, http.StatusBadRequest, "message.html", page{Title: "Refused — sitepush",
+			Error: "Channel " + strconv.Quote(channel) + " is not enabled for site " + site.ID + "."})
+		return
+	}
+	id, err := start(site, channel)
+	back := "/sites/" + url.PathEscape(site.ID) + "?did="
+	var refused refusedURL
+	switch {
+	case errors.Is(err, runner.ErrBusy):
+		http.Redirect(w, r, back+"busy", http.StatusSeeOther)
+	case errors.Is(err, scheduler.ErrStopping):
+		http.Redirect(w, r, back+"stopping", http.StatusSeeOther)
+	case errors.As(err, &refused):
+		http.Redirect(w, r, back+"nofailed&why="+url.QueryEscape(string(refused)), http.StatusSeeOther)
+	case err != nil:
+		s.failedPage(w, r, err)
+	default:
+		s.cache.invalidate()
+		s.logger.Info("a run was started from the dashboard", "site", site.ID, "action", did, "channel", channel, "run", id)
+		http.Redirect(w, r, "/runs/"+strconv.FormatInt(id, 10)+"?did="+did, http.StatusSeeOther)
+	}
+}

@@ -1,0 +1,491 @@
+package server
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"html/template"
+	"net/http"
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/sitepush/sitepush/internal/api"
+	"github.com/sitepush/sitepush/internal/config"
+	"github.com/sitepush/sitepush/internal/model"
+	"github.com/sitepush/sitepush/internal/runner"
+	"github.com/sitepush/sitepush/internal/sites"
+	"github.com/sitepush/sitepush/internal/store"
+)
+
+// The dashboard's pages (docs/api.md, "The dashboard"): the overview, a site, a run, a URL's
+// story. Each is read from the state as it is asked for; the overview's reads are cached a
+// second, as /status's are.
+
+const (
+	runsPerPage   = 20
+	sparkDays     = 30
+	chartDays     = 90
+	failedShown   = 500
+	storiesShown  = 50
+	causesShown   = 10
+	feedShown     = 10
+	failureStreak = 50 // how far back consecutive failures are counted
+)
+
+// overviewRow is a site on the overview, and the head of its own page.
+type overviewRow struct {
+	*api.SiteStatus
+	// Health is what needs attention: failing, warning, running, never or ok; Rank sorts by it.
+	Health string
+	rank   int
+	// Streak counts the site's last runs in a row that failed or failed in part.
+	Streak int
+	// Known is how many URLs the last run read from the sitemaps.
+	Known    int
+	Channels []channelRow
+	// Quota is Bing's daily quota, used today and left; zero Limit when Bing is off.
+	QuotaUsed, QuotaLimit, QuotaLeft int
+	QuotaResets                      time.Time
+	Spark                            template.HTML
+	Sent30, Failed30                 int
+	LastError                        string
+}
+
+// channelRow is a channel's part of a site's overview.
+type channelRow struct {
+	Name    string
+	Enabled bool
+	// Due, Sent and Held are the last run's; Failed counts URLs failed now (due again).
+	Due, Sent, Held, Failed int
+}
+
+// overview shows every site, what needs attention first.
+func (s *Server) overview(w http.ResponseWriter, r *http.Request) {
+	v, err := s.cache.get("overview", func() (any, error) {
+		ctx, cancel := api.Detached(r)
+		defer cancel()
+		return s.overviewRows(ctx, r)
+	})
+	if err != nil {
+		s.failedPage(w, r, err)
+		return
+	}
+	s.render(w, r, http.StatusOK, "overview.html", page{Title: "sitepush — overview", Refresh: 30, Data: v})
+}
+
+// overviewRows builds the overview's rows, sorted so that what needs attention comes first.
+func (s *Server) overviewRows(ctx context.Context, r *http.Request) ([]*overviewRow, error) {
+	all, err := s.statuses(r)
+	if err != nil {
+		return nil, err
+	}
+	now := s.now().UTC()
+	since := now.AddDate(0, 0, -(sparkDays - 1))
+	days, err := s.state.DailyStats(ctx, since, "")
+	if err != nil {
+		return nil, err
+	}
+	spark := map[string][2][]int{}
+	for _, d := range days {
+		if d.Endpoint != "" {
+			continue
+		}
+		sf, ok := spark[d.Site]
+		if !ok {
+			sf = [2][]int{make([]int, sparkDays), make([]int, sparkDays)}
+			spark[d.Site] = sf
+		}
+		if i := dayIndex(since, d.Day); i >= 0 && i < sparkDays {
+			sf[0][i] += d.Successful
+			sf[1][i] += d.Failed
+		}
+	}
+	rows := make([]*overviewRow, 0, len(all))
+	for _, st := range all {
+		e, ok := s.sites.Get(st.SiteID)
+		if !ok {
+			continue
+		}
+		row, err := s.overviewRow(ctx, e, st)
+		if err != nil {
+			return nil, err
+		}
+		sf, ok := spark[st.SiteID]
+		if !ok {
+			sf = [2][]int{make([]int, sparkDays), make([]int, sparkDays)}
+		}
+		for i := range sf[0] {
+			row.Sent30 += sf[0][i]
+			row.Failed30 += sf[1][i]
+		}
+		row.Spark = sparkline(st.SiteID+": URLs accepted (up) and failed (down) per day over 30 days: "+num(row.Sent30)+" accepted, "+
+			num(row.Failed30)+" failed", sf[0], sf[1])
+		rows = append(rows, row)
+	}
+	slices.SortStableFunc(rows, func(a, b *overviewRow) int {
+		return cmp.Or(cmp.Compare(a.rank, b.rank), cmp.Compare(a.SiteID, b.SiteID))
+	})
+	return rows, nil
+}
+
+// dayIndex is how many days day (YYYY-MM-DD) is after since's day.
+func dayIndex(since time.Time, day string) int {
+	d, err := time.Parse(time.DateOnly, day)
+	if err != nil {
+		return -1
+	}
+	return int(d.Sub(since.Truncate(24*time.Hour)) / (24 * time.Hour))
+}
+
+// overviewRow reads what the overview shows of a site beside its status.
+func (s *Server) overviewRow(ctx context.Context, e sites.Entry, st *api.SiteStatus) (*overviewRow, error) {
+	row := &overviewRow{SiteStatus: st}
+	statuses, err := s.state.RecentStatuses(ctx, e.Site.ID, failureStreak)
+	if err != nil {
+		return nil, err
+	}
+	for _, status := range statuses {
+		if status != model.StatusFailed && status != model.StatusPartial {
+			break
+		}
+		row.Streak++
+	}
+	failed, err := s.state.FailedCounts(ctx, e.Site.ID)
+	if err != nil {
+		return nil, err
+	}
+	last := st.LastExecution
+	for _, name := range config.Channels {
+		c := channelRow{Name: name, Enabled: e.Site.Enabled(name), Failed: failed[name]}
+		if last != nil {
+			if cs := last.Channels[name]; cs != nil {
+				c.Due, c.Sent, c.Held = cs.Due, cs.Submitted, cs.Held
+			}
+		}
+		row.Channels = append(row.Channels, c)
+	}
+	if last != nil {
+		row.Known = last.TotalURLs
+		if len(last.Errors) > 0 {
+			row.LastError = last.Errors[0]
+		}
+	}
+	if st.Bing.Enabled {
+		row.QuotaLimit = st.Bing.DailyQuota
+		if st.Bing.TodayQuotaUsed != nil {
+			row.QuotaUsed = *st.Bing.TodayQuotaUsed
+		}
+		row.QuotaLeft = max(0, row.QuotaLimit-row.QuotaUsed)
+		row.QuotaResets = s.now().UTC().Truncate(24 * time.Hour).Add(24 * time.Hour)
+	}
+	row.Health, row.rank = health(st, row)
+	return row, nil
+}
+
+// health says how much a site needs attention, and its rank: lower comes first.
+func health(st *api.SiteStatus, row *overviewRow) (string, int) {
+	failed := 0
+	for _, c := range row.Channels {
+		failed += c.Failed
+	}
+	switch {
+	case st.LastExecution == nil:
+		return "never run", 3
+	case row.Streak > 0 && st.LastExecution.Status == model.StatusFailed:
+		return "failing", 0
+	case row.Streak > 0 || failed > 0:
+		return "needs attention", 1
+	case st.Status == model.StatusRunning:
+		return "running", 2
+	}
+	return "ok", 4
+}
+
+// sitePage is what a site's page shows.
+type sitePage struct {
+	Row      *overviewRow
+	Channels []string // enabled
+	Charts   []chart
+	Runs     []model.Record
+	// PageNo is the runs' page, from 1, of Pages; Total counts the site's runs.
+	PageNo, Pages, Total int
+	Causes               []store.Cause
+	Feed                 []model.FeedItem
+	Settings             string
+	Query                string
+}
+
+// chart is a channel's chart over some days, with its numbers as a table.
+type chart struct {
+	Channel string
+	Days    int
+	SVG     template.HTML
+	Rows    []chartRow
+}
+
+// chartRow is a day of a chart.
+type chartRow struct {
+	Day                string
+	Sent, Failed, Held int
+}
+
+// sitePageHandler shows one site: its charts, runs, failure causes, feed and settings.
+func (s *Server) sitePageHandler(w http.ResponseWriter, r *http.Request) {
+	e, ok := s.sites.Get(r.PathValue("id"))
+	if !ok {
+		s.notFound(w, r, "There is no site "+strconv.Quote(r.PathValue("id"))+".")
+		return
+	}
+	p, err := s.siteData(r, e)
+	if err != nil {
+		s.failedPage(w, r, err)
+		return
+	}
+	refresh := 0
+	if p.Row.Status == model.StatusRunning {
+		refresh = 5
+	}
+	s.render(w, r, http.StatusOK, "site.html", page{Title: e.Site.ID + " — sitepush", Flash: flashOf(r), Refresh: refresh, Data: p})
+}
+
+// siteData reads what a site's page shows.
+func (s *Server) siteData(r *http.Request, e sites.Entry) (*sitePage, error) {
+	ctx := r.Context()
+	id := e.Site.ID
+	st, err := s.siteStatus(ctx, e)
+	if err != nil {
+		return nil, err
+	}
+	row, err := s.overviewRow(ctx, e, st)
+	if err != nil {
+		return nil, err
+	}
+	p := &sitePage{Row: row}
+	for _, name := range config.Channels {
+		if e.Site.Enabled(name) {
+			p.Channels = append(p.Channels, name)
+		}
+	}
+	if p.Charts, err = s.charts(ctx, id, p.Channels); err != nil {
+		return nil, err
+	}
+	p.PageNo, _ = strconv.Atoi(r.URL.Query().Get("page"))
+	p.PageNo = max(1, p.PageNo)
+	if p.Runs, p.Total, err = s.state.RunsPage(ctx, id, (p.PageNo-1)*runsPerPage, runsPerPage); err != nil {
+		return nil, err
+	}
+	p.Pages = max(1, (p.Total+runsPerPage-1)/runsPerPage)
+	if p.Causes, err = s.state.FailureCauses(ctx, id, s.now().AddDate(0, 0, -chartDays), causesShown); err != nil {
+		return nil, err
+	}
+	if e.Site.Feed.Enabled {
+		if p.Feed, err = s.state.FeedItems(ctx, id, feedShown); err != nil {
+			return nil, err
+		}
+	}
+	settings, err := json.MarshalIndent(e.Site.Masked(), "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	p.Settings = string(settings)
+	return p, nil
+}
+
+// charts draws each channel's URLs accepted, failed and held per day over 30 and 90 days: the
+// daily statistics count the first two, the runs' records the held.
+func (s *Server) charts(ctx context.Context, site string, channels []string) ([]chart, error) {
+	today := s.now().UTC().Truncate(24 * time.Hour)
+	since := today.AddDate(0, 0, -(chartDays - 1))
+	days, err := s.state.ChannelDays(ctx, since, site)
+	if err != nil {
+		return nil, err
+	}
+	runs, err := s.state.RunsSince(ctx, site, since)
+	if err != nil {
+		return nil, err
+	}
+	byDay := map[string]map[string]*chartRow{}
+	row := func(ch, day string) *chartRow {
+		if byDay[ch] == nil {
+			byDay[ch] = map[string]*chartRow{}
+		}
+		if byDay[ch][day] == nil {
+			byDay[ch][day] = &chartRow{Day: day}
+		}
+		return byDay[ch][day]
+	}
+	for _, d := range days {
+		r := row(d.Channel, d.Day)
+		r.Sent, r.Failed = d.Successful, d.Failed
+	}
+	for _, rec := range runs {
+		for ch, cs := range rec.Channels {
+			row(ch, rec.StartedAt.UTC().Format(time.DateOnly)).Held += cs.Held
+		}
+	}
+	var out []chart
+	for _, n := range []int{30, chartDays} {
+		for _, ch := range channels {
+			c := chart{Channel: ch, Days: n}
+			var labels []string
+			parts := []series{{"accepted", colourSent, nil}, {"failed", colourFailed, nil}, {"held by quota", colourHeld, nil}}
+			for i := n - 1; i >= 0; i-- {
+				day := today.AddDate(0, 0, -i).Format(time.DateOnly)
+				r := chartRow{Day: day}
+				if have := byDay[ch][day]; have != nil {
+					r = *have
+				}
+				labels = append(labels, day)
+				parts[0].Values = append(parts[0].Values, r.Sent)
+				parts[1].Values = append(parts[1].Values, r.Failed)
+				parts[2].Values = append(parts[2].Values, r.Held)
+				if r.Sent+r.Failed+r.Held > 0 {
+					c.Rows = append(c.Rows, r)
+				}
+			}
+			c.SVG = barChart(ch+": URLs per day over "+strconv.Itoa(n)+" days", labels, parts)
+			out = append(out, c)
+		}
+	}
+	return out, nil
+}
+
+// runPage is what a run's page shows.
+type runPage struct {
+	Run      model.Record
+	Channels []string // those of the run, in the usual order
+	Failed   []store.FailedURL
+	Running  bool
+}
+
+// runPageHandler shows a run's execution record in full and the URLs that failed in it; it
+// reloads itself while the run goes.
+func (s *Server) runPageHandler(w http.ResponseWriter, r *http.Request) {
+	id, err := strconv.ParseInt(r.PathValue("id"), 10, 64)
+	if err != nil {
+		s.notFound(w, r, "A run's id is a number: /runs/42.")
+		return
+	}
+	rec, ok, err := s.state.Run(r.Context(), id)
+	if err != nil {
+		s.failedPage(w, r, err)
+		return
+	}
+	if !ok {
+		s.notFound(w, r, "There is no run "+strconv.FormatInt(id, 10)+": runs are kept 90 days.")
+		return
+	}
+	p := runPage{Run: rec, Running: rec.Status == model.StatusRunning}
+	for _, name := range config.Channels {
+		if rec.Channels[name] != nil {
+			p.Channels = append(p.Channels, name)
+		}
+	}
+	end := rec.FinishedAt
+	if end.IsZero() {
+		end = s.now()
+	}
+	if p.Failed, err = s.state.FailedURLs(r.Context(), rec.Site, rec.StartedAt, end, failedShown); err != nil {
+		s.failedPage(w, r, err)
+		return
+	}
+	refresh := 0
+	if p.Running {
+		refresh = 2
+	}
+	s.render(w, r, http.StatusOK, "run.html", page{Title: "Run " + strconv.FormatInt(id, 10) + " of " + rec.Site + " — sitepush",
+		Flash: flashOf(r), Refresh: refresh, Data: p})
+}
+
+// storyPage is what the URL search of a site shows.
+type storyPage struct {
+	Site     string
+	Query    string
+	Channels []string
+	URLs     []story
+}
+
+// story is a URL's state, and on each channel whether it is due now and why.
+type story struct {
+	store.URLState
+	Channels []channelStory
+}
+
+// channelStory is a URL on one channel.
+type channelStory struct {
+	Name      string
+	Delivery  store.Delivery
+	Delivered bool // ever had the URL
+	// Due says whether it is due now and why: new, failed, changed, resubmit, held by quota; ""
+	// when it is not.
+	Due string
+}
+
+// urlStories shows the story of a site's URLs matching ?q: the URL itself or those it prefixes.
+func (s *Server) urlStories(w http.ResponseWriter, r *http.Request) {
+	e, ok := s.sites.Get(r.PathValue("id"))
+	if !ok {
+		s.notFound(w, r, "There is no site "+strconv.Quote(r.PathValue("id"))+".")
+		return
+	}
+	p := storyPage{Site: e.Site.ID, Query: r.URL.Query().Get("q")}
+	for _, name := range config.Channels {
+		if e.Site.Enabled(name) {
+			p.Channels = append(p.Channels, name)
+		}
+	}
+	if p.Query != "" {
+		found, err := s.state.URLStory(r.Context(), e.Site.ID, p.Query, func(u string) int64 { return runner.URLHash([]byte(u)) }, storiesShown)
+		if err != nil {
+			s.failedPage(w, r, err)
+			return
+		}
+		held, err := s.quotaSpent(r.Context(), e.Site)
+		if err != nil {
+			s.failedPage(w, r, err)
+			return
+		}
+		for _, u := range found {
+			p.URLs = append(p.URLs, s.storyOf(e.Site, u, p.Channels, held))
+		}
+	}
+	s.render(w, r, http.StatusOK, "urls.html", page{Title: "URLs of " + e.Site.ID + " — sitepush", Flash: flashOf(r), Data: p})
+}
+
+// storyOf tells whether a URL is due on each channel, and why.
+func (s *Server) storyOf(site *config.Site, u store.URLState, channels []string, quotaSpent bool) story {
+	out := story{URLState: u}
+	now := s.now()
+	for _, name := range channels {
+		d, ok := u.Channels[name]
+		c := channelStory{Name: name, Delivery: d, Delivered: ok}
+		c.Due = runner.DueReason(d.State, u.Lastmod, site.ResubmitAfter.D(), now, name == "feed")
+		if c.Due != "" && name == "bing" && quotaSpent {
+			c.Due += ", held by quota until 00:00 UTC"
+		}
+		out.Channels = append(out.Channels, c)
+	}
+	return out
+}
+
+// quotaSpent reports whether site's Bing quota of today is spent.
+func (s *Server) quotaSpent(ctx context.Context, site *config.Site) (bool, error) {
+	if !site.Bing.Enabled {
+		return false, nil
+	}
+	used, full, err := s.state.QuotaUsed(ctx, site.ID, s.now().UTC().Format(time.DateOnly))
+	return full || (site.Bing.DailyQuota > 0 && used >= site.Bing.DailyQuota), err
+}
+
+// notFound shows a page that says what is missing.
+func (s *Server) notFound(w http.ResponseWriter, r *http.Request, msg string) {
+	s.render(w, r, http.StatusNotFound, "message.html", page{Title: "Not found — sitepush", Error: msg})
+}
+
+// failedPage shows that the state could not be read.
+func (s *Server) failedPage(w http.ResponseWriter, r *http.Request, err error) {
+	s.logger.Error("showing a dashboard page", "path", r.URL.Path, "err", err)
+	s.render(w, r, http.StatusServiceUnavailable, "message.html", page{Title: "Unavailable — sitepush",
+		Error: "The state could not be read: " + err.Error()})
+}

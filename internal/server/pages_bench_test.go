@@ -1,0 +1,94 @@
+package server
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/sitepush/sitepush/internal/channel"
+	"github.com/sitepush/sitepush/internal/config"
+	"github.com/sitepush/sitepush/internal/metrics"
+	"github.com/sitepush/sitepush/internal/runner"
+	"github.com/sitepush/sitepush/internal/scheduler"
+	"github.com/sitepush/sitepush/internal/sites"
+	"github.com/sitepush/sitepush/internal/store/storetest"
+)
+
+// BenchmarkPages measures the server-side time of each dashboard page, uncached, with 100 sites
+// and 90 days of history, one of them (site-000) with SITEPUSH_BENCH_URLS URLs in its catalogue
+// (1,000,000 unless set) of which 1% failed on IndexNow.
+func BenchmarkPages(b *testing.B) {
+	const nSites, days = 100, 90
+	nURLs := 1_000_000
+	if v, err := strconv.Atoi(os.Getenv("SITEPUSH_BENCH_URLS")); err == nil {
+		nURLs = v
+	}
+	st := storetest.Open(b)
+	var doc strings.Builder
+	doc.WriteString("sites:\n")
+	for s := range nSites {
+		fmt.Fprintf(&doc, "  - {id: site-%03d, sitemaps: [https://s%d.example/sitemap.xml], bing: {enabled: true, apiKey: k%d}, feed: {enabled: true}}\n", s, s, s)
+	}
+	cfg, err := config.Parse([]byte(doc.String()), b.TempDir(), nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	history(b, st, nSites, days)
+	ctx := context.Background()
+	now := time.Now().UTC()
+	const batch = 10_000
+	for from := 0; from < nURLs; from += batch {
+		pages := make([]channel.Page, 0, batch)
+		var failed []channel.Due
+		for i := from; i < min(nURLs, from+batch); i++ {
+			u := fmt.Sprintf("https://s0.example/posts/%07d", i)
+			h := runner.URLHash([]byte(u))
+			pages = append(pages, channel.Page{URL: u, Hash: h, Lastmod: now.Add(-time.Hour)})
+			if i%100 == 0 {
+				failed = append(failed, channel.Due{Hash: h})
+			}
+		}
+		if _, err := st.SyncCatalog(ctx, "site-000", now, pages, config.Channels, false); err != nil {
+			b.Fatal(err)
+		}
+		due := make([]channel.Due, len(pages))
+		for i, p := range pages {
+			due[i] = channel.Due{Hash: p.Hash, Lastmod: p.Lastmod}
+		}
+		st.RecordOutcome(ctx, "site-000", now, channel.Outcome{Channel: "indexnow", URLs: due, Delivered: true})
+		st.RecordOutcome(ctx, "site-000", now, channel.Outcome{Channel: "indexnow", URLs: failed, Err: "HTTP 503 from https://e/indexnow"})
+	}
+	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
+	registry := sites.New(cfg, st, logger)
+	registry.Load(ctx)
+	runs := scheduler.NewRuns(runner.New(st), func(*config.Site, string) []channel.Channel { return nil }, nil, logger, 1)
+	m := metrics.New(prometheus.NewRegistry(), registry.Sites, st, logger)
+	api := New(Options{Sites: registry, Runs: runs, State: st, Metrics: m.Handler(), AdminToken: token, Logger: logger})
+	handler := api.Handler()
+	recs, _ := st.Runs(ctx, "site-000", 1)
+	for _, path := range []string{"/", "/sites/site-000", "/sites/site-042", "/runs/" + strconv.FormatInt(recs[0].ID, 10),
+		"/sites/site-000/urls?q=https://s0.example/posts/0004200", "/sites/site-000/urls?q=https://s0.example/posts/00042"} {
+		b.Run(strings.NewReplacer("/", "_", "?", "_").Replace(path), func(b *testing.B) {
+			for b.Loop() {
+				api.Invalidate()
+				req := httptest.NewRequest("GET", path, nil)
+				req.Header.Set("Authorization", "Bearer "+token)
+				rec := httptest.NewRecorder()
+				handler.ServeHTTP(rec, req)
+				if rec.Code != http.StatusOK {
+					b.Fatalf("%s: %d", path, rec.Code)
+				}
+			}
+		})
+	}
+}

@@ -1,0 +1,258 @@
+package server
+
+import (
+	"io"
+	"net/http"
+	"net/http/cookiejar"
+	"net/url"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/sitepush/sitepush/internal/config"
+	"github.com/sitepush/sitepush/internal/enginetest"
+)
+
+// browser is a client of the dashboard that signed in with the login form, as a person's
+// browser does: it keeps the session cookie, sends its Origin and does not follow redirects.
+type browser struct {
+	t      *testing.T
+	w      *world
+	client *http.Client
+}
+
+func (w *world) signIn() *browser {
+	w.t.Helper()
+	jar, _ := cookiejar.New(nil)
+	b := &browser{t: w.t, w: w, client: &http.Client{Jar: jar,
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}}
+	if st, _, _ := b.post("/login", url.Values{"token": {token}}); st != http.StatusSeeOther {
+		w.t.Fatalf("POST /login: %d", st)
+	}
+	return b
+}
+
+// get fetches a page and returns its status and HTML.
+func (b *browser) get(path string) (int, string) {
+	b.t.Helper()
+	resp, err := b.client.Get(b.w.http.URL + path)
+	if err != nil {
+		b.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(body)
+}
+
+// post sends a form from the dashboard's own origin and returns the status, the body and where
+// it redirects.
+func (b *browser) post(path string, form url.Values) (int, string, string) {
+	b.t.Helper()
+	req, _ := http.NewRequest("POST", b.w.http.URL+path, strings.NewReader(form.Encode()))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.Header.Set("Origin", b.w.http.URL)
+	resp, err := b.client.Do(req)
+	if err != nil {
+		b.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(body), resp.Header.Get("Location")
+}
+
+// csrf is the token of the page's forms.
+func csrf(t *testing.T, html string) string {
+	t.Helper()
+	m := regexp.MustCompile(`name="csrf" value="([^"]+)"`).FindStringSubmatch(html)
+	if m == nil {
+		t.Fatal("the page has no form with a csrf token")
+	}
+	return m[1]
+}
+
+// runOnce runs the site from the dashboard and waits for the run to end; it returns the run's
+// page path.
+func (b *browser) runOnce(action string, form url.Values) string {
+	b.t.Helper()
+	_, html := b.get("/sites/filesite")
+	form.Set("csrf", csrf(b.t, html))
+	st, body, loc := b.post("/sites/filesite/"+action, form)
+	if st != http.StatusSeeOther || !strings.HasPrefix(loc, "/runs/") {
+		b.t.Fatalf("POST /sites/filesite/%s: %d to %q: %s", action, st, loc, body)
+	}
+	b.w.waitFinished("filesite")
+	return loc
+}
+
+func TestPagesNeedASession(t *testing.T) {
+	w := newWorld(t)
+	for _, path := range []string{"/", "/sites/filesite", "/runs/1", "/sites/filesite/urls?q=x"} {
+		resp, err := http.Get(w.http.URL + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusUnauthorized || !strings.Contains(string(body), `name="token"`) {
+			t.Errorf("GET %s without a session: %d, want 401 and the login form", path, resp.StatusCode)
+		}
+	}
+}
+
+func TestOverviewShowsSitesAttentionFirst(t *testing.T) {
+	w := newWorld(t)
+	b := w.signIn()
+	w.engine.Fail(enginetest.Fault{Status: 503}, enginetest.Fault{Status: 503}, enginetest.Fault{Status: 503}, enginetest.Fault{Status: 503})
+	b.runOnce("run", url.Values{"channel": {"indexnow"}})
+	st, html := b.get("/")
+	if st != http.StatusOK {
+		t.Fatalf("GET /: %d", st)
+	}
+	for _, want := range []string{`href="/sites/filesite"`, "<svg", "Bing quota", "resets at 00:00 UTC", "<title>sitepush — overview</title>", "Last error"} {
+		if !strings.Contains(html, want) {
+			t.Errorf("the overview lacks %q", want)
+		}
+	}
+	if !regexp.MustCompile(`failing|needs attention`).MatchString(html) {
+		t.Error("the overview does not say the site needs attention after a failed run")
+	}
+}
+
+func TestSitePageChartsRunsAndCauses(t *testing.T) {
+	w := newWorld(t)
+	b := w.signIn()
+	w.engine.Fail(enginetest.Fault{Status: 503}, enginetest.Fault{Status: 503}, enginetest.Fault{Status: 503}, enginetest.Fault{Status: 503})
+	run := b.runOnce("run", url.Values{})
+	st, html := b.get("/sites/filesite")
+	if st != http.StatusOK {
+		t.Fatalf("GET /sites/filesite: %d", st)
+	}
+	if n := strings.Count(html, `<svg class="chart"`); n != 6 {
+		t.Errorf("%d charts, want 30 and 90 days of three channels", n)
+	}
+	for _, want := range []string{`href="` + strings.SplitN(run, "?", 2)[0] + `"`, "HTTP 503", "Fix:", "accepted", "held by quota",
+		`name="csrf"`, `action="/sites/filesite/retry"`, `&#34;apiKey&#34;: &#34;` + config.MaskKey(bingKey)} {
+		if !strings.Contains(html, want) {
+			t.Errorf("the site page lacks %q", want)
+		}
+	}
+	if strings.Contains(html, bingKey) {
+		t.Error("the site page shows Bing's API key unmasked")
+	}
+	if st, _ := b.get("/sites/nosuch"); st != http.StatusNotFound {
+		t.Errorf("GET /sites/nosuch: %d, want 404", st)
+	}
+}
+
+func TestRunPageShowsFailedURLs(t *testing.T) {
+	w := newWorld(t)
+	b := w.signIn()
+	w.engine.Fail(enginetest.Fault{Status: 503}, enginetest.Fault{Status: 503}, enginetest.Fault{Status: 503}, enginetest.Fault{Status: 503})
+	run := b.runOnce("run", url.Values{"channel": {"indexnow"}})
+	st, html := b.get(run)
+	if st != http.StatusOK {
+		t.Fatalf("GET %s: %d", run, st)
+	}
+	for _, want := range []string{"The run started", "/blog/post-3", "503", "Endpoints", "indexnow"} {
+		if !strings.Contains(html, want) {
+			t.Errorf("the run page lacks %q", want)
+		}
+	}
+	if st, _ := b.get("/runs/999999"); st != http.StatusNotFound {
+		t.Errorf("GET /runs/999999: %d, want 404", st)
+	}
+}
+
+func TestURLStory(t *testing.T) {
+	w := newWorld(t)
+	b := w.signIn()
+	w.engine.Fail(enginetest.Fault{Status: 503}, enginetest.Fault{Status: 503}, enginetest.Fault{Status: 503}, enginetest.Fault{Status: 503})
+	b.runOnce("run", url.Values{"channel": {"indexnow"}})
+	one := w.site.URL + "/blog/post-7"
+	st, html := b.get("/sites/filesite/urls?q=" + url.QueryEscape(one))
+	if st != http.StatusOK || strings.Count(html, `<h2 class="url">`) != 1 {
+		t.Fatalf("the story of %s: %d, %d URLs", one, st, strings.Count(html, `<h2 class="url">`))
+	}
+	for _, want := range []string{"due: failed", "HTTP 503", "due: new", "First seen"} {
+		if !strings.Contains(html, want) {
+			t.Errorf("the story of %s lacks %q", one, want)
+		}
+	}
+	_, html = b.get("/sites/filesite/urls?q=" + url.QueryEscape(w.site.URL+"/blog/post-2"))
+	if n := strings.Count(html, `<h2 class="url">`); n != 1 {
+		t.Errorf("…/post-2, a URL, found %d URLs, want it alone", n)
+	}
+	_, html = b.get("/sites/filesite/urls?q=" + url.QueryEscape(w.site.URL+"/blog/"))
+	if n := strings.Count(html, `<h2 class="url">`); n != 25 {
+		t.Errorf("the prefix …/blog/ found %d URLs, want 25", n)
+	}
+}
+
+func TestActionsNeedTheCSRFToken(t *testing.T) {
+	w := newWorld(t)
+	b := w.signIn()
+	for _, action := range []string{"run", "retry", "resubmit"} {
+		if st, _, _ := b.post("/sites/filesite/"+action, url.Values{"channel": {"all"}}); st != http.StatusForbidden {
+			t.Errorf("POST %s without csrf: %d, want 403", action, st)
+		}
+		if st, _, _ := b.post("/sites/filesite/"+action, url.Values{"csrf": {"forged"}}); st != http.StatusForbidden {
+			t.Errorf("POST %s with a forged csrf: %d, want 403", action, st)
+		}
+	}
+	other := w.signIn()
+	_, html := other.get("/sites/filesite")
+	req, _ := http.NewRequest("POST", w.http.URL+"/sites/filesite/run", strings.NewReader(url.Values{"csrf": {csrf(t, html)}}.Encode()))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.Header.Set("Origin", "http://evil.example")
+	resp, err := other.client.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusForbidden {
+		t.Errorf("POST run from another origin with the token: %d, want 403", resp.StatusCode)
+	}
+	if n := len(w.engine.Submissions()); n != 0 {
+		t.Errorf("refused forms reached the engine %d times", n)
+	}
+}
+
+func TestRetryFailedSendsOnlyTheFailed(t *testing.T) {
+	w := newWorld(t)
+	b := w.signIn()
+	w.engine.Fail(enginetest.Fault{Status: 503}, enginetest.Fault{Status: 503}, enginetest.Fault{Status: 503}, enginetest.Fault{Status: 503})
+	b.runOnce("run", url.Values{"channel": {"indexnow"}})
+	// a new page appears: the retry must leave it for the next run
+	w.files["/sitemap.xml"] = strings.Replace(w.files["/sitemap.xml"], "</urlset>", "<url><loc>"+w.site.URL+"/blog/new</loc></url></urlset>", 1)
+	before := len(w.engine.Accepted())
+	run := b.runOnce("retry", url.Values{"channel": {"indexnow"}})
+	sent := w.engine.Accepted()[before:]
+	if len(sent) != 25 {
+		t.Errorf("retry failed sent %d URLs, want the 25 that failed", len(sent))
+	}
+	for _, u := range sent {
+		if strings.HasSuffix(u, "/blog/new") {
+			t.Error("retry failed sent a URL that never failed")
+		}
+	}
+	if _, html := b.get(run); !strings.Contains(html, "sends the failed URLs again") {
+		t.Error("the run page does not flash the retry")
+	}
+}
+
+func TestResubmitOneURL(t *testing.T) {
+	w := newWorld(t)
+	b := w.signIn()
+	b.runOnce("run", url.Values{"channel": {"indexnow"}})
+	one := w.site.URL + "/blog/post-4"
+	before := len(w.engine.Accepted())
+	b.runOnce("resubmit", url.Values{"channel": {"indexnow"}, "url": {one}})
+	if sent := w.engine.Accepted()[before:]; len(sent) != 1 || sent[0] != one {
+		t.Errorf("resubmit sent %v, want only %s (delivered and unchanged: forced)", sent, one)
+	}
+	_, html := b.get("/sites/filesite")
+	st, _, loc := b.post("/sites/filesite/resubmit", url.Values{"csrf": {csrf(t, html)}, "url": {"https://elsewhere.example/x"}})
+	if st != http.StatusSeeOther || !strings.Contains(loc, "did=nofailed") {
+		t.Errorf("resubmit of another host's URL: %d to %q, want back to the site page with why", st, loc)
+	}
+}
