@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"database/sql"
+	"fmt"
 	"time"
 
 	"github.com/sitepush/sitepush/internal/channel"
@@ -58,6 +59,11 @@ func (s *Store) RecordOutcome(ctx context.Context, site string, now time.Time, o
 	if o.Skipped {
 		return tx.Commit()
 	}
+	if !o.Delivered || o.Rejected {
+		if err := recordFailedAttempts(ctx, tx, site, now, o); err != nil {
+			return err
+		}
+	}
 	ok, failed := len(o.URLs), 0
 	if !o.Delivered {
 		ok, failed = 0, len(o.URLs)
@@ -111,4 +117,38 @@ func addStats(ctx context.Context, tx *sql.Tx, r statsRow) error {
 			last_success = COALESCE(excluded.last_success, daily_stats.last_success)`,
 		r.day, r.site, r.channel, r.endpoint, r.requests, r.total, r.successful, r.failed, success)
 	return err
+}
+
+// keepAttempts is how many failed attempts of a URL on a channel the state keeps, the newest.
+const keepAttempts = 3
+
+// recordFailedAttempts keeps a failed or rejected outcome in each URL's story, and only the
+// newest keepAttempts of the URL on the channel.
+func recordFailedAttempts(ctx context.Context, tx *sql.Tx, site string, now time.Time, o channel.Outcome) error {
+	outcome := "failed"
+	if o.Rejected {
+		outcome = "rejected"
+	}
+	insert, err := tx.PrepareContext(ctx, `INSERT INTO failed_attempts (site_id, url_hash, channel, at, outcome, error)
+		VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (site_id, url_hash, channel, at) DO UPDATE SET outcome = excluded.outcome, error = excluded.error`)
+	if err != nil {
+		return err
+	}
+	defer insert.Close()
+	prune, err := tx.PrepareContext(ctx, `DELETE FROM failed_attempts WHERE site_id = $1 AND url_hash = $2 AND channel = $3 AND at < (
+		SELECT min(at) FROM (SELECT at FROM failed_attempts WHERE site_id = $1 AND url_hash = $2 AND channel = $3 ORDER BY at DESC LIMIT `+
+		fmt.Sprint(keepAttempts)+`) AS newest)`)
+	if err != nil {
+		return err
+	}
+	defer prune.Close()
+	for _, d := range o.URLs {
+		if _, err := insert.ExecContext(ctx, site, d.Hash, o.Channel, now.UnixMilli(), outcome, o.Err); err != nil {
+			return err
+		}
+		if _, err := prune.ExecContext(ctx, site, d.Hash, o.Channel); err != nil {
+			return err
+		}
+	}
+	return nil
 }

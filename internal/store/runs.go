@@ -39,8 +39,8 @@ func (s *Store) StartRun(ctx context.Context, site, trigger string, now time.Tim
 // interrupted is the error of a run whose process died before it finished.
 const interrupted = "interrupted: the process running it stopped before it finished; what it delivered was recorded"
 
-// FinishRun stores a finished execution record, and drops records, statistics and Bing quota
-// counts of the site older than 90 days.
+// FinishRun stores a finished execution record, and drops records, statistics, Bing quota
+// counts and failed attempts of the site older than 90 days.
 func (s *Store) FinishRun(ctx context.Context, rec *model.Record) (err error) {
 	defer s.failed(&err, fmt.Sprintf("recording the end of run %d", rec.ID), rec.Site)
 	body, err := json.Marshal(rec)
@@ -58,6 +58,9 @@ func (s *Store) FinishRun(ctx context.Context, rec *model.Record) (err error) {
 	}
 	cutoff := rec.FinishedAt.Add(-keepHistory)
 	if _, err := tx.ExecContext(ctx, `DELETE FROM runs WHERE site_id = $1 AND started_at < $2`, rec.Site, cutoff.UnixMilli()); err != nil {
+		return err
+	}
+	if _, err := tx.ExecContext(ctx, `DELETE FROM failed_attempts WHERE site_id = $1 AND at < $2`, rec.Site, cutoff.UnixMilli()); err != nil {
 		return err
 	}
 	for _, table := range []string{"daily_stats", "bing_quota"} {

@@ -2,3 +2,18 @@
 -- of a run, the failure causes of a period), found without reading the site's other deliveries.
 -- Partial: it holds only the failures, not a row per URL.
 CREATE INDEX deliveries_failed ON deliveries (site_id, last_attempt) WHERE outcome IN ('failed', 'rejected');
+-- A site's failed URLs counted per channel from the index alone.
+CREATE INDEX deliveries_failed_by_channel ON deliveries (site_id, channel, outcome) WHERE outcome IN ('failed', 'rejected');
+
+-- The failed attempts of each URL on each channel, the last few (a URL's story): a success is
+-- the delivery's own row. Bounded per URL and channel when written, dropped after 90 days.
+CREATE TABLE failed_attempts (
+    site_id  TEXT    NOT NULL,
+    url_hash INTEGER NOT NULL,
+    channel  TEXT    NOT NULL,
+    at       INTEGER NOT NULL,
+    outcome  TEXT    NOT NULL, -- 'failed' or 'rejected'
+    error    TEXT    NOT NULL,
+    PRIMARY KEY (site_id, url_hash, channel, at)
+) WITHOUT ROWID;
+CREATE INDEX failed_attempts_by_time ON failed_attempts (site_id, at);
