@@ -173,7 +173,7 @@ func TestURLStory(t *testing.T) {
 	if st != http.StatusOK || strings.Count(html, `<h2 class="url">`) != 1 {
 		t.Fatalf("the story of %s: %d, %d URLs", one, st, strings.Count(html, `<h2 class="url">`))
 	}
-	for _, want := range []string{"due: failed", "HTTP 503", "due: new", "First seen"} {
+	for _, want := range []string{"due: failed", "HTTP 503", "due: new", "First seen", "1 failed attempt kept"} {
 		if !strings.Contains(html, want) {
 			t.Errorf("the story of %s lacks %q", one, want)
 		}

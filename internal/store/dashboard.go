@@ -218,6 +218,15 @@ type Delivery struct {
 	Attempts    int    // since the last success, that one included
 	LastError   string
 	LastAttempt time.Time
+	// Failures are the newest failed attempts kept (at most 3, of the last 90 days), newest first.
+	Failures []Failure
+}
+
+// Failure is one failed attempt of a URL on a channel.
+type Failure struct {
+	At      time.Time
+	Outcome string // failed or rejected
+	Error   string
 }
 
 // URLStory returns the state of site's URL q — an index seek by its hash — or, when no URL is
@@ -238,6 +247,9 @@ func (s *Store) URLStory(ctx context.Context, site, q string, hash func(string) 
 		hashes[i] = hash(f.URL)
 	}
 	if err := s.deliveriesOf(ctx, site, hashes, found); err != nil {
+		return nil, err
+	}
+	if err := s.failuresOf(ctx, site, hashes, found); err != nil {
 		return nil, err
 	}
 	return found, nil
@@ -292,6 +304,36 @@ func (s *Store) deliveriesOf(ctx context.Context, site string, hashes []int64, f
 			d.State.Failures = d.Attempts
 		}
 		if i, ok := at[h]; ok {
+			found[i].Channels[ch] = d
+		}
+	}
+	return rows.Err()
+}
+
+// failuresOf adds to the channels of found (whose hashes are aligned with it) their failed
+// attempts kept, newest first.
+func (s *Store) failuresOf(ctx context.Context, site string, hashes []int64, found []URLState) error {
+	at := make(map[int64]int, len(hashes))
+	for i, h := range hashes {
+		at[h] = i
+	}
+	rows, err := s.rdb.QueryContext(ctx, `SELECT url_hash, channel, at, outcome, error FROM failed_attempts
+		WHERE site_id = $1 AND `+s.inHashes("url_hash", 2)+` ORDER BY url_hash, channel, at DESC`, site, s.hashParam(hashes))
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var h, when int64
+		var ch string
+		var f Failure
+		if err := rows.Scan(&h, &ch, &when, &f.Outcome, &f.Error); err != nil {
+			return err
+		}
+		f.At = time.UnixMilli(when).UTC()
+		if i, ok := at[h]; ok {
+			d := found[i].Channels[ch]
+			d.Failures = append(d.Failures, f)
 			found[i].Channels[ch] = d
 		}
 	}

@@ -2,6 +2,7 @@ package store_test
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
 
@@ -94,5 +95,43 @@ func TestDashboardReads(t *testing.T) {
 	}
 	if none, err := s.URLStory(ctx, "a", "https://b.example/", hash, 10); err != nil || len(none) != 0 {
 		t.Errorf("URLStory(another host) = %+v, %v", none, err)
+	}
+}
+
+// TestAURLKeepsItsLastFailures: a URL's story keeps its newest failed attempts, three per
+// channel, and drops them after 90 days.
+func TestAURLKeepsItsLastFailures(t *testing.T) {
+	ctx := context.Background()
+	s := storetest.Open(t)
+	u := "https://a.example/flaky"
+	if _, err := s.SyncCatalog(ctx, "a", t0, []channel.Page{{URL: u, Hash: hashOf(u)}}, []string{"indexnow", "bing"}, false); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 5 {
+		err := s.RecordOutcome(ctx, "a", t0.Add(time.Duration(i)*time.Minute), channel.Outcome{Channel: "indexnow",
+			URLs: []channel.Due{{Hash: hashOf(u), Retry: i > 0, Failures: i}}, Err: fmt.Sprintf("HTTP 503, try %d", i)})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	s.RecordOutcome(ctx, "a", t0.Add(time.Hour), channel.Outcome{Channel: "bing", URLs: []channel.Due{{Hash: hashOf(u)}}, Rejected: true, Err: "InvalidUrl"})
+	s.RecordOutcome(ctx, "a", t0.Add(2*time.Hour), channel.Outcome{Channel: "indexnow", URLs: []channel.Due{{Hash: hashOf(u)}}, Delivered: true})
+	story, err := s.URLStory(ctx, "a", u, hashOf, 10)
+	if err != nil || len(story) != 1 {
+		t.Fatalf("%v %v", story, err)
+	}
+	in := story[0].Channels["indexnow"]
+	if len(in.Failures) != 3 || in.Failures[0].Error != "HTTP 503, try 4" || in.Failures[2].Error != "HTTP 503, try 2" || in.Outcome != "ok" {
+		t.Errorf("indexnow: %+v", in)
+	}
+	if b := story[0].Channels["bing"]; len(b.Failures) != 1 || b.Failures[0].Outcome != "rejected" {
+		t.Errorf("bing: %+v", b)
+	}
+	id, _ := s.StartRun(ctx, "a", "cli", t0.Add(91*24*time.Hour))
+	if err := s.FinishRun(ctx, &model.Record{ID: id, Site: "a", Status: model.StatusOK, FinishedAt: t0.Add(91 * 24 * time.Hour)}); err != nil {
+		t.Fatal(err)
+	}
+	if story, _ = s.URLStory(ctx, "a", u, hashOf, 10); len(story[0].Channels["indexnow"].Failures)+len(story[0].Channels["bing"].Failures) != 0 {
+		t.Errorf("failures older than 90 days are kept: %+v", story[0].Channels)
 	}
 }
