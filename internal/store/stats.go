@@ -1,8 +1,11 @@
 package store
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/sitepush/sitepush/internal/model"
@@ -16,8 +19,10 @@ func (s *Store) ChannelDays(ctx context.Context, since time.Time, site string) (
 		WHERE endpoint = '' AND day >= $1 GROUP BY day, channel ORDER BY day, channel`
 	args := []any{day(since)}
 	if site != "" {
+		// In the order of the index daily_stats_by_site, sorted by day below: ordered by day,
+		// SQLite would read the days of every site.
 		q = `SELECT day, channel, total, successful, failed FROM daily_stats
-		WHERE site_id = $2 AND endpoint = '' AND day >= $1 ORDER BY day, channel`
+		WHERE site_id = $2 AND endpoint = '' AND day >= $1 ORDER BY channel, day`
 		args = append(args, site)
 	}
 	rows, err := s.rdb.QueryContext(ctx, q, args...)
@@ -33,6 +38,9 @@ func (s *Store) ChannelDays(ctx context.Context, since time.Time, site string) (
 		}
 		out = append(out, d)
 	}
+	slices.SortStableFunc(out, func(a, b model.ChannelDay) int {
+		return cmp.Or(strings.Compare(a.Day, b.Day), strings.Compare(a.Channel, b.Channel))
+	})
 	return out, rows.Err()
 }
 

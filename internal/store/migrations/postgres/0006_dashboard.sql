@@ -17,3 +17,9 @@ CREATE TABLE failed_attempts (
     PRIMARY KEY (site_id, url_hash, channel, at)
 );
 CREATE INDEX failed_attempts_by_time ON failed_attempts (site_id, at);
+
+-- A site's statistics of the channels (endpoint ''), and when each last accepted a URL, read by
+-- index seeks: every page and /status reads them for every site.
+DROP INDEX daily_stats_by_site;
+CREATE INDEX daily_stats_by_site ON daily_stats (site_id, endpoint, channel, day);
+CREATE INDEX daily_stats_last_success ON daily_stats (site_id, endpoint, channel, last_success);
