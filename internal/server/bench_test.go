@@ -68,16 +68,7 @@ func history(b *testing.B, st *store.Store, n, days int) {
 func BenchmarkAPIUnderLoad(b *testing.B) {
 	const nSites, days, clients = 100, 90, 200
 	st := storetest.Open(b)
-	var doc strings.Builder
-	doc.WriteString("sites:\n")
-	for s := range nSites {
-		fmt.Fprintf(&doc, "  - {id: site-%03d, sitemaps: [https://s%d.example/sitemap.xml], bing: {enabled: true, apiKey: k%d}, feed: {enabled: true}}\n", s, s, s)
-	}
-	cfg, err := config.Parse([]byte(doc.String()), b.TempDir(), nil)
-	if err != nil {
-		b.Fatal(err)
-	}
-	history(b, st, nSites, days)
+	cfg := benchSites(b, st, nSites, days)
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
 	registry := sites.New(cfg, st, logger)
 	registry.Load(context.Background())
@@ -192,4 +183,19 @@ func (t *timings) percentile(p float64) float64 {
 	defer t.mu.Unlock()
 	slices.Sort(t.d)
 	return float64(t.d[int(p*float64(len(t.d)-1))].Microseconds()) / 1000
+}
+
+// benchSites is the configuration of nSites sites, each with days of history in st.
+func benchSites(b *testing.B, st *store.Store, nSites, days int) *config.Config {
+	var doc strings.Builder
+	doc.WriteString("sites:\n")
+	for s := range nSites {
+		fmt.Fprintf(&doc, "  - {id: site-%03d, sitemaps: [https://s%d.example/sitemap.xml], bing: {enabled: true, apiKey: k%d}, feed: {enabled: true}}\n", s, s, s)
+	}
+	cfg, err := config.Parse([]byte(doc.String()), b.TempDir(), nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	history(b, st, nSites, days)
+	return cfg
 }

@@ -34,16 +34,7 @@ func BenchmarkPages(b *testing.B) {
 		nURLs = v
 	}
 	st := storetest.Open(b)
-	var doc strings.Builder
-	doc.WriteString("sites:\n")
-	for s := range nSites {
-		fmt.Fprintf(&doc, "  - {id: site-%03d, sitemaps: [https://s%d.example/sitemap.xml], bing: {enabled: true, apiKey: k%d}, feed: {enabled: true}}\n", s, s, s)
-	}
-	cfg, err := config.Parse([]byte(doc.String()), b.TempDir(), nil)
-	if err != nil {
-		b.Fatal(err)
-	}
-	history(b, st, nSites, days)
+	cfg := benchSites(b, st, nSites, days)
 	ctx := context.Background()
 	now := time.Now().UTC()
 	const batch = 10_000
