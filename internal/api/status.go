@@ -74,70 +74,84 @@ type Live struct {
 
 // Status builds a site's status at now from its state; source says where the site comes from.
 func Status(ctx context.Context, st State, site *config.Site, source string, now time.Time, live Live) (*SiteStatus, error) {
-	now = now.UTC()
-	out := &SiteStatus{SiteID: site.ID, Source: source, Status: "idle", Schedule: site.Schedule,
-		Channels: map[string]*ChannelStatus{}, Bing: BingStatus{Enabled: site.Bing.Enabled}}
-	if sched := site.Cron(); sched != nil {
-		out.NextRun = sched.Next(now)
-	}
-	if live.RunningID != 0 {
-		out.Status, out.RunningRunID = "running", live.RunningID
-	} else if leased, err := st.Leased(ctx, site.ID, now); err != nil {
+	reads, err := readSite(ctx, st, site, now.UTC())
+	if err != nil {
 		return nil, err
-	} else if leased {
-		out.Status = "running"
 	}
-	runs, err := st.Runs(ctx, site.ID, 1)
+	return FromReads(ctx, reads, site, source, now, live), nil
+}
+
+// readSite reads what a site's status needs, with a few queries of the site.
+func readSite(ctx context.Context, st State, site *config.Site, now time.Time) (*model.SiteReads, error) {
+	id := site.ID
+	r := &model.SiteReads{Leased: map[string]bool{}, LastRun: map[string]*model.Record{}, Today: map[string]map[string]model.ChannelDay{id: {}},
+		LastSuccess: map[string]map[string]time.Time{id: {}}, QuotaUsed: map[string]int{}, QuotaFull: map[string]bool{}}
+	leased, err := st.Leased(ctx, id, now)
+	if err != nil {
+		return nil, err
+	}
+	r.Leased[id] = leased
+	runs, err := st.Runs(ctx, id, 1)
 	if err != nil {
 		return nil, err
 	}
 	if len(runs) > 0 {
-		out.LastExecution = &runs[0]
+		r.LastRun[id] = &runs[0]
 	}
-	if err := channels(ctx, st, site, now, out); err != nil {
+	days, err := st.ChannelDays(ctx, now, id)
+	if err != nil {
 		return nil, err
 	}
-	if site.Bing.Enabled {
-		if err := bingBlock(ctx, st, site, now, live, out); err != nil {
+	for _, d := range days {
+		r.Today[id][d.Channel] = d
+	}
+	for _, name := range config.Channels {
+		if r.LastSuccess[id][name], err = st.LastSuccess(ctx, id, name); err != nil {
 			return nil, err
 		}
 	}
-	return out, nil
+	if site.Bing.Enabled {
+		if r.QuotaUsed[id], r.QuotaFull[id], err = st.QuotaUsed(ctx, id, now.Format(time.DateOnly)); err != nil {
+			return nil, err
+		}
+	}
+	return r, nil
 }
 
-// channels fills each channel's part of a status: today's counts and the last accepted URL.
-func channels(ctx context.Context, st State, site *config.Site, now time.Time, out *SiteStatus) error {
-	days, err := st.ChannelDays(ctx, now, site.ID)
-	if err != nil {
-		return err
+// FromReads builds a site's status at now from reads — of this site, or of every site at once
+// (model.SiteReads) — asking Bing, through live, what it leaves today.
+func FromReads(ctx context.Context, reads *model.SiteReads, site *config.Site, source string, now time.Time, live Live) *SiteStatus {
+	now = now.UTC()
+	out := &SiteStatus{SiteID: site.ID, Source: source, Status: "idle", Schedule: site.Schedule, LastExecution: reads.LastRun[site.ID],
+		Channels: map[string]*ChannelStatus{}, Bing: BingStatus{Enabled: site.Bing.Enabled}}
+	if sched := site.Cron(); sched != nil {
+		out.NextRun = sched.Next(now)
+	}
+	switch {
+	case live.RunningID != 0:
+		out.Status, out.RunningRunID = "running", live.RunningID
+	case reads.Leased[site.ID]:
+		out.Status = "running"
 	}
 	for _, name := range config.Channels {
 		cs := &ChannelStatus{Enabled: site.Enabled(name)}
-		for _, d := range days {
-			if d.Channel == name {
-				cs.Today = DayCounts{d.Total, d.Successful, d.Failed}
-			}
-		}
-		last, err := st.LastSuccess(ctx, site.ID, name)
-		if err != nil {
-			return err
-		}
-		if !last.IsZero() {
+		d := reads.Today[site.ID][name]
+		cs.Today = DayCounts{d.Total, d.Successful, d.Failed}
+		if last := reads.LastSuccess[site.ID][name]; !last.IsZero() {
 			cs.LastSubmission = &last
 		}
 		out.Channels[name] = cs
 	}
 	out.Channels["feed"].Path = "/feeds/" + site.ID + ".xml"
-	return nil
+	if site.Bing.Enabled {
+		bingBlock(ctx, reads.QuotaUsed[site.ID], reads.QuotaFull[site.ID], site, live, out)
+	}
+	return out
 }
 
 // bingBlock fills the Bing block: the day's quota as sitepush counts it, lowered to what Bing
 // says is left when it is asked.
-func bingBlock(ctx context.Context, st State, site *config.Site, now time.Time, live Live, out *SiteStatus) error {
-	used, full, err := st.QuotaUsed(ctx, site.ID, now.Format(time.DateOnly))
-	if err != nil {
-		return err
-	}
+func bingBlock(ctx context.Context, used int, full bool, site *config.Site, live Live, out *SiteStatus) {
 	q := bing.Quota{Daily: site.Bing.DailyQuota, Used: used, Full: full}
 	if live.BingLeft != nil {
 		if left, err := live.BingLeft(ctx); err != nil {
@@ -150,5 +164,4 @@ func bingBlock(ctx context.Context, st State, site *config.Site, now time.Time, 
 	remaining := q.Left()
 	out.Bing.DailyQuota, out.Bing.TodayQuotaUsed, out.Bing.TodayQuotaRemaining = site.Bing.DailyQuota, &used, &remaining
 	out.Bing.LastSubmission = out.Channels["bing"].LastSubmission
-	return nil
 }

@@ -35,3 +35,20 @@ type ChannelDay struct {
 	Successful int
 	Failed     int
 }
+
+// SiteReads are what every site's status needs from the state, read for all sites at once: a
+// store that can (the SQL store) answers the dashboard's overview and GET /status in a few
+// queries, not a few per site. Keyed by site id.
+type SiteReads struct {
+	// Leased holds the sites a run holds the lease of.
+	Leased map[string]bool
+	// LastRun is each site's latest execution record.
+	LastRun map[string]*Record
+	// Today is each site's URL-level statistics of today, per channel.
+	Today map[string]map[string]ChannelDay
+	// LastSuccess is when each channel of each site last accepted a URL.
+	LastSuccess map[string]map[string]time.Time
+	// QuotaUsed and QuotaFull are each site's Bing quota of today.
+	QuotaUsed map[string]int
+	QuotaFull map[string]bool
+}

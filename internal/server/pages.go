@@ -82,15 +82,16 @@ func (s *Server) overviewRows(ctx context.Context, r *http.Request) ([]*overview
 	}
 	now := s.now().UTC()
 	since := now.AddDate(0, 0, -(sparkDays - 1))
-	days, err := s.state.DailyStats(ctx, since, "")
+	days, err := s.state.SiteDays(ctx, since)
+	if err != nil {
+		return nil, err
+	}
+	failed, err := s.state.FailedCountsAll(ctx)
 	if err != nil {
 		return nil, err
 	}
 	spark := map[string][2][]int{}
 	for _, d := range days {
-		if d.Endpoint != "" {
-			continue
-		}
 		sf, ok := spark[d.Site]
 		if !ok {
 			sf = [2][]int{make([]int, sparkDays), make([]int, sparkDays)}
@@ -107,10 +108,11 @@ func (s *Server) overviewRows(ctx context.Context, r *http.Request) ([]*overview
 		if !ok {
 			continue
 		}
-		row, err := s.overviewRow(ctx, e, st)
+		statuses, err := s.recentFailures(ctx, st)
 		if err != nil {
 			return nil, err
 		}
+		row := s.overviewRow(e, st, statuses, failed[st.SiteID])
 		sf, ok := spark[st.SiteID]
 		if !ok {
 			sf = [2][]int{make([]int, sparkDays), make([]int, sparkDays)}
@@ -129,6 +131,17 @@ func (s *Server) overviewRows(ctx context.Context, r *http.Request) ([]*overview
 	return rows, nil
 }
 
+// recentFailures returns the statuses of a site's last runs, newest first, when its last run
+// failed (in part): they count the failures in a row. A site whose last run went well has none
+// to count, and costs no query.
+func (s *Server) recentFailures(ctx context.Context, st *api.SiteStatus) ([]string, error) {
+	last := st.LastExecution
+	if last == nil || last.Status != model.StatusFailed && last.Status != model.StatusPartial {
+		return nil, nil
+	}
+	return s.state.RecentStatuses(ctx, st.SiteID, failureStreak)
+}
+
 // dayIndex is how many days day (YYYY-MM-DD) is after since's day.
 func dayIndex(since time.Time, day string) int {
 	d, err := time.Parse(time.DateOnly, day)
@@ -139,21 +152,13 @@ func dayIndex(since time.Time, day string) int {
 }
 
 // overviewRow reads what the overview shows of a site beside its status.
-func (s *Server) overviewRow(ctx context.Context, e sites.Entry, st *api.SiteStatus) (*overviewRow, error) {
+func (s *Server) overviewRow(e sites.Entry, st *api.SiteStatus, statuses []string, failed map[string]int) *overviewRow {
 	row := &overviewRow{SiteStatus: st}
-	statuses, err := s.state.RecentStatuses(ctx, e.Site.ID, failureStreak)
-	if err != nil {
-		return nil, err
-	}
 	for _, status := range statuses {
 		if status != model.StatusFailed && status != model.StatusPartial {
 			break
 		}
 		row.Streak++
-	}
-	failed, err := s.state.FailedCounts(ctx, e.Site.ID)
-	if err != nil {
-		return nil, err
 	}
 	last := st.LastExecution
 	for _, name := range config.Channels {
@@ -180,7 +185,7 @@ func (s *Server) overviewRow(ctx context.Context, e sites.Entry, st *api.SiteSta
 		row.QuotaResets = s.now().UTC().Truncate(24 * time.Hour).Add(24 * time.Hour)
 	}
 	row.Health, row.rank = health(st, row)
-	return row, nil
+	return row
 }
 
 // health says how much a site needs attention, and its rank: lower comes first.
@@ -257,11 +262,15 @@ func (s *Server) siteData(r *http.Request, e sites.Entry) (*sitePage, error) {
 	if err != nil {
 		return nil, err
 	}
-	row, err := s.overviewRow(ctx, e, st)
+	statuses, err := s.state.RecentStatuses(ctx, id, failureStreak)
 	if err != nil {
 		return nil, err
 	}
-	p := &sitePage{Row: row}
+	failed, err := s.state.FailedCounts(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	p := &sitePage{Row: s.overviewRow(e, st, statuses, failed)}
 	for _, name := range config.Channels {
 		if e.Site.Enabled(name) {
 			p.Channels = append(p.Channels, name)

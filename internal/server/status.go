@@ -61,18 +61,20 @@ func (s *Server) status(w http.ResponseWriter, r *http.Request) {
 	s.answer(w, v, err)
 }
 
-// statuses returns every site's status, for GET /status and the dashboard.
+// statuses returns every site's status, for GET /status and the dashboard: read for all sites
+// at once.
 func (s *Server) statuses(r *http.Request) ([]*api.SiteStatus, error) {
 	v, err := s.cache.get("statuses", func() (any, error) {
 		ctx, cancel := api.Detached(r)
 		defer cancel()
+		now := s.now()
+		reads, err := s.state.SiteReads(ctx, now)
+		if err != nil {
+			return nil, err
+		}
 		out := []*api.SiteStatus{}
 		for _, e := range s.sites.All() {
-			st, err := s.siteStatus(ctx, e)
-			if err != nil {
-				return nil, err
-			}
-			out = append(out, st)
+			out = append(out, api.FromReads(ctx, reads, e.Site, e.Source, now, s.live(e)))
 		}
 		return out, nil
 	})
@@ -83,6 +85,12 @@ func (s *Server) statuses(r *http.Request) ([]*api.SiteStatus, error) {
 }
 
 func (s *Server) siteStatus(ctx context.Context, e sites.Entry) (*api.SiteStatus, error) {
+	return api.Status(ctx, s.state, e.Site, e.Source, s.now(), s.live(e))
+}
+
+// live is what this process knows of a site beyond the state: its run going here, and how to
+// ask Bing what it leaves today.
+func (s *Server) live(e sites.Entry) api.Live {
 	live := api.Live{}
 	if id, ok := s.runs.Active(e.Site.ID); ok {
 		live.RunningID = id
@@ -90,7 +98,7 @@ func (s *Server) siteStatus(ctx context.Context, e sites.Entry) (*api.SiteStatus
 	if s.bingQuota != nil {
 		live.BingLeft = func(ctx context.Context) (int, error) { return s.bingSays(ctx, e.Site) }
 	}
-	return api.Status(ctx, s.state, e.Site, e.Source, s.now(), live)
+	return live
 }
 
 // answer writes a cached JSON answer, or the error that kept it from being made.

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"fmt"
 	"time"
+	"unicode/utf8"
 
 	"github.com/sitepush/sitepush/internal/channel"
 )
@@ -42,6 +43,7 @@ func (s *Store) RecordOutcome(ctx context.Context, site string, now time.Time, o
 	if err != nil {
 		return err
 	}
+	o.Err = clipError(o.Err)
 	for _, d := range o.URLs {
 		args := []any{site, d.Hash, o.Channel, o.Err, now.UnixMilli()}
 		switch {
@@ -151,4 +153,20 @@ func recordFailedAttempts(ctx context.Context, tx *sql.Tx, site string, now time
 		}
 	}
 	return nil
+}
+
+// maxErrorBytes bounds an error as the state keeps it: it is a key of the index of failures,
+// whose entries PostgreSQL bounds (about 2,700 bytes).
+const maxErrorBytes = 1000
+
+// clipError cuts an error to maxErrorBytes, at a character's start, marking the cut.
+func clipError(msg string) string {
+	if len(msg) <= maxErrorBytes {
+		return msg
+	}
+	cut := maxErrorBytes - len("…")
+	for cut > 0 && !utf8.RuneStart(msg[cut]) {
+		cut--
+	}
+	return msg[:cut] + "…"
 }

@@ -4,8 +4,10 @@ import (
 	"context"
 	"database/sql"
 	"slices"
+	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/sitepush/sitepush/internal/channel"
 	"github.com/sitepush/sitepush/internal/model"
@@ -159,4 +161,16 @@ func TestSkippedIsKnownButNotCounted(t *testing.T) {
 
 func page(h int64, lastmod time.Time) channel.Page {
 	return channel.Page{Hash: h, URL: "https://a.example/" + string(rune('a'+h%26)) + time.Duration(h).String(), Lastmod: lastmod}
+}
+
+func TestALongErrorIsClipped(t *testing.T) {
+	s, db := openRaw(t)
+	long := strings.Repeat("é", 2000)
+	if err := s.RecordOutcome(ctx, "a", t0, channel.Outcome{Channel: "indexnow", URLs: []channel.Due{{Hash: 9}}, Err: long}); err != nil {
+		t.Fatal(err)
+	}
+	d := delivery(t, db, 9, "indexnow")
+	if n := len(d.lastError.String); n > 1000 || !utf8.ValidString(d.lastError.String) || !strings.HasSuffix(d.lastError.String, "…") {
+		t.Errorf("a 4,000-byte error is kept as %d bytes, valid UTF-8 %v", n, utf8.ValidString(d.lastError.String))
+	}
 }

@@ -1,7 +1,7 @@
 -- For the dashboard: a site's failed and rejected URLs, by the time of their last attempt (those
 -- of a run, the failure causes of a period), found without reading the site's other deliveries.
--- Partial: it holds only the failures, not a row per URL.
-CREATE INDEX deliveries_failed ON deliveries (site_id, last_attempt) WHERE outcome IN ('failed', 'rejected');
+-- Partial: it holds only the failures, not a row per URL; covering: the causes are counted from it.
+CREATE INDEX deliveries_failed ON deliveries (site_id, last_attempt, channel, outcome, last_error) WHERE outcome IN ('failed', 'rejected');
 -- A site's failed URLs counted per channel from the index alone.
 CREATE INDEX deliveries_failed_by_channel ON deliveries (site_id, channel, outcome) WHERE outcome IN ('failed', 'rejected');
 
