@@ -121,4 +121,6 @@ type Request struct {
 	Accepted bool
 	Status   int // HTTP status, 0 when no answer came
 	Latency  time.Duration
+	// Retry is set when the request repeats one of the same URLs that failed or was throttled.
+	Retry bool
 }

@@ -78,6 +78,10 @@ type EndpointStats struct {
 	Accepted      int     `json:"accepted"`
 	Failed        int     `json:"failed"`
 	AvgResponseMS float64 `json:"avgResponseMs"`
+	// Retries counts the requests that repeated one that failed or was throttled.
+	Retries int `json:"retries,omitempty"`
+	// Statuses counts the answers by HTTP status ("200", "429"), "none" when none came.
+	Statuses map[string]int `json:"statuses,omitempty"`
 }
 
 // AddError keeps the first maxErrors errors of a run, each once.

@@ -3,6 +3,7 @@ package runner
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"sync"
 	"time"
 
@@ -56,6 +57,13 @@ func (r *recorder) Requested(req channel.Request) {
 	} else {
 		ep.Failed++
 	}
+	if req.Retry {
+		ep.Retries++
+	}
+	if ep.Statuses == nil {
+		ep.Statuses = map[string]int{}
+	}
+	ep.Statuses[statusKey(req.Status)]++
 	r.latency[ep] += req.Latency
 	ep.AvgResponseMS = float64(r.latency[ep].Microseconds()) / 1000 / float64(ep.Requests)
 	// Statistics are best effort: a failure to count one request must not stop delivery.
@@ -148,4 +156,12 @@ func (r *recorder) endWaits(channel string) {
 	for _, c := range w.causes {
 		r.rec.AddNote(fmt.Sprintf("%s: %s", channel, c))
 	}
+}
+
+// statusKey is how an answer's status is counted: its HTTP status, or "none".
+func statusKey(status int) string {
+	if status == 0 {
+		return "none"
+	}
+	return strconv.Itoa(status)
 }

@@ -153,7 +153,7 @@ func TestRunPageShowsFailedURLs(t *testing.T) {
 	if st != http.StatusOK {
 		t.Fatalf("GET %s: %d", run, st)
 	}
-	for _, want := range []string{"The run started", "/blog/post-3", "503", "Endpoints", "indexnow"} {
+	for _, want := range []string{"The run started", "/blog/post-3", "503", "Endpoints", "indexnow", "HTTP 503 ×4", `<td class="n">3</td>`} {
 		if !strings.Contains(html, want) {
 			t.Errorf("the run page lacks %q", want)
 		}

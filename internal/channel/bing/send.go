@@ -124,7 +124,7 @@ func (c *Channel) send(ctx context.Context, urls []channel.Due, rep channel.Repo
 		start := time.Now()
 		a = c.attempt(ctx, list)
 		rep.Requested(channel.Request{Channel: name, Endpoint: c.cfg.Endpoint, URLs: len(list), Accepted: a.verdict == accepted,
-			Status: a.status, Latency: time.Since(start)})
+			Status: a.status, Latency: time.Since(start), Retry: attempt > 0})
 		switch {
 		case a.verdict == throttled, a.verdict == retryLater && a.asked != "":
 			// Every 429 (and a 503 that says when to come back) holds the next requests, this

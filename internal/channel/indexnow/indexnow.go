@@ -170,7 +170,7 @@ func (c *Channel) submit(ctx context.Context, e *endpoint, urls []channel.Due, r
 		start := time.Now()
 		a := c.attempt(ctx, e.url, sub)
 		rep.Requested(channel.Request{Channel: name, Endpoint: e.url, URLs: sub.n, Accepted: a.verdict == accepted,
-			Status: a.status, Latency: time.Since(start)})
+			Status: a.status, Latency: time.Since(start), Retry: attempt > 0})
 		switch a.verdict {
 		case accepted, refused:
 			return a, false
