@@ -28,8 +28,10 @@ import (
 )
 
 // history fills a store with days of history of n sites: a run every 6 hours, and each day's
-// statistics of three channels and their endpoints.
+// statistics of three channels and their endpoints; the runs of a quarter of the sites failed
+// these last two days.
 func history(b *testing.B, st *store.Store, n, days int) {
+	b.Helper()
 	ctx := context.Background()
 	today := time.Now().UTC().Truncate(24 * time.Hour)
 	for s := range n {
@@ -52,6 +54,9 @@ func history(b *testing.B, st *store.Store, n, days int) {
 				}
 				rec := &model.Record{ID: id, Site: site, Trigger: "schedule", StartedAt: start, FinishedAt: start.Add(time.Minute),
 					Status: model.StatusOK, Channels: map[string]*model.ChannelStats{"indexnow": {Due: 20, Submitted: 20}}, Errors: []string{}}
+				if s%4 == 0 && d < 2 { // a quarter of the sites failing for two days: the overview counts their failures in a row
+					rec.Status, rec.Errors = model.StatusFailed, []string{"indexnow: HTTP 503 from https://e/indexnow"}
+				}
 				if err := st.FinishRun(ctx, rec); err != nil {
 					b.Fatal(err)
 				}
