@@ -240,6 +240,8 @@ func TestABadConfiguration(t *testing.T) {
 			`site "a": sitemaps[0] "sitemap.xml" must be an http(s) URL`},
 		{"a rule", `{"sites": [{"id": "a", "sitemaps": ["https://a.example/s.xml"], "bing": {"enabled": true}}]}`,
 			`site "a": bing.apiKey is required when bing.enabled is true`},
+		{"no channel on", `{"sites": [{"id": "a", "sitemaps": ["https://a.example/s.xml"], "indexnow": {"key": "abcdefgh"}}]}`,
+			`site "a": no channel is on, so a run would read its sitemaps and send nothing`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			w := newWorld(t)
