@@ -117,10 +117,10 @@ func (s *Store) writeCatalog(ctx context.Context, site string, now time.Time, pa
 		return err
 	}
 	defer tx.Rollback()
-	if err := writePages(ctx, tx, site, now, added, insertPagesSQL); err != nil {
+	if err := s.writePages(ctx, tx, site, now, added, insertPagesSQL); err != nil {
 		return err
 	}
-	if err := writePages(ctx, tx, site, now, changed, updatePagesSQL); err != nil {
+	if err := s.writePages(ctx, tx, site, now, changed, updatePagesSQL); err != nil {
 		return err
 	}
 	return tx.Commit()
@@ -129,7 +129,7 @@ func (s *Store) writeCatalog(ctx context.Context, site string, now time.Time, pa
 // insertPagesSQL adds n new URLs, found by one run while another one may add them too.
 func insertPagesSQL(n int) string {
 	return `INSERT INTO urls (site_id, url_hash, url, lastmod, first_seen, last_seen) VALUES ` +
-		valuesList(n, 3, `$1, ?, ?, ?, $2, $2`) + ` ON CONFLICT (site_id, url_hash) DO NOTHING`
+		valuesList(n, `$1, ?, ?, ?, $2, $2`) + ` ON CONFLICT (site_id, url_hash) DO NOTHING`
 }
 
 // updatePagesSQL updates n known URLs: a URL no longer in the catalogue stays out. PostgreSQL
@@ -137,21 +137,23 @@ func insertPagesSQL(n int) string {
 // column1 (url_hash), column2 (url) and column3 (lastmod).
 func updatePagesSQL(n int) string {
 	return `UPDATE urls SET url = v.column2, lastmod = v.column3, last_seen = $2 FROM (VALUES ` +
-		valuesList(n, 3, `CAST(? AS BIGINT), CAST(? AS TEXT), CAST(? AS BIGINT)`) +
+		valuesList(n, `CAST(? AS BIGINT), CAST(? AS TEXT), CAST(? AS BIGINT)`) +
 		`) AS v WHERE urls.site_id = $1 AND urls.url_hash = v.column1`
 }
 
 // writePages writes pages, sorted by hash, rowsPerStatement at a time, by statement: that of n
 // rows of (url_hash, url, lastmod), $1 being the site and $2 the time.
-func writePages(ctx context.Context, tx *sql.Tx, site string, now time.Time, pages []channel.Page, statement func(n int) string) error {
+func (s *Store) writePages(ctx context.Context, tx *sql.Tx, site string, now time.Time, pages []channel.Page, statement func(n int) string) error {
 	slices.SortFunc(pages, func(a, b channel.Page) int { return cmp.Compare(a.Hash, b.Hash) })
-	args := make([]any, 0, 2+3*min(len(pages), rowsPerStatement))
+	shared := []any{site, now.UnixMilli()}
+	perRow := make([]any, 0, 3*min(len(pages), rowsPerStatement))
 	return inChunks(len(pages), func(i int) int64 { return pages[i].Hash }, func(lo, hi int) error {
-		args = append(args[:0], site, now.UnixMilli())
+		perRow = perRow[:0]
 		for _, p := range pages[lo:hi] {
-			args = append(args, p.Hash, p.URL, ms(p.Lastmod))
+			perRow = append(perRow, p.Hash, p.URL, ms(p.Lastmod))
 		}
-		_, err := tx.ExecContext(ctx, statement(hi-lo), args...)
+		query, args := s.bind(statement(hi-lo), shared, perRow)
+		_, err := tx.ExecContext(ctx, query, args...)
 		return err
 	})
 }

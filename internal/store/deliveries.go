@@ -32,7 +32,7 @@ func (s *Store) RecordOutcome(ctx context.Context, site string, now time.Time, o
 		return err
 	}
 	defer tx.Rollback()
-	if err := recordDeliveries(ctx, tx, site, now, o); err != nil {
+	if err := s.recordDeliveries(ctx, tx, site, now, o); err != nil {
 		return err
 	}
 	if o.Skipped {
@@ -56,32 +56,29 @@ func (s *Store) RecordOutcome(ctx context.Context, site string, now time.Time, o
 // recordDeliveries upserts the delivery state of an outcome's URLs, sorted by hash. A rejected
 // URL is recorded like a delivered one, so that it is not due again until it changes, but with
 // its outcome and error; a failure keeps the lastmod and time of the last success.
-func recordDeliveries(ctx context.Context, tx *sql.Tx, site string, now time.Time, o channel.Outcome) error {
-	failure := !o.Delivered && !o.Rejected && !o.Skipped
-	outcome, msg := "ok", sql.NullString{}
+func (s *Store) recordDeliveries(ctx context.Context, tx *sql.Tx, site string, now time.Time, o channel.Outcome) error {
+	shared, query, withLastmod := []any{site, o.Channel, now.UnixMilli(), o.Err}, failureSQL, true
 	switch {
 	case o.Rejected:
-		outcome, msg = "rejected", sql.NullString{String: o.Err, Valid: true}
+		shared, query = []any{site, o.Channel, now.UnixMilli(), "rejected", o.Err}, answerSQL
 	case o.Skipped:
-		outcome = "skipped"
+		shared, query = []any{site, o.Channel, now.UnixMilli(), "skipped", nil}, answerSQL
+	case o.Delivered:
+		shared, query = []any{site, o.Channel, now.UnixMilli(), "ok", nil}, answerSQL
+	default:
+		withLastmod = false
 	}
-	args := make([]any, 0, 5+2*min(len(o.URLs), rowsPerStatement))
+	perRow := make([]any, 0, 2*min(len(o.URLs), rowsPerStatement))
 	return inChunks(len(o.URLs), func(i int) int64 { return o.URLs[i].Hash }, func(lo, hi int) error {
-		var query string
-		if failure {
-			args = append(args[:0], site, o.Channel, now.UnixMilli(), o.Err)
-			for _, d := range o.URLs[lo:hi] {
-				args = append(args, d.Hash)
+		perRow = perRow[:0]
+		for _, d := range o.URLs[lo:hi] {
+			perRow = append(perRow, d.Hash)
+			if withLastmod {
+				perRow = append(perRow, ms(d.Lastmod))
 			}
-			query = failureSQL(hi - lo)
-		} else {
-			args = append(args[:0], site, o.Channel, now.UnixMilli(), outcome, msg)
-			for _, d := range o.URLs[lo:hi] {
-				args = append(args, d.Hash, ms(d.Lastmod))
-			}
-			query = answerSQL(hi - lo)
 		}
-		_, err := tx.ExecContext(ctx, query, args...)
+		q, args := s.bind(query(hi-lo), shared, perRow)
+		_, err := tx.ExecContext(ctx, q, args...)
 		return err
 	})
 }
@@ -90,7 +87,7 @@ func recordDeliveries(ctx context.Context, tx *sql.Tx, site string, now time.Tim
 // time, $4 the outcome, $5 the error, then each URL's hash and lastmod.
 func answerSQL(n int) string {
 	return `INSERT INTO deliveries (site_id, url_hash, channel, lastmod, delivered_at, outcome, attempts, last_error, last_attempt)
-		VALUES ` + valuesList(n, 6, `$1, ?, $2, ?, $3, $4, 1, $5, $3`) + `
+		VALUES ` + valuesList(n, `$1, ?, $2, ?, $3, $4, 1, $5, $3`) + `
 		ON CONFLICT (site_id, url_hash, channel) DO UPDATE SET lastmod = excluded.lastmod,
 			delivered_at = excluded.delivered_at, outcome = excluded.outcome, attempts = ` + attemptsSQL + `,
 			last_error = excluded.last_error, last_attempt = excluded.last_attempt`
@@ -100,7 +97,7 @@ func answerSQL(n int) string {
 // the error, then each URL's hash.
 func failureSQL(n int) string {
 	return `INSERT INTO deliveries (site_id, url_hash, channel, lastmod, delivered_at, outcome, attempts, last_error, last_attempt)
-		VALUES ` + valuesList(n, 5, `$1, ?, $2, NULL, NULL, 'failed', 1, $4, $3`) + `
+		VALUES ` + valuesList(n, `$1, ?, $2, NULL, NULL, 'failed', 1, $4, $3`) + `
 		ON CONFLICT (site_id, url_hash, channel) DO UPDATE SET outcome = 'failed', attempts = ` + attemptsSQL + `,
 			last_error = excluded.last_error, last_attempt = excluded.last_attempt`
 }
@@ -160,15 +157,17 @@ func (s *Store) recordFailedAttempts(ctx context.Context, tx *sql.Tx, site strin
 	if o.Rejected {
 		outcome = "rejected"
 	}
-	args := make([]any, 0, 5+min(len(o.URLs), rowsPerStatement))
+	shared := []any{site, o.Channel, now.UnixMilli(), outcome, o.Err}
+	perRow := make([]any, 0, min(len(o.URLs), rowsPerStatement))
 	err := inChunks(len(o.URLs), func(i int) int64 { return o.URLs[i].Hash }, func(lo, hi int) error {
-		args = append(args[:0], site, o.Channel, now.UnixMilli(), outcome, o.Err)
+		perRow = perRow[:0]
 		for _, d := range o.URLs[lo:hi] {
-			args = append(args, d.Hash)
+			perRow = append(perRow, d.Hash)
 		}
-		_, err := tx.ExecContext(ctx, `INSERT INTO failed_attempts (site_id, url_hash, channel, at, outcome, error)
-			VALUES `+valuesList(hi-lo, 6, `$1, ?, $2, $3, $4, $5`)+`
-			ON CONFLICT (site_id, url_hash, channel, at) DO UPDATE SET outcome = excluded.outcome, error = excluded.error`, args...)
+		query, args := s.bind(`INSERT INTO failed_attempts (site_id, url_hash, channel, at, outcome, error)
+			VALUES `+valuesList(hi-lo, `$1, ?, $2, $3, $4, $5`)+`
+			ON CONFLICT (site_id, url_hash, channel, at) DO UPDATE SET outcome = excluded.outcome, error = excluded.error`, shared, perRow)
+		_, err := tx.ExecContext(ctx, query, args...)
 		return err
 	})
 	if err != nil {
