@@ -1,8 +1,10 @@
 package store
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
+	"slices"
 	"time"
 
 	"github.com/sitepush/sitepush/internal/channel"
@@ -91,13 +93,10 @@ func (s *Store) readCatalog(ctx context.Context, site string, hashes []int64, in
 	return have, rows.Err()
 }
 
-// writeCatalog inserts new URLs, updates changed ones and refreshes stale last_seen times.
+// writeCatalog inserts new URLs, updates changed ones and refreshes stale last_seen times, in one
+// transaction, by multi-row statements in hash order.
 func (s *Store) writeCatalog(ctx context.Context, site string, now time.Time, pages []channel.Page, index map[int64]int, have map[int64]known) error {
-	type change struct {
-		page  channel.Page
-		isNew bool
-	}
-	var changes []change
+	var added, changed []channel.Page
 	for i, p := range pages {
 		if index[p.Hash] != i {
 			continue
@@ -105,12 +104,12 @@ func (s *Store) writeCatalog(ctx context.Context, site string, now time.Time, pa
 		k, ok := have[p.Hash]
 		switch {
 		case !ok:
-			changes = append(changes, change{p, true})
+			added = append(added, p)
 		case k.url != p.URL || k.lastmod != ms(p.Lastmod) || now.UnixMilli()-k.lastSeen >= lastSeenEvery.Milliseconds():
-			changes = append(changes, change{p, false})
+			changed = append(changed, p)
 		}
 	}
-	if len(changes) == 0 {
+	if len(added) == 0 && len(changed) == 0 {
 		return nil
 	}
 	tx, err := s.db.BeginTx(ctx, nil)
@@ -118,25 +117,45 @@ func (s *Store) writeCatalog(ctx context.Context, site string, now time.Time, pa
 		return err
 	}
 	defer tx.Rollback()
-	ins, err := tx.PrepareContext(ctx, `INSERT INTO urls (site_id, url_hash, url, lastmod, first_seen, last_seen)
-		VALUES ($1, $2, $3, $4, $5, $5) ON CONFLICT (site_id, url_hash) DO NOTHING`)
-	if err != nil {
+	if err := s.writePages(ctx, tx, site, now, added, insertPagesSQL); err != nil {
 		return err
 	}
-	upd, err := tx.PrepareContext(ctx, `UPDATE urls SET url = $3, lastmod = $4, last_seen = $5 WHERE site_id = $1 AND url_hash = $2`)
-	if err != nil {
+	if err := s.writePages(ctx, tx, site, now, changed, updatePagesSQL); err != nil {
 		return err
-	}
-	for _, c := range changes {
-		stmt := upd
-		if c.isNew {
-			stmt = ins
-		}
-		if _, err := stmt.ExecContext(ctx, site, c.page.Hash, c.page.URL, ms(c.page.Lastmod), now.UnixMilli()); err != nil {
-			return err
-		}
 	}
 	return tx.Commit()
+}
+
+// insertPagesSQL adds n new URLs, found by one run while another one may add them too.
+func insertPagesSQL(n int) string {
+	return `INSERT INTO urls (site_id, url_hash, url, lastmod, first_seen, last_seen) VALUES ` +
+		valuesList(n, `$1, ?, ?, ?, $2, $2`) + ` ON CONFLICT (site_id, url_hash) DO NOTHING`
+}
+
+// updatePagesSQL updates n known URLs: a URL no longer in the catalogue stays out. PostgreSQL
+// needs the types of the parameters of a VALUES list outside an INSERT; both name its columns
+// column1 (url_hash), column2 (url) and column3 (lastmod).
+func updatePagesSQL(n int) string {
+	return `UPDATE urls SET url = v.column2, lastmod = v.column3, last_seen = $2 FROM (VALUES ` +
+		valuesList(n, `CAST(? AS BIGINT), CAST(? AS TEXT), CAST(? AS BIGINT)`) +
+		`) AS v WHERE urls.site_id = $1 AND urls.url_hash = v.column1`
+}
+
+// writePages writes pages, sorted by hash, rowsPerStatement at a time, by statement: that of n
+// rows of (url_hash, url, lastmod), $1 being the site and $2 the time.
+func (s *Store) writePages(ctx context.Context, tx *sql.Tx, site string, now time.Time, pages []channel.Page, statement func(n int) string) error {
+	slices.SortFunc(pages, func(a, b channel.Page) int { return cmp.Compare(a.Hash, b.Hash) })
+	shared := []any{site, now.UnixMilli()}
+	perRow := make([]any, 0, 3*min(len(pages), rowsPerStatement))
+	return inChunks(len(pages), func(i int) int64 { return pages[i].Hash }, func(lo, hi int) error {
+		perRow = perRow[:0]
+		for _, p := range pages[lo:hi] {
+			perRow = append(perRow, p.Hash, p.URL, ms(p.Lastmod))
+		}
+		query, args := s.bind(statement(hi-lo), shared, perRow)
+		_, err := tx.ExecContext(ctx, query, args...)
+		return err
+	})
 }
 
 // URLs returns the URL of each hash of site, aligned with hashes; "" for unknown hashes.

@@ -1,9 +1,11 @@
 package store
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"fmt"
+	"slices"
 	"time"
 	"unicode/utf8"
 
@@ -15,54 +17,29 @@ const attemptsSQL = `CASE WHEN deliveries.outcome IN ('ok', 'skipped') THEN 1 EL
 
 // RecordOutcome stores what a channel did with some URLs, and counts it in the day's statistics,
 // in one transaction: called as each answer arrives, so that a crash loses nothing that was
-// answered. A failure keeps the lastmod and time of the last success.
+// answered. A failure keeps the lastmod and time of the last success. The URLs are written in
+// hash order, rowsPerStatement to a statement.
 func (s *Store) RecordOutcome(ctx context.Context, site string, now time.Time, o channel.Outcome) (err error) {
 	defer s.failed(&err, "recording an outcome", site)
 	if len(o.URLs) == 0 {
 		return nil
 	}
+	o.URLs = slices.Clone(o.URLs)
+	slices.SortStableFunc(o.URLs, func(a, b channel.Due) int { return cmp.Compare(a.Hash, b.Hash) })
+	o.Err = clipError(o.Err)
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return err
 	}
 	defer tx.Rollback()
-	// A rejected URL is recorded like a delivered one, so that it is not due again until it
-	// changes, but with its outcome and error.
-	query := `INSERT INTO deliveries (site_id, url_hash, channel, lastmod, delivered_at, outcome, attempts, last_error, last_attempt)
-		VALUES ($1, $2, $3, $4, $5, $6, 1, $7, $5)
-		ON CONFLICT (site_id, url_hash, channel) DO UPDATE SET lastmod = excluded.lastmod,
-			delivered_at = excluded.delivered_at, outcome = excluded.outcome, attempts = ` + attemptsSQL + `,
-			last_error = excluded.last_error, last_attempt = excluded.last_attempt`
-	if !o.Delivered && !o.Rejected && !o.Skipped {
-		query = `INSERT INTO deliveries (site_id, url_hash, channel, lastmod, delivered_at, outcome, attempts, last_error, last_attempt)
-		VALUES ($1, $2, $3, NULL, NULL, 'failed', 1, $4, $5)
-		ON CONFLICT (site_id, url_hash, channel) DO UPDATE SET outcome = 'failed', attempts = ` + attemptsSQL + `,
-			last_error = excluded.last_error, last_attempt = excluded.last_attempt`
-	}
-	stmt, err := tx.PrepareContext(ctx, query)
-	if err != nil {
+	if err := s.recordDeliveries(ctx, tx, site, now, o); err != nil {
 		return err
-	}
-	o.Err = clipError(o.Err)
-	for _, d := range o.URLs {
-		args := []any{site, d.Hash, o.Channel, o.Err, now.UnixMilli()}
-		switch {
-		case o.Rejected:
-			args = []any{site, d.Hash, o.Channel, ms(d.Lastmod), now.UnixMilli(), "rejected", o.Err}
-		case o.Skipped:
-			args = []any{site, d.Hash, o.Channel, ms(d.Lastmod), now.UnixMilli(), "skipped", nil}
-		case o.Delivered:
-			args = []any{site, d.Hash, o.Channel, ms(d.Lastmod), now.UnixMilli(), "ok", nil}
-		}
-		if _, err := stmt.ExecContext(ctx, args...); err != nil {
-			return err
-		}
 	}
 	if o.Skipped {
 		return tx.Commit()
 	}
 	if !o.Delivered || o.Rejected {
-		if err := recordFailedAttempts(ctx, tx, site, now, o); err != nil {
+		if err := s.recordFailedAttempts(ctx, tx, site, now, o); err != nil {
 			return err
 		}
 	}
@@ -74,6 +51,55 @@ func (s *Store) RecordOutcome(ctx context.Context, site string, now time.Time, o
 		return err
 	}
 	return tx.Commit()
+}
+
+// recordDeliveries upserts the delivery state of an outcome's URLs, sorted by hash. A rejected
+// URL is recorded like a delivered one, so that it is not due again until it changes, but with
+// its outcome and error; a failure keeps the lastmod and time of the last success.
+func (s *Store) recordDeliveries(ctx context.Context, tx *sql.Tx, site string, now time.Time, o channel.Outcome) error {
+	shared, query, withLastmod := []any{site, o.Channel, now.UnixMilli(), o.Err}, failureSQL, true
+	switch {
+	case o.Rejected:
+		shared, query = []any{site, o.Channel, now.UnixMilli(), "rejected", o.Err}, answerSQL
+	case o.Skipped:
+		shared, query = []any{site, o.Channel, now.UnixMilli(), "skipped", nil}, answerSQL
+	case o.Delivered:
+		shared, query = []any{site, o.Channel, now.UnixMilli(), "ok", nil}, answerSQL
+	default:
+		withLastmod = false
+	}
+	perRow := make([]any, 0, 2*min(len(o.URLs), rowsPerStatement))
+	return inChunks(len(o.URLs), func(i int) int64 { return o.URLs[i].Hash }, func(lo, hi int) error {
+		perRow = perRow[:0]
+		for _, d := range o.URLs[lo:hi] {
+			perRow = append(perRow, d.Hash)
+			if withLastmod {
+				perRow = append(perRow, ms(d.Lastmod))
+			}
+		}
+		q, args := s.bind(query(hi-lo), shared, perRow)
+		_, err := tx.ExecContext(ctx, q, args...)
+		return err
+	})
+}
+
+// answerSQL records n URLs delivered, rejected or skipped: $1 the site, $2 the channel, $3 the
+// time, $4 the outcome, $5 the error, then each URL's hash and lastmod.
+func answerSQL(n int) string {
+	return `INSERT INTO deliveries (site_id, url_hash, channel, lastmod, delivered_at, outcome, attempts, last_error, last_attempt)
+		VALUES ` + valuesList(n, `$1, ?, $2, ?, $3, $4, 1, $5, $3`) + `
+		ON CONFLICT (site_id, url_hash, channel) DO UPDATE SET lastmod = excluded.lastmod,
+			delivered_at = excluded.delivered_at, outcome = excluded.outcome, attempts = ` + attemptsSQL + `,
+			last_error = excluded.last_error, last_attempt = excluded.last_attempt`
+}
+
+// failureSQL records n URLs whose request failed: $1 the site, $2 the channel, $3 the time, $4
+// the error, then each URL's hash.
+func failureSQL(n int) string {
+	return `INSERT INTO deliveries (site_id, url_hash, channel, lastmod, delivered_at, outcome, attempts, last_error, last_attempt)
+		VALUES ` + valuesList(n, `$1, ?, $2, NULL, NULL, 'failed', 1, $4, $3`) + `
+		ON CONFLICT (site_id, url_hash, channel) DO UPDATE SET outcome = 'failed', attempts = ` + attemptsSQL + `,
+			last_error = excluded.last_error, last_attempt = excluded.last_attempt`
 }
 
 // RecordRequests counts requests in the day's per-endpoint statistics.
@@ -125,34 +151,42 @@ func addStats(ctx context.Context, tx *sql.Tx, r statsRow) error {
 const keepAttempts = 3
 
 // recordFailedAttempts keeps a failed or rejected outcome in each URL's story, and only the
-// newest keepAttempts of the URL on the channel.
-func recordFailedAttempts(ctx context.Context, tx *sql.Tx, site string, now time.Time, o channel.Outcome) error {
+// newest keepAttempts of the URL on the channel. The URLs are sorted by hash.
+func (s *Store) recordFailedAttempts(ctx context.Context, tx *sql.Tx, site string, now time.Time, o channel.Outcome) error {
 	outcome := "failed"
 	if o.Rejected {
 		outcome = "rejected"
 	}
-	insert, err := tx.PrepareContext(ctx, `INSERT INTO failed_attempts (site_id, url_hash, channel, at, outcome, error)
-		VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (site_id, url_hash, channel, at) DO UPDATE SET outcome = excluded.outcome, error = excluded.error`)
+	shared := []any{site, o.Channel, now.UnixMilli(), outcome, o.Err}
+	perRow := make([]any, 0, min(len(o.URLs), rowsPerStatement))
+	err := inChunks(len(o.URLs), func(i int) int64 { return o.URLs[i].Hash }, func(lo, hi int) error {
+		perRow = perRow[:0]
+		for _, d := range o.URLs[lo:hi] {
+			perRow = append(perRow, d.Hash)
+		}
+		query, args := s.bind(`INSERT INTO failed_attempts (site_id, url_hash, channel, at, outcome, error)
+			VALUES `+valuesList(hi-lo, `$1, ?, $2, $3, $4, $5`)+`
+			ON CONFLICT (site_id, url_hash, channel, at) DO UPDATE SET outcome = excluded.outcome, error = excluded.error`, shared, perRow)
+		_, err := tx.ExecContext(ctx, query, args...)
+		return err
+	})
 	if err != nil {
 		return err
 	}
-	defer insert.Close()
-	prune, err := tx.PrepareContext(ctx, `DELETE FROM failed_attempts WHERE site_id = $1 AND url_hash = $2 AND channel = $3 AND at < (
-		SELECT min(at) FROM (SELECT at FROM failed_attempts WHERE site_id = $1 AND url_hash = $2 AND channel = $3 ORDER BY at DESC LIMIT `+
-		fmt.Sprint(keepAttempts)+`) AS newest)`)
-	if err != nil {
-		return err
+	return s.pruneFailedAttempts(ctx, tx, site, o)
+}
+
+// pruneFailedAttempts deletes the attempts of an outcome's URLs older than the newest
+// keepAttempts: those before the keepAttempts-th newest, when there is one.
+func (s *Store) pruneFailedAttempts(ctx context.Context, tx *sql.Tx, site string, o channel.Outcome) error {
+	hashes := make([]int64, len(o.URLs))
+	for i, d := range o.URLs {
+		hashes[i] = d.Hash
 	}
-	defer prune.Close()
-	for _, d := range o.URLs {
-		if _, err := insert.ExecContext(ctx, site, d.Hash, o.Channel, now.UnixMilli(), outcome, o.Err); err != nil {
-			return err
-		}
-		if _, err := prune.ExecContext(ctx, site, d.Hash, o.Channel); err != nil {
-			return err
-		}
-	}
-	return nil
+	_, err := tx.ExecContext(ctx, `DELETE FROM failed_attempts WHERE site_id = $1 AND channel = $2 AND `+s.inHashes("url_hash", 3)+`
+		AND at < (SELECT f.at FROM failed_attempts f WHERE f.site_id = $1 AND f.url_hash = failed_attempts.url_hash AND f.channel = $2
+			ORDER BY f.at DESC LIMIT 1 OFFSET `+fmt.Sprint(keepAttempts-1)+`)`, site, o.Channel, s.hashParam(hashes))
+	return err
 }
 
 // maxErrorBytes bounds an error as the state keeps it: it is a key of the index of failures,
