@@ -28,7 +28,7 @@ const (
 // begin, which spares SQLite's deadlock-prone upgrade of a read lock.
 func openSQLite(path string, readOnly bool) (*Store, error) {
 	q := url.Values{}
-	for _, p := range []string{"busy_timeout(30000)", "foreign_keys(1)", "synchronous(NORMAL)", "cache_size(-8192)"} {
+	for _, p := range []string{"busy_timeout(30000)", "foreign_keys(1)", "synchronous(NORMAL)", "cache_size(-8192)", "temp_store(MEMORY)"} {
 		q.Add("_pragma", p)
 	}
 	reads := url.Values{}
