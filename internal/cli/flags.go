@@ -7,6 +7,8 @@ import (
 	"io"
 	"slices"
 	"strings"
+
+	"github.com/sitepush/sitepush/internal/config"
 )
 
 // The command line is parsed with the standard library's flag package, which costs nothing at
@@ -70,7 +72,7 @@ func unknownFlag(cmd command, fs *flag.FlagSet, name string) error {
 func nearest(s string, candidates []string) string {
 	best, bestDist := "", len(s)/3+2
 	for _, c := range candidates {
-		d := editDistance(s, c)
+		d := config.EditDistance(s, c)
 		if strings.Contains(c, s) && len(s) >= 3 {
 			d = min(d, 1)
 		}
@@ -79,27 +81,6 @@ func nearest(s string, candidates []string) string {
 		}
 	}
 	return best
-}
-
-// editDistance is the Levenshtein distance between a and b, in bytes.
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }
 
 // commandUsage prints a command's synopsis and flags, GNU style.

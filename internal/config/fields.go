@@ -47,15 +47,16 @@ func findField(fields []field, name string) (field, bool) {
 func suggest(key string, known []string) string {
 	best, bestDist := "", 3
 	for _, k := range known {
-		if d := editDistance(strings.ToLower(key), strings.ToLower(k)); d < bestDist {
+		if d := EditDistance(strings.ToLower(key), strings.ToLower(k)); d < bestDist {
 			best, bestDist = k, d
 		}
 	}
 	return best
 }
 
-// editDistance is the Levenshtein distance between a and b, counted in bytes (keys are ASCII).
-func editDistance(a, b string) int {
+// EditDistance is the Levenshtein distance between a and b, counted in bytes (keys, flags and
+// commands are ASCII): what the configuration and the command line suggest the nearest name by.
+func EditDistance(a, b string) int {
 	prev := make([]int, len(b)+1)
 	cur := make([]int, len(b)+1)
 	for j := range prev {

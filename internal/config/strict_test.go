@@ -152,8 +152,8 @@ func TestEditDistance(t *testing.T) {
 		{"", "", 0}, {"abc", "", 3}, {"endpoint", "endpoints", 1}, {"kitten", "sitting", 3}, {"maxitem", "maxitems", 1},
 	}
 	for _, tt := range tests {
-		if got := editDistance(tt.a, tt.b); got != tt.want {
-			t.Errorf("editDistance(%q, %q) = %d, want %d", tt.a, tt.b, got, tt.want)
+		if got := EditDistance(tt.a, tt.b); got != tt.want {
+			t.Errorf("EditDistance(%q, %q) = %d, want %d", tt.a, tt.b, got, tt.want)
 		}
 	}
 }
