@@ -41,24 +41,6 @@ func (h *hook) alerts() []map[string]any {
 	return append([]map[string]any(nil), h.got...)
 }
 
-// syncBuffer is a log written by the server and read by the test.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 func TestServe(t *testing.T) {
 	w := newTestWorld(t, "")
 	w.publish(20)
@@ -80,7 +62,7 @@ func TestServe(t *testing.T) {
 	}
 
 	ctx, stop := context.WithCancel(context.Background())
-	errOut := &syncBuffer{}
+	errOut := &enginetest.Log{}
 	done := make(chan int, 1)
 	go func() { done <- Main(ctx, []string{"serve", "--config", w.config}, io.Discard, errOut) }()
 	base := "http://" + addr

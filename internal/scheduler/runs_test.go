@@ -1,7 +1,6 @@
 package scheduler
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -15,6 +14,7 @@ import (
 
 	"github.com/sitepush/sitepush/internal/channel"
 	"github.com/sitepush/sitepush/internal/config"
+	"github.com/sitepush/sitepush/internal/enginetest"
 	"github.com/sitepush/sitepush/internal/model"
 	"github.com/sitepush/sitepush/internal/runner"
 	"github.com/sitepush/sitepush/internal/store/storetest"
@@ -53,24 +53,6 @@ func (f *finishedRuns) all() []*model.Record {
 	return append([]*model.Record(nil), f.recs...)
 }
 
-// syncBuffer is a log both the runs and the test use.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
-
 // eventually waits up to 5 s for cond.
 func eventually(t *testing.T, what string, cond func() bool) {
 	t.Helper()
@@ -81,7 +63,7 @@ func eventually(t *testing.T, what string, cond func() bool) {
 	}
 }
 
-func newRuns(t *testing.T) (*Runs, *config.Site, *gate, *finishedRuns, *syncBuffer) {
+func newRuns(t *testing.T) (*Runs, *config.Site, *gate, *finishedRuns, *enginetest.Log) {
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "s.xml"), []byte("<urlset><url><loc>https://a.example/p</loc></url></urlset>"), 0o644)
 	c, err := config.Parse([]byte("sites:\n  - {id: a, sitemaps: [s.xml], baseUrl: https://a.example}\n"), dir, nil)
@@ -89,7 +71,7 @@ func newRuns(t *testing.T) (*Runs, *config.Site, *gate, *finishedRuns, *syncBuff
 		t.Fatal(err)
 	}
 	g := &gate{open: make(chan struct{})}
-	done, log := &finishedRuns{}, &syncBuffer{}
+	done, log := &finishedRuns{}, &enginetest.Log{}
 	runs := NewRuns(runner.New(storetest.Open(t)), func(*config.Site, string) []channel.Channel { return []channel.Channel{g} },
 		done.add, slog.New(slog.NewTextHandler(log, nil)), 2)
 	return runs, &c.Sites[0], g, done, log
@@ -149,7 +131,7 @@ func TestShutdownEndsRuns(t *testing.T) {
 }
 
 // instance is one sitepush serve of several sharing a state: its own runner, its own runs.
-func instance(st runner.State, g *gate, done *finishedRuns, log *syncBuffer) *Runs {
+func instance(st runner.State, g *gate, done *finishedRuns, log *enginetest.Log) *Runs {
 	return NewRuns(runner.New(st), func(*config.Site, string) []channel.Channel { return []channel.Channel{g} },
 		done.add, slog.New(slog.NewTextHandler(log, nil)), 2)
 }
@@ -160,7 +142,7 @@ func TestInstancesSharingAStateRunAFireTimeOnce(t *testing.T) {
 	g := &gate{open: make(chan struct{})}
 	close(g.open)
 	done := &finishedRuns{}
-	log := &syncBuffer{}
+	log := &enginetest.Log{}
 	a, b := instance(st, g, done, log), instance(st, g, done, log)
 	for round := range 5 {
 		at := time.Now()

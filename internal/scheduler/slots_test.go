@@ -9,6 +9,7 @@ import (
 
 	"github.com/sitepush/sitepush/internal/channel"
 	"github.com/sitepush/sitepush/internal/config"
+	"github.com/sitepush/sitepush/internal/enginetest"
 	"github.com/sitepush/sitepush/internal/model"
 	"github.com/sitepush/sitepush/internal/runner"
 	"github.com/sitepush/sitepush/internal/store/storetest"
@@ -31,7 +32,7 @@ func TestAHangingSiteDoesNotTakeTheSchedule(t *testing.T) {
 	stuck := &gate{open: make(chan struct{})} // never opens: the runs end with the test
 	healthy := &gate{open: make(chan struct{})}
 	close(healthy.open)
-	done, log := &finishedRuns{}, &syncBuffer{}
+	done, log := &finishedRuns{}, &enginetest.Log{}
 	runs := NewRuns(runner.New(storetest.Open(t)), func(site *config.Site, _ string) []channel.Channel {
 		if site.ID == "healthy" {
 			return []channel.Channel{healthy}

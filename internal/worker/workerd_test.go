@@ -34,25 +34,8 @@ type workerd struct {
 	t         testing.TB
 	base      string
 	inspector int // the DevTools port of the Worker's isolate
-	log       *syncBuffer
+	log       *enginetest.Log
 	cmd       *exec.Cmd
-}
-
-type syncBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
 
 // prepare installs wrangler if it is not there, and builds the Worker.
@@ -103,7 +86,7 @@ func startWorkerd(t testing.TB, vars map[string]string) *workerd {
 		"--inspector-port", fmt.Sprint(inspector), "--persist-to", filepath.Join(dir, "state"), "-c", filepath.Join(dir, "wrangler.toml"))
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "WRANGLER_SEND_METRICS=false", "CI=true", "NO_COLOR=1")
-	w := &workerd{t: t, base: fmt.Sprintf("http://127.0.0.1:%d", port), inspector: inspector, log: &syncBuffer{}, cmd: cmd}
+	w := &workerd{t: t, base: fmt.Sprintf("http://127.0.0.1:%d", port), inspector: inspector, log: &enginetest.Log{}, cmd: cmd}
 	cmd.Stdout, cmd.Stderr = w.log, w.log
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := cmd.Start(); err != nil {
