@@ -154,7 +154,7 @@ func (c *checker) state() {
 	}
 	c.st = st
 	if werr == nil {
-		c.pass("state", "state %s: a run can write it", store.Label(c.cfg.State))
+		c.pass("state", "state %s: a run can write it", st.Name())
 	}
 }
 

@@ -9,7 +9,7 @@ import (
 // send nothing, and say it did well. The commands, serve and the Worker refuse such a site as a
 // configuration error; the parser accepts it, as a configuration being written.
 func (s *Site) NothingOn() error {
-	if s.IndexNow.Enabled || s.Bing.Enabled || s.Feed.Enabled {
+	if s.Enabled("all") {
 		return nil
 	}
 	return fmt.Errorf("site %q: no channel is on, so a run would read its sitemaps and send nothing: turn one on, "+

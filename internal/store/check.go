@@ -32,15 +32,6 @@ func CheckWritable(ctx context.Context, state string) error {
 	return checkSQLiteFile(path)
 }
 
-// Label names the state a configuration's `state` gives, fit to show: a SQLite file's path, a
-// PostgreSQL URL without its password.
-func Label(state string) string {
-	if isPostgres(state) {
-		return redact(state)
-	}
-	return state
-}
-
 // checkSQLiteFile checks the directory and the file of a SQLite database.
 func checkSQLiteFile(path string) error {
 	dir := filepath.Dir(path)
