@@ -52,3 +52,34 @@ type SiteReads struct {
 	QuotaUsed map[string]int
 	QuotaFull map[string]bool
 }
+
+// SitemapMemo is what a run remembers of one sitemap of pages it read whole, once what it found
+// there was settled on every channel: how to tell that the file did not change, and its pages.
+type SitemapMemo struct {
+	Sitemap string
+	// ETag and LastModified are the server's validators; Size and ModTime (Unix ns) a local
+	// file's; Hash the xxHash64 of its bytes after decompression.
+	ETag, LastModified string
+	Size, ModTime      int64
+	Hash               uint64
+	// Scope names the filter and the channels the pages were settled for: a run of another
+	// scope does not use the memo.
+	Scope string
+	// URLs and Filtered count the entries in scope and those the filter left out.
+	URLs, Filtered int
+	// Pages are the pages in scope, sorted by hash: PageBytes bytes each, the hash then the
+	// lastmod (Unix ms, 0 for none), little-endian. Reading memos leaves it nil: SitemapPages
+	// reads it. Saving a memo with nil Pages keeps the pages saved before.
+	Pages []byte
+}
+
+// PageBytes is the size of one page in SitemapMemo.Pages.
+const PageBytes = 16
+
+// Pending is a URL's delivery state on a channel that makes it due whatever its sitemap says: its
+// last attempt failed, or it was delivered long enough ago to be sent again (resubmitAfter).
+type Pending struct {
+	Hash    int64
+	Channel string
+	State   DeliveryState
+}

@@ -2,7 +2,9 @@ package runner
 
 import (
 	"bytes"
+	"cmp"
 	"context"
+	"slices"
 	"strings"
 	"time"
 	"unicode"
@@ -16,7 +18,8 @@ import (
 
 const (
 	// syncBatch is how many pages are synced with the store at once: one query, one transaction.
-	syncBatch = 1000
+	// Pages are synced in hash order, so that a batch writes neighbouring rows of the catalogue.
+	syncBatch = 10_000
 	// sampleSize is how many due URLs per channel a dry run shows.
 	sampleSize = 20
 )
@@ -34,13 +37,16 @@ type collector struct {
 	progress func()
 
 	batch     []channel.Page
+	file      file    // the sitemap being read
+	found     []found // its due URLs, as found in hash order
+	memo      *memos
 	due       []*channel.Queue // per channel
 	selection []channel.Selection
 	newest    []newest // per channel, for those whose selection asks
 	// known is set for a channel when a URL read is known on it: a channel with none known has
 	// its first run for the site, where the backlog setting applies.
-	known  []bool
-	failed bool // a sync failed: the run ends with that error, told once
+	known   []bool
+	syncErr error // why a sync failed: the read stops, the run ends with it
 	// force, retryFailed and chosen are the run's Options.Force, RetryFailed and whether it
 	// takes chosen URLs.
 	force, retryFailed, chosen bool
@@ -51,7 +57,8 @@ type collector struct {
 
 func newCollector(state State, site *config.Site, rec *model.Record, channels []string, selection []channel.Selection, now time.Time, dryRun bool) *collector {
 	c := &collector{state: state, site: site, rec: rec, channels: channels, now: now, dryRun: dryRun,
-		host: site.Host(), due: make([]*channel.Queue, len(channels)),
+		host: site.Host(), due: make([]*channel.Queue, len(channels)), file: file{whole: true},
+		memo:      &memos{state: state, site: site.ID, scope: scopeOf(site.Host(), site.Include, site.Exclude, channels)},
 		selection: selection, newest: make([]newest, len(channels)), known: make([]bool, len(channels))}
 	var urls channel.URLs = state
 	if dryRun {
@@ -68,21 +75,30 @@ func newCollector(state State, site *config.Site, rec *model.Record, channels []
 	return c
 }
 
-// add takes one page as the reader delivers it.
+// add takes one page as the reader delivers it, into the file being read.
 func (c *collector) add(ctx context.Context, e sitemap.Entry) error {
+	if e.Sitemap != c.file.name {
+		c.endFile(ctx, nil)
+		c.file.name = e.Sitemap
+	}
+	if c.syncErr != nil {
+		return c.syncErr
+	}
 	a := authorityOf(e.URL)
 	if !inScope(c.site, c.host, e.URL, a) {
 		c.rec.Filtered++
+		c.file.filtered++
 		return nil
 	}
 	c.rec.TotalURLs++
-	u := canonical(e.URL, a)
-	// Lastmods are stored to the millisecond: finer ones would never compare equal again.
-	c.batch = append(c.batch, channel.Page{Hash: URLHash(u), URL: string(u), Lastmod: e.Lastmod.Truncate(time.Millisecond)})
-	if len(c.batch) >= syncBatch {
-		return c.flush(ctx)
+	c.file.add(canonical(e.URL, a), e.Lastmod)
+	if len(c.file.pages) >= maxFilePages {
+		// Too big to be held whole: synced in pieces, page by page, and not remembered.
+		c.file.whole = false
+		c.sync(ctx, c.file.pages, nil)
+		c.file.pages, c.file.arena = c.file.pages[:0], c.file.arena[:0]
 	}
-	return nil
+	return c.syncErr
 }
 
 // take takes chosen URLs instead of the sitemaps' pages: each once, without a lastmod.
@@ -97,7 +113,8 @@ func (c *collector) take(ctx context.Context, urls []string) (*sitemap.Result, e
 			return nil, err
 		}
 	}
-	return &sitemap.Result{}, nil
+	c.endFile(ctx, nil)
+	return &sitemap.Result{}, c.syncErr
 }
 
 // authority is where a URL's host is, and whether its scheme or host may have capitals: ASCII
@@ -158,47 +175,73 @@ func canonical(u []byte, a authority) []byte {
 	return out
 }
 
-// flush syncs the pending pages with the store and queues those due on each channel.
-func (c *collector) flush(ctx context.Context) error {
-	if len(c.batch) == 0 || c.failed {
-		return nil
-	}
-	states, err := c.state.SyncCatalog(ctx, c.site.ID, c.now, c.batch, c.channels, c.dryRun)
-	if err != nil {
-		c.failed = true
-		return err
-	}
-	n := len(c.channels)
-	for i, p := range c.batch {
-		for ch, name := range c.channels {
-			c.newest[ch].add(p)
-			stats := c.rec.Channels[name]
-			st := states[i*n+ch]
-			c.known[ch] = c.known[ch] || st.Known
-			due, retry := isDue(st, p.Lastmod, c.site.ResubmitAfter.D(), c.now, c.selection[ch].OnlyNew)
-			if c.retryFailed && !retry {
-				continue // a run of the failed URLs leaves the others alone: neither due nor delivered
-			}
-			if due = due || c.force && !c.selection[ch].OnlyNew || c.chosen && st.Skipped; !due {
-				stats.Skipped++
-				continue
-			}
-			stats.Due++
-			d := channel.Due{Hash: p.Hash, Lastmod: p.Lastmod, Retry: retry}
-			if retry {
-				d.Failures = st.Failures
-			}
-			c.due[ch].Add(d)
-			if c.urls != nil {
-				c.urls[p.Hash] = p.URL
+// sync looks pages up in the store, records them and queues those due on each channel, syncBatch
+// at a time.
+func (c *collector) sync(ctx context.Context, pages []filePage, arena []byte) {
+	for from := 0; from < len(pages) && c.syncErr == nil; from += syncBatch {
+		c.batch = c.batch[:0]
+		for _, p := range pages[from:min(from+syncBatch, len(pages))] {
+			c.batch = append(c.batch, p.page(arena))
+		}
+		states, err := c.state.SyncCatalog(ctx, c.site.ID, c.now, c.batch, c.channels, c.dryRun)
+		if err != nil {
+			c.syncErr = err
+			return
+		}
+		n := len(c.channels)
+		for i, p := range c.batch {
+			c.memo.lookedUp(p.Hash)
+			for ch := range c.channels {
+				c.newest[ch].add(p)
+				if d, ok := c.consider(ch, p, states[i*n+ch]); ok {
+					c.found = append(c.found, found{at: pages[from+i].off, ch: ch, due: d})
+				}
 			}
 		}
+		if c.progress != nil {
+			c.progress()
+		}
 	}
-	c.batch = c.batch[:0]
-	if c.progress != nil {
-		c.progress()
+	c.queueFound()
+}
+
+// queueFound queues the due URLs found, in the order of their sitemap.
+func (c *collector) queueFound() {
+	slices.SortStableFunc(c.found, func(a, b found) int { return cmp.Compare(a.at, b.at) })
+	for _, f := range c.found {
+		c.due[f.ch].Add(f.due)
 	}
-	return nil
+	c.found = c.found[:0]
+}
+
+// found is a due URL of the file being read, at its place in the file.
+type found struct {
+	at, ch int
+	due    channel.Due
+}
+
+// consider counts a page on channel ch, and returns it when its delivery state there makes it
+// due.
+func (c *collector) consider(ch int, p channel.Page, st model.DeliveryState) (channel.Due, bool) {
+	stats := c.rec.Channels[c.channels[ch]]
+	c.known[ch] = c.known[ch] || st.Known
+	due, retry := isDue(st, p.Lastmod, c.site.ResubmitAfter.D(), c.now, c.selection[ch].OnlyNew)
+	if c.retryFailed && !retry {
+		return channel.Due{}, false // a run of the failed URLs leaves the others alone: neither due nor delivered
+	}
+	if due = due || c.force && !c.selection[ch].OnlyNew || c.chosen && st.Skipped; !due {
+		stats.Skipped++
+		return channel.Due{}, false
+	}
+	stats.Due++
+	d := channel.Due{Hash: p.Hash, Lastmod: p.Lastmod, Retry: retry}
+	if retry {
+		d.Failures = st.Failures
+	}
+	if c.urls != nil && p.URL != "" {
+		c.urls[p.Hash] = p.URL
+	}
+	return d, true
 }
 
 // previewFirstRuns shows, in a dry run, what a channel's first run will deliver: only its newest

@@ -166,18 +166,24 @@ func (r *Runner) run(ctx context.Context, site *config.Site, opt Options, rec *m
 	col := newCollector(r.State, site, rec, names, selection, rec.StartedAt, opt.DryRun)
 	col.progress = r.progress(rec)
 	col.force, col.retryFailed, col.chosen = opt.Force, opt.RetryFailed, opt.URLs != nil
+	col.memo.on = !opt.Force && !opt.RetryFailed && opt.URLs == nil
+	for _, s := range selection {
+		col.memo.on = col.memo.on && s.Newest == 0
+	}
 	var res *sitemap.Result
-	var err error
-	if opt.URLs != nil {
+	err := col.memo.load(ctx, site.ResubmitAfter.D(), rec.StartedAt, names)
+	switch {
+	case err != nil:
+	case opt.URLs != nil:
 		res, err = col.take(ctx, opt.URLs)
-	} else {
-		res, err = r.reader(site).Read(budget, site.Sitemaps, func(e sitemap.Entry) error { return col.add(ctx, e) })
+	default:
+		res, err = r.reader(ctx, site, col).Read(budget, site.Sitemaps, func(e sitemap.Entry) error { return col.add(ctx, e) })
 	}
 	if budget.Err() != nil && errors.Is(err, budget.Err()) {
 		err = nil // the budget or a signal cut the read short: not a failure of the run
 	}
 	// What was read is recorded even when the read was cut short.
-	if err = errors.Join(err, col.flush(ctx)); err != nil {
+	if err = errors.Join(err, col.endRead(ctx)); err != nil {
 		rec.Status = model.StatusFailed
 		rec.AddError(err.Error())
 		return err
@@ -201,6 +207,11 @@ func (r *Runner) run(ctx context.Context, site *config.Site, opt Options, rec *m
 			if col.backlog(ctx, i, complete, rep) {
 				r.deliver(budget, ch, q, rep)
 			}
+		}
+	}
+	if !opt.DryRun && !res.Unreadable() {
+		if err := col.memo.save(context.WithoutCancel(ctx), rec, complete && budget.Err() == nil); err != nil {
+			rec.AddError(err.Error())
 		}
 	}
 	rec.Status = r.status(ctx, budget, rec, res, cut)
@@ -290,9 +301,14 @@ func (r *Runner) budget(ctx context.Context, site *config.Site, opt Options) (co
 	return budget, func() { unwatch(); stop(); cancel(nil) }
 }
 
-// reader builds the sitemap reader of a site.
-func (r *Runner) reader(site *config.Site) *sitemap.Reader {
+// reader builds the sitemap reader of a site, which tells col of each sitemap it ends and, when
+// col remembers sitemaps, does not read again those that did not change.
+func (r *Runner) reader(ctx context.Context, site *config.Site, col *collector) *sitemap.Reader {
 	opt := ReaderOptions(site, r.Client, r.UserAgent)
+	if col.memo.on {
+		opt.Cache = col.memo
+	}
+	opt.Done = func(sm sitemap.Sitemap) { col.done(ctx, sm) }
 	opt.Warn = func(w sitemap.Warning) {
 		if r.Warn != nil {
 			r.Warn(site.ID, w.String())

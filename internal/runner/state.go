@@ -23,6 +23,16 @@ type State interface {
 	// dryRun, and returns the delivery state of each page on each channel, flattened: the state of
 	// pages[i] on channels[c] is at i*len(channels)+c. It writes nothing when dryRun is set.
 	SyncCatalog(ctx context.Context, site string, now time.Time, pages []channel.Page, channels []string, dryRun bool) ([]model.DeliveryState, error)
+	// SitemapMemos returns what runs remember of the site's sitemaps, by sitemap, without their
+	// pages; SitemapPages the pages of one (nil when none are remembered).
+	SitemapMemos(ctx context.Context, site string) (map[string]model.SitemapMemo, error)
+	SitemapPages(ctx context.Context, site, sitemap string) ([]byte, error)
+	// SaveSitemapMemos replaces what is remembered of the site's sitemaps with memos, in one
+	// transaction: a memo without Pages keeps the pages remembered before.
+	SaveSitemapMemos(ctx context.Context, site string, memos []model.SitemapMemo) error
+	// PendingDeliveries returns the site's URLs whose last attempt on one of channels failed
+	// and, when resubmitBefore is set, those a channel last accepted before it.
+	PendingDeliveries(ctx context.Context, site string, channels []string, resubmitBefore time.Time) ([]model.Pending, error)
 	// URLs returns the URL of each hash (empty for hashes it does not know): the queues of due
 	// URLs read them back a batch at a time.
 	channel.URLs

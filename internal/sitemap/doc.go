@@ -20,8 +20,6 @@ type doc struct {
 	children []source
 }
 
-func (d *doc) kind() Kind { return d.w.res.Sitemaps[d.idx].Kind }
-
 // xml parses an XML document: a urlset, an index, RSS or Atom.
 func (d *doc) xml(r io.Reader) error {
 	x := &xmlDoc{lx: newLexer(r)}

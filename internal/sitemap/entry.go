@@ -60,8 +60,13 @@ type Sitemap struct {
 	// Entries counts the page URLs (or, for an index, the child sitemaps) taken from this file;
 	// URLs already read from another sitemap are not counted again.
 	Entries int
-	// NotModified is set when the server answered 304 to the validators the Cache remembered.
+	// NotModified is set when the Cache knew the sitemap and it had not changed: the server
+	// answered 304, the local file has the size and time it had, or its bytes are the same. Its
+	// entries were not delivered again.
 	NotModified bool
+	// Validators identify what was read (or, when NotModified, what the Cache knew), for a
+	// Cache of later reads; a sitemap that failed has the ones its answer gave, and no Hash.
+	Validators Validators
 	// Err is why the sitemap could not be read, or stopped early; nil when it was read whole.
 	Err error
 }

@@ -14,12 +14,26 @@ import (
 	"time"
 )
 
-// Cache remembers HTTP validators per sitemap URL between reads, so an unchanged sitemap costs a
-// 304 instead of a download. Only sitemaps of page URLs are remembered, and only once read
-// whole: an index is always read, since its children must be visited.
+// Cache is what a reader's caller remembers of the sitemaps of page URLs it read before — the
+// Validators each Sitemap of a Result carries — so that an unchanged one is neither downloaded
+// again (a 304 to a conditional GET, a local file of the same size and modification time) nor
+// parsed (the same bytes once decompressed). Such a sitemap is reported NotModified and delivers
+// no entries: the caller knows them. An index has no use for it: its children must be visited.
 type Cache interface {
-	Validators(sitemapURL string) (etag, lastModified string)
-	Remember(sitemapURL, etag, lastModified string)
+	// Known returns what is remembered of a sitemap, by the name Sitemap.URL gives it.
+	Known(sitemap string) (Validators, bool)
+}
+
+// Validators identify a sitemap's content between reads.
+type Validators struct {
+	ETag, LastModified string // the server's answer headers, for a conditional GET
+	Size, ModTime      int64  // a local file's size and modification time (Unix ns)
+	Hash               uint64 // xxHash64 of the bytes after decompression; 0 when not read
+}
+
+// sameFile reports whether a local file's size and modification time are those remembered.
+func (v Validators) sameFile(fi os.FileInfo) bool {
+	return v.ModTime != 0 && v.Size == fi.Size() && v.ModTime == fi.ModTime().UnixNano()
 }
 
 // source is one sitemap to read: an http(s) URL or a local file.
@@ -86,6 +100,7 @@ type response struct {
 	status        int
 	contentType   string
 	etag, lastMod string
+	modTime       int64 // a local file's, Unix ns
 	notModified   bool
 }
 
@@ -154,19 +169,26 @@ func retryable(err error) bool {
 
 const acceptHeader = "application/xml, text/xml;q=0.9, application/rss+xml;q=0.9, application/atom+xml;q=0.9, text/plain;q=0.8, */*;q=0.5"
 
-// open starts reading a sitemap with client. cache, when not nil, supplies validators for a
-// conditional GET.
+// open starts reading a sitemap with client. cache, when not nil, may know the sitemap: a local
+// file the same as then is not read, a server is asked with a conditional GET.
 func (r *Reader) open(ctx context.Context, client *http.Client, s source, cache Cache) (*response, error) {
+	var known Validators
+	if cache != nil {
+		known, _ = cache.Known(s.name())
+	}
 	if s.url == nil {
+		if fi, err := os.Stat(s.path); err == nil && known.sameFile(fi) {
+			return &response{body: io.NopCloser(strings.NewReader("")), size: fi.Size(), modTime: fi.ModTime().UnixNano(), notModified: true}, nil
+		}
 		f, err := os.Open(s.path)
 		if err != nil {
 			return nil, localError(err)
 		}
-		size := int64(-1)
+		out := &response{body: f, size: -1}
 		if fi, err := f.Stat(); err == nil {
-			size = fi.Size()
+			out.size, out.modTime = fi.Size(), fi.ModTime().UnixNano()
 		}
-		return &response{body: f, size: size}, nil
+		return out, nil
 	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, s.url.String(), nil)
 	if err != nil {
@@ -174,14 +196,11 @@ func (r *Reader) open(ctx context.Context, client *http.Client, s source, cache 
 	}
 	req.Header.Set("User-Agent", r.opt.UserAgent)
 	req.Header.Set("Accept", acceptHeader)
-	if cache != nil {
-		etag, lm := cache.Validators(s.name())
-		if etag != "" {
-			req.Header.Set("If-None-Match", etag)
-		}
-		if lm != "" {
-			req.Header.Set("If-Modified-Since", lm)
-		}
+	if known.ETag != "" {
+		req.Header.Set("If-None-Match", known.ETag)
+	}
+	if known.LastModified != "" {
+		req.Header.Set("If-Modified-Since", known.LastModified)
 	}
 	resp, err := client.Do(req)
 	if err != nil {
@@ -191,7 +210,7 @@ func (r *Reader) open(ctx context.Context, client *http.Client, s source, cache 
 		contentType: resp.Header.Get("Content-Type"), etag: resp.Header.Get("ETag"),
 		lastMod: resp.Header.Get("Last-Modified")}
 	switch {
-	case resp.StatusCode == http.StatusNotModified && cache != nil:
+	case resp.StatusCode == http.StatusNotModified && (known.ETag != "" || known.LastModified != ""):
 		out.notModified = true
 		return out, nil
 	case resp.StatusCode >= 200 && resp.StatusCode < 300:

@@ -27,8 +27,12 @@ type Options struct {
 	MaxBytes int64
 	// MaxDepth caps the nesting of sitemap indexes.
 	MaxDepth int
-	// Cache, when set, makes reads conditional on the validators remembered for each sitemap.
+	// Cache, when set, says what the caller knows of sitemaps read before: those unchanged are
+	// not read again.
 	Cache Cache
+	// Done, when set, is called as the read of each sitemap ends, after its entries, with what
+	// came of it (Err is nil when it was read whole).
+	Done func(Sitemap)
 	// Warn receives what was skipped or worked around; nil discards it.
 	Warn func(Warning)
 }

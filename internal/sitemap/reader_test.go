@@ -1,6 +1,7 @@
 package sitemap
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"net/http"
@@ -289,11 +290,22 @@ func TestReadDiscovery(t *testing.T) {
 	})
 }
 
-// memCache is a Cache in memory.
-type memCache map[string][2]string
+// memCache is a Cache in memory, which remembers what a read reports of the sitemaps of pages it
+// read whole, as a run does.
+type memCache map[string]Validators
 
-func (c memCache) Validators(u string) (string, string) { return c[u][0], c[u][1] }
-func (c memCache) Remember(u, etag, lm string)          { c[u] = [2]string{etag, lm} }
+func (c memCache) Known(u string) (Validators, bool) {
+	v, ok := c[u]
+	return v, ok
+}
+
+func (c memCache) remember(res *Result) {
+	for _, sm := range res.Sitemaps {
+		if sm.Err == nil && sm.Kind != KindIndex {
+			c[sm.URL] = sm.Validators
+		}
+	}
+}
 
 func TestReadConditional(t *testing.T) {
 	s := newTestSite(t)
@@ -304,14 +316,12 @@ func TestReadConditional(t *testing.T) {
 	o := fast()
 	o.Cache, o.Retries = cache, 0
 	r := read(t, o, s.url("/idx.xml"))
-	if len(r.urls) != 1 || cache[s.url("/a.xml")][0] != `"a1"` {
+	cache.remember(r.res)
+	if len(r.urls) != 1 || cache[s.url("/a.xml")].ETag != `"a1"` || cache[s.url("/a.xml")].Hash == 0 {
 		t.Fatalf("first read: %v, cache %v", r.urls, cache)
 	}
 	if _, ok := cache[s.url("/b.xml")]; ok {
 		t.Error("a sitemap that failed must not be remembered")
-	}
-	if _, ok := cache[s.url("/idx.xml")]; ok {
-		t.Error("an index must not be remembered: its children must be visited")
 	}
 	r = read(t, o, s.url("/idx.xml"))
 	if !slices.Equal(r.urls, []string{s.url("/2")}) {
@@ -321,6 +331,68 @@ func TestReadConditional(t *testing.T) {
 		if want := strings.HasSuffix(sm.URL, "/a.xml"); sm.NotModified != want {
 			t.Errorf("%s: NotModified %v", sm.URL, sm.NotModified)
 		}
+	}
+}
+
+// A sitemap whose bytes are those the Cache knows is reported NotModified, though its server
+// gave no validators; one whose bytes differ is not.
+func TestReadSameBytes(t *testing.T) {
+	s := newTestSite(t)
+	s.put("/a.xml", &testPage{body: urlsetOf(s.url("/1"), s.url("/2"))})
+	cache := memCache{}
+	o := fast()
+	o.Cache = cache
+	cache.remember(read(t, o, s.url("/a.xml")).res)
+	if r := read(t, o, s.url("/a.xml")); !r.res.Sitemaps[0].NotModified {
+		t.Errorf("the same bytes again: NotModified false (%+v)", r.res.Sitemaps[0])
+	}
+	s.put("/a.xml", &testPage{body: urlsetOf(s.url("/1"), s.url("/3"))})
+	if r := read(t, o, s.url("/a.xml")); r.res.Sitemaps[0].NotModified || len(r.urls) != 2 {
+		t.Errorf("changed bytes: NotModified %v, urls %v", r.res.Sitemaps[0].NotModified, r.urls)
+	}
+}
+
+// A local file of the size and modification time the Cache knows is not read at all; touched, it
+// is read (and, its bytes the same, reported NotModified all the same).
+func TestReadSameFile(t *testing.T) {
+	f := filepath.Join(t.TempDir(), "s.xml")
+	body := urlsetOf("https://a.example/1", "https://a.example/2")
+	if err := os.WriteFile(f, body, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cache := memCache{}
+	o := fast()
+	o.Cache = cache
+	var done []Sitemap
+	o.Done = func(sm Sitemap) { done = append(done, sm) }
+	cache.remember(read(t, o, f).res)
+	if len(done) != 1 || done[0].Err != nil || done[0].Validators.ModTime == 0 {
+		t.Fatalf("Done got %+v", done)
+	}
+	// Other bytes of the same size, and the time put back: the file is not opened.
+	fi, err := os.Stat(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(f, bytes.Replace(body, []byte("/2<"), []byte("/3<"), 1), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chtimes(f, fi.ModTime(), fi.ModTime()); err != nil {
+		t.Fatal(err)
+	}
+	if r := read(t, o, f); !r.res.Sitemaps[0].NotModified || len(r.urls) != 0 {
+		t.Errorf("same size and time: %+v, urls %v: want not read", r.res.Sitemaps[0], r.urls)
+	}
+	if err := os.WriteFile(f, body, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	later := time.Now().Add(time.Minute)
+	if err := os.Chtimes(f, later, later); err != nil {
+		t.Fatal(err)
+	}
+	r := read(t, o, f)
+	if sm := r.res.Sitemaps[0]; !sm.NotModified || sm.Validators.ModTime != later.UnixNano() || len(r.urls) != 2 {
+		t.Errorf("touched: %+v, urls %v: want read again (2 URLs), found the same bytes", sm, r.urls)
 	}
 }
 

@@ -7,6 +7,8 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+
+	"github.com/cespare/xxhash/v2"
 )
 
 const (
@@ -81,6 +83,9 @@ func (w *walk) visit(s source, depth int) error {
 		return nil
 	}
 	children, err := w.readRetrying(s, idx)
+	if w.r.opt.Done != nil {
+		w.r.opt.Done(w.res.Sitemaps[idx])
+	}
 	if err != nil || w.skipRead(idx) {
 		return err
 	}
@@ -139,7 +144,7 @@ func (w *walk) readOnce(s source, idx int) ([]source, error) {
 
 // attempt reads a sitemap with ctx.
 func (w *walk) attempt(ctx context.Context, s source, idx int) ([]source, error) {
-	resp, err := w.r.open(ctx, w.client, s, w.cache(s))
+	resp, err := w.r.open(ctx, w.client, s, w.r.opt.Cache)
 	if err != nil {
 		return nil, err
 	}
@@ -148,8 +153,10 @@ func (w *walk) attempt(ctx context.Context, s source, idx int) ([]source, error)
 	}
 	defer resp.body.Close()
 	st := &w.res.Sitemaps[idx]
+	st.Validators = Validators{ETag: resp.etag, LastModified: resp.lastMod, Size: resp.size, ModTime: resp.modTime}
+	known, _ := w.known(s)
 	if resp.notModified {
-		st.NotModified = true
+		st.NotModified, st.Validators = true, known
 		return nil, nil
 	}
 	var in io.Reader = resp.body
@@ -163,6 +170,8 @@ func (w *walk) attempt(ctx context.Context, s source, idx int) ([]source, error)
 	if err != nil {
 		return nil, err
 	}
+	digest := xxhash.New()
+	text = io.TeeReader(text, digest)
 	d := &doc{w: w, src: s, idx: idx, base: resp.base}
 	if isXML {
 		err = d.xml(text)
@@ -176,18 +185,18 @@ func (w *walk) attempt(ctx context.Context, s source, idx int) ([]source, error)
 	if err != nil {
 		return d.children, w.explain(err, resp)
 	}
-	if c := w.cache(s); c != nil && d.kind() != KindIndex && (resp.etag != "" || resp.lastMod != "") {
-		c.Remember(s.name(), resp.etag, resp.lastMod)
-	}
+	// The same bytes as the Cache knew: the entries delivered are those it knows.
+	st.Validators.Hash = digest.Sum64()
+	st.NotModified = known.Hash == st.Validators.Hash && st.Kind != KindIndex
 	return d.children, nil
 }
 
-// cache returns the validator cache for remote sitemaps, or nil.
-func (w *walk) cache(s source) Cache {
-	if s.url == nil {
-		return nil
+// known returns what the cache remembers of a sitemap, if there is a cache.
+func (w *walk) known(s source) (Validators, bool) {
+	if c := w.r.opt.Cache; c != nil {
+		return c.Known(s.name())
 	}
-	return w.r.opt.Cache
+	return Validators{}, false
 }
 
 // explain adds to a not-a-sitemap error what the server said the body was.

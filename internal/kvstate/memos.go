@@ -1,0 +1,24 @@
+package kvstate
+
+import (
+	"context"
+	"time"
+
+	"github.com/sitepush/sitepush/internal/model"
+)
+
+// SitemapMemos returns no memo: the Worker reads and diffs every sitemap at each run.
+func (s *State) SitemapMemos(context.Context, string) (map[string]model.SitemapMemo, error) {
+	return nil, nil
+}
+
+// SitemapPages returns nil: no memo is kept.
+func (s *State) SitemapPages(context.Context, string, string) ([]byte, error) { return nil, nil }
+
+// SaveSitemapMemos keeps nothing.
+func (s *State) SaveSitemapMemos(context.Context, string, []model.SitemapMemo) error { return nil }
+
+// PendingDeliveries is never asked for, since no memo is kept.
+func (s *State) PendingDeliveries(context.Context, string, []string, time.Time) ([]model.Pending, error) {
+	return nil, nil
+}

@@ -1,0 +1,346 @@
+package runner
+
+import (
+	"cmp"
+	"context"
+	"encoding/binary"
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/sitepush/sitepush/internal/channel"
+	"github.com/sitepush/sitepush/internal/model"
+	"github.com/sitepush/sitepush/internal/sitemap"
+)
+
+// maxFilePages bounds the pages of one sitemap held at once (the sitemaps.org limit is 50,000):
+// the pages of a bigger one are synced in pieces, each looked up in the store, and the file is
+// not remembered.
+const maxFilePages = 100_000
+
+// filePage is a page of the sitemap being read: its URL is in the file's arena.
+type filePage struct {
+	hash, lastmod int64 // lastmod in Unix ms, 0 for none
+	off, n        int
+}
+
+func (p filePage) page(arena []byte) channel.Page {
+	var u string
+	if arena != nil {
+		u = string(arena[p.off : p.off+p.n])
+	}
+	var lm time.Time
+	if p.lastmod != 0 {
+		lm = time.UnixMilli(p.lastmod).UTC()
+	}
+	return channel.Page{Hash: p.hash, URL: u, Lastmod: lm}
+}
+
+// file is the sitemap being read, as far as it was: its pages in scope, and how many entries the
+// filter left out.
+type file struct {
+	name           string
+	pages          []filePage
+	arena          []byte
+	urls, filtered int
+	// whole is cleared when the pages were too many to hold (maxFilePages).
+	whole bool
+}
+
+func (f *file) add(u []byte, lastmod time.Time) {
+	var ms int64
+	if !lastmod.IsZero() {
+		// Lastmods are stored to the millisecond: finer ones would never compare equal again.
+		ms = lastmod.UnixMilli()
+	}
+	f.pages = append(f.pages, filePage{hash: URLHash(u), lastmod: ms, off: len(f.arena), n: len(u)})
+	f.arena = append(f.arena, u...)
+	f.urls++
+}
+
+func (f *file) reset(name string) {
+	*f = file{name: name, pages: f.pages[:0], arena: f.arena[:0], whole: true}
+}
+
+// done is told by the reader that the read of a sitemap ended.
+func (c *collector) done(ctx context.Context, sm sitemap.Sitemap) {
+	if sm.Kind == sitemap.KindIndex {
+		return
+	}
+	if c.file.name != sm.URL {
+		c.endFile(ctx, nil)
+		c.file.reset(sm.URL)
+	}
+	if memo, ok := c.memo.unchanged(sm); ok {
+		if c.file.urls+c.file.filtered == 0 { // not read again: counted as the memo counted it
+			c.rec.TotalURLs += memo.URLs
+			c.rec.Filtered += memo.Filtered
+		}
+		c.file.reset("")
+		return
+	}
+	c.endFile(ctx, &sm)
+}
+
+// endFile syncs the pages of the file read so far: when sm tells that it was read whole, they
+// are merged, in hash order, against those remembered of it, and only pages new or changed since
+// are looked up in the store; the others are due only on a channel whose delivery state says so
+// (pending). What is found is remembered for the run's end.
+func (c *collector) endFile(ctx context.Context, sm *sitemap.Sitemap) {
+	f := &c.file
+	defer f.reset("")
+	if c.syncErr != nil || len(f.pages) == 0 && sm == nil {
+		return
+	}
+	slices.SortStableFunc(f.pages, func(a, b filePage) int { return cmp.Compare(a.hash, b.hash) })
+	// Two spellings of one URL (a host in capitals) are one page: the first one listed.
+	f.pages = slices.CompactFunc(f.pages, func(a, b filePage) bool { return a.hash == b.hash })
+	var old []byte
+	if f.whole {
+		old, c.syncErr = c.memo.pages(ctx, f.name)
+	}
+	if c.syncErr != nil {
+		return
+	}
+	changed := f.pages[:0:0]
+	j := 0
+	for _, p := range f.pages {
+		for j < len(old) && pageHash(old, j) < p.hash {
+			j += model.PageBytes
+		}
+		if j < len(old) && pageHash(old, j) == p.hash && pageLastmod(old, j) == p.lastmod {
+			c.same(p)
+			continue
+		}
+		changed = append(changed, p)
+	}
+	c.sync(ctx, changed, f.arena)
+	if sm != nil && sm.Err == nil && f.whole {
+		c.memo.read(sm, f)
+	}
+}
+
+// same takes a page that is as the file's memo has it: known and settled on every channel of the
+// run, unless its delivery state makes it due.
+func (c *collector) same(p filePage) {
+	for ch, name := range c.channels {
+		c.known[ch] = true
+		c.rec.Channels[name].Skipped++
+	}
+	c.pending(p)
+}
+
+// pending queues a page taken as settled on the channels where its delivery state makes it due.
+func (c *collector) pending(p filePage) {
+	for _, pd := range c.memo.take(p.hash) {
+		c.rec.Channels[pd.Channel].Skipped--
+		ch := slices.Index(c.channels, pd.Channel)
+		if d, ok := c.consider(ch, p.page(nil), pd.State); ok {
+			c.found = append(c.found, found{at: p.off, ch: ch, due: d})
+		}
+	}
+}
+
+// endRead ends the read: the last file, then the sitemaps that did not change: their pages are
+// settled, but for those a delivery state makes due.
+func (c *collector) endRead(ctx context.Context) error {
+	c.endFile(ctx, nil)
+	if c.syncErr != nil {
+		return c.syncErr
+	}
+	for _, m := range c.memo.kept {
+		for ch, name := range c.channels {
+			c.known[ch] = c.known[ch] || m.URLs > 0
+			c.rec.Channels[name].Skipped += m.URLs
+		}
+	}
+	for _, m := range c.memo.kept {
+		if len(c.memo.pending) == 0 {
+			break
+		}
+		old, err := c.memo.pages(ctx, m.Sitemap)
+		if err != nil {
+			return err
+		}
+		for j := 0; j < len(old); j += model.PageBytes {
+			c.pending(filePage{hash: pageHash(old, j), lastmod: pageLastmod(old, j)})
+		}
+	}
+	c.queueFound()
+	return c.fillURLs(ctx)
+}
+
+// fillURLs finds, in a dry run, the text of the due URLs that no sitemap read gave.
+func (c *collector) fillURLs(ctx context.Context) error {
+	if c.urls == nil {
+		return nil
+	}
+	var hashes []int64
+	for _, q := range c.due {
+		for _, d := range q.Refs(0, q.Len()) {
+			if _, ok := c.urls[d.Hash]; !ok {
+				hashes = append(hashes, d.Hash)
+			}
+		}
+	}
+	if len(hashes) == 0 {
+		return nil
+	}
+	urls, err := c.state.URLs(ctx, c.site.ID, hashes)
+	for i, u := range urls {
+		c.urls[hashes[i]] = u
+	}
+	return err
+}
+
+func pageHash(b []byte, at int) int64 { return int64(binary.LittleEndian.Uint64(b[at:])) }
+
+func pageLastmod(b []byte, at int) int64 { return int64(binary.LittleEndian.Uint64(b[at+8:])) }
+
+// memos is what a run knows of the site's sitemaps from earlier runs, and what it learns.
+type memos struct {
+	state State
+	site  string
+	// on is set when the run uses and keeps memos: a run of the sitemaps, neither forced nor of
+	// the failed URLs only, in which no channel asks for the newest pages (a feed's first run).
+	on bool
+	// scope is the run's: its filter and channels.
+	scope  string
+	known  map[string]model.SitemapMemo // those of the run's scope
+	kept   []model.SitemapMemo          // of the sitemaps that did not change, with their validators now
+	learnt []model.SitemapMemo          // of the sitemaps read, with their pages
+	// pending holds the delivery states that make a URL due whatever its sitemap says (failed,
+	// resubmitAfter passed), by hash, until a page of the read takes them.
+	pending map[int64][]model.Pending
+}
+
+// load reads the memos of the run's scope and, when there are any, the pending deliveries.
+func (m *memos) load(ctx context.Context, resubmitAfter time.Duration, now time.Time, channels []string) error {
+	if !m.on {
+		return nil
+	}
+	all, err := m.state.SitemapMemos(ctx, m.site)
+	if err != nil {
+		return err
+	}
+	m.known = map[string]model.SitemapMemo{}
+	for name, memo := range all {
+		if covers(memo.Scope, m.scope) {
+			m.known[name] = memo
+		}
+	}
+	if len(m.known) == 0 {
+		return nil
+	}
+	var before time.Time
+	if resubmitAfter > 0 {
+		before = now.Add(-resubmitAfter)
+	}
+	pending, err := m.state.PendingDeliveries(ctx, m.site, channels, before)
+	if err != nil {
+		return err
+	}
+	m.pending = make(map[int64][]model.Pending, len(pending))
+	for _, p := range pending {
+		m.pending[p.Hash] = append(m.pending[p.Hash], p)
+	}
+	return nil
+}
+
+// Known is the sitemap.Cache of the run's reader.
+func (m *memos) Known(name string) (sitemap.Validators, bool) {
+	memo, ok := m.known[name]
+	return sitemap.Validators{ETag: memo.ETag, LastModified: memo.LastModified, Size: memo.Size, ModTime: memo.ModTime, Hash: memo.Hash}, ok
+}
+
+// unchanged takes a sitemap the reader found unchanged, and returns its memo, with the validators
+// of this read, if it has one.
+func (m *memos) unchanged(sm sitemap.Sitemap) (model.SitemapMemo, bool) {
+	memo, ok := m.known[sm.URL]
+	if !ok || !sm.NotModified {
+		return memo, false
+	}
+	memo.ETag, memo.LastModified, memo.Size, memo.ModTime = sm.Validators.ETag, sm.Validators.LastModified, sm.Validators.Size, sm.Validators.ModTime
+	m.kept = append(m.kept, memo)
+	return memo, true
+}
+
+// pages returns the pages remembered of a sitemap of the run's scope; nil for none.
+func (m *memos) pages(ctx context.Context, name string) ([]byte, error) {
+	if _, ok := m.known[name]; !ok {
+		return nil, nil
+	}
+	return m.state.SitemapPages(ctx, m.site, name)
+}
+
+// take returns, and forgets, the pending delivery states of a URL.
+func (m *memos) take(hash int64) []model.Pending {
+	p, ok := m.pending[hash]
+	if ok {
+		delete(m.pending, hash)
+	}
+	return p
+}
+
+// lookedUp forgets the pending states of a URL looked up in the store: its state came with it.
+func (m *memos) lookedUp(hash int64) {
+	if len(m.pending) > 0 {
+		delete(m.pending, hash)
+	}
+}
+
+// read learns a sitemap read whole: its validators and its pages, sorted by hash.
+func (m *memos) read(sm *sitemap.Sitemap, f *file) {
+	if !m.on {
+		return
+	}
+	pages := make([]byte, len(f.pages)*model.PageBytes)
+	for i, p := range f.pages {
+		binary.LittleEndian.PutUint64(pages[i*model.PageBytes:], uint64(p.hash))
+		binary.LittleEndian.PutUint64(pages[i*model.PageBytes+8:], uint64(p.lastmod))
+	}
+	v := sm.Validators
+	m.learnt = append(m.learnt, model.SitemapMemo{Sitemap: sm.URL, ETag: v.ETag, LastModified: v.LastModified, Size: v.Size, ModTime: v.ModTime,
+		Hash: v.Hash, Scope: m.scope, URLs: f.urls, Filtered: f.filtered, Pages: pages})
+}
+
+// save keeps what the run learnt, once what it found is settled: every sitemap read whole and
+// every due URL answered (a failure is found again through its delivery state). The memos of
+// sitemaps the run did not meet are forgotten.
+func (m *memos) save(ctx context.Context, rec *model.Record, complete bool) error {
+	if !m.on || !complete {
+		return nil
+	}
+	for _, st := range rec.Channels {
+		if st.Due != st.Submitted+st.Failed {
+			return nil
+		}
+	}
+	return m.state.SaveSitemapMemos(ctx, m.site, append(m.learnt, m.kept...))
+}
+
+// scopeOf names what the pages of a run are settled for: its filter, then its channels.
+func scopeOf(host string, include, exclude, channels []string) string {
+	sorted := slices.Clone(channels)
+	sort.Strings(sorted)
+	return fmt.Sprintf("host=%q include=%q exclude=%q channels=%s", host, include, exclude, strings.Join(sorted, ","))
+}
+
+// covers reports whether the pages of a memo of scope have are settled for a run of scope want:
+// the same filter, and every channel of the run among the memo's.
+func covers(have, want string) bool {
+	hf, hc, _ := strings.Cut(have, " channels=")
+	wf, wc, _ := strings.Cut(want, " channels=")
+	if hf != wf {
+		return false
+	}
+	got := strings.Split(hc, ",")
+	for _, ch := range strings.Split(wc, ",") {
+		if ch != "" && !slices.Contains(got, ch) {
+			return false
+		}
+	}
+	return true
+}
