@@ -1,6 +1,7 @@
 package channel
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math"
@@ -98,6 +99,21 @@ func (q *Queue) one() []item {
 		q.failed = nil
 	}
 	return q.rest
+}
+
+// SortByHash orders the URLs whose last attempt failed, and then the others, each by hash — the
+// order in which the state reads and writes them fastest, neighbours in its indexes: sent in
+// that order, a million URLs' outcomes are written a few pages at a time, instead of touching
+// every page of the state at every answer — and drops a URL queued twice. It returns how many
+// it dropped.
+func (q *Queue) SortByHash() int {
+	byHash := func(a, b item) int { return cmp.Compare(a.hash, b.hash) }
+	sameHash := func(a, b item) bool { return a.hash == b.hash }
+	n := q.Len()
+	slices.SortFunc(q.failed, byHash)
+	slices.SortFunc(q.rest, byHash)
+	q.failed, q.rest = slices.CompactFunc(q.failed, sameHash), slices.CompactFunc(q.rest, sameHash)
+	return n - q.Len()
 }
 
 // Shuffle puts the queue in a random order.

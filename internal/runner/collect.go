@@ -2,9 +2,7 @@ package runner
 
 import (
 	"bytes"
-	"cmp"
 	"context"
-	"slices"
 	"strings"
 	"time"
 	"unicode"
@@ -19,7 +17,7 @@ import (
 const (
 	// syncBatch is how many pages are synced with the store at once: one query, one transaction.
 	// Pages are synced in hash order, so that a batch writes neighbouring rows of the catalogue.
-	syncBatch = 10_000
+	syncBatch = 50_000
 	// sampleSize is how many due URLs per channel a dry run shows.
 	sampleSize = 20
 )
@@ -37,8 +35,7 @@ type collector struct {
 	progress func()
 
 	batch     []channel.Page
-	file      file    // the sitemap being read
-	found     []found // its due URLs, as found in hash order
+	file      file // the sitemap being read
 	memo      *memos
 	due       []*channel.Queue // per channel
 	selection []channel.Selection
@@ -47,6 +44,9 @@ type collector struct {
 	// its first run for the site, where the backlog setting applies.
 	known   []bool
 	syncErr error // why a sync failed: the read stops, the run ends with it
+	// fresh is set when the site had no URL in the store as the run began: the pages read are
+	// new, and added without being looked up.
+	fresh bool
 	// force, retryFailed and chosen are the run's Options.Force, RetryFailed and whether it
 	// takes chosen URLs.
 	force, retryFailed, chosen bool
@@ -183,7 +183,13 @@ func (c *collector) sync(ctx context.Context, pages []filePage, arena []byte) {
 		for _, p := range pages[from:min(from+syncBatch, len(pages))] {
 			c.batch = append(c.batch, p.page(arena))
 		}
-		states, err := c.state.SyncCatalog(ctx, c.site.ID, c.now, c.batch, c.channels, c.dryRun)
+		var states []model.DeliveryState
+		var err error
+		if c.fresh {
+			states, err = make([]model.DeliveryState, len(c.batch)*len(c.channels)), c.state.AddPages(ctx, c.site.ID, c.now, c.batch, c.dryRun)
+		} else {
+			states, err = c.state.SyncCatalog(ctx, c.site.ID, c.now, c.batch, c.channels, c.dryRun)
+		}
 		if err != nil {
 			c.syncErr = err
 			return
@@ -194,7 +200,7 @@ func (c *collector) sync(ctx context.Context, pages []filePage, arena []byte) {
 			for ch := range c.channels {
 				c.newest[ch].add(p)
 				if d, ok := c.consider(ch, p, states[i*n+ch]); ok {
-					c.found = append(c.found, found{at: pages[from+i].off, ch: ch, due: d})
+					c.due[ch].Add(d)
 				}
 			}
 		}
@@ -202,22 +208,6 @@ func (c *collector) sync(ctx context.Context, pages []filePage, arena []byte) {
 			c.progress()
 		}
 	}
-	c.queueFound()
-}
-
-// queueFound queues the due URLs found, in the order of their sitemap.
-func (c *collector) queueFound() {
-	slices.SortStableFunc(c.found, func(a, b found) int { return cmp.Compare(a.at, b.at) })
-	for _, f := range c.found {
-		c.due[f.ch].Add(f.due)
-	}
-	c.found = c.found[:0]
-}
-
-// found is a due URL of the file being read, at its place in the file.
-type found struct {
-	at, ch int
-	due    channel.Due
 }
 
 // consider counts a page on channel ch, and returns it when its delivery state there makes it

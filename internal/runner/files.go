@@ -94,7 +94,7 @@ func (c *collector) endFile(ctx context.Context, sm *sitemap.Sitemap) {
 	if c.syncErr != nil || len(f.pages) == 0 && sm == nil {
 		return
 	}
-	slices.SortStableFunc(f.pages, func(a, b filePage) int { return cmp.Compare(a.hash, b.hash) })
+	slices.SortFunc(f.pages, func(a, b filePage) int { return cmp.Or(cmp.Compare(a.hash, b.hash), cmp.Compare(a.off, b.off)) })
 	// Two spellings of one URL (a host in capitals) are one page: the first one listed.
 	f.pages = slices.CompactFunc(f.pages, func(a, b filePage) bool { return a.hash == b.hash })
 	var old []byte
@@ -138,7 +138,7 @@ func (c *collector) pending(p filePage) {
 		c.rec.Channels[pd.Channel].Skipped--
 		ch := slices.Index(c.channels, pd.Channel)
 		if d, ok := c.consider(ch, p.page(nil), pd.State); ok {
-			c.found = append(c.found, found{at: p.off, ch: ch, due: d})
+			c.due[ch].Add(d)
 		}
 	}
 }
@@ -168,7 +168,6 @@ func (c *collector) endRead(ctx context.Context) error {
 			c.pending(filePage{hash: pageHash(old, j), lastmod: pageLastmod(old, j)})
 		}
 	}
-	c.queueFound()
 	return c.fillURLs(ctx)
 }
 

@@ -73,6 +73,7 @@ func TestARejectedURLWaitsUntilItChanges(t *testing.T) {
 				return err
 			}
 		}
+		slices.Sort(got)
 		seen = append(seen, got)
 		return nil
 	}}

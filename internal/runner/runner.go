@@ -172,6 +172,9 @@ func (r *Runner) run(ctx context.Context, site *config.Site, opt Options, rec *m
 	}
 	var res *sitemap.Result
 	err := col.memo.load(ctx, site.ResubmitAfter.D(), rec.StartedAt, names)
+	if err == nil {
+		col.fresh, err = r.State.CatalogEmpty(ctx, site.ID)
+	}
 	switch {
 	case err != nil:
 	case opt.URLs != nil:
@@ -182,11 +185,17 @@ func (r *Runner) run(ctx context.Context, site *config.Site, opt Options, rec *m
 	if budget.Err() != nil && errors.Is(err, budget.Err()) {
 		err = nil // the budget or a signal cut the read short: not a failure of the run
 	}
+	if res == nil {
+		res = &sitemap.Result{} // cut short before the read began
+	}
 	// What was read is recorded even when the read was cut short.
 	if err = errors.Join(err, col.endRead(ctx)); err != nil {
 		rec.Status = model.StatusFailed
 		rec.AddError(err.Error())
 		return err
+	}
+	for i, q := range col.due {
+		rec.Channels[names[i]].Due -= q.SortByHash()
 	}
 	cut := r.countSitemaps(rec, res, budget)
 	complete := rec.Sitemaps.Failed == 0 && !cut

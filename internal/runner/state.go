@@ -23,6 +23,11 @@ type State interface {
 	// dryRun, and returns the delivery state of each page on each channel, flattened: the state of
 	// pages[i] on channels[c] is at i*len(channels)+c. It writes nothing when dryRun is set.
 	SyncCatalog(ctx context.Context, site string, now time.Time, pages []channel.Page, channels []string, dryRun bool) ([]model.DeliveryState, error)
+	// CatalogEmpty reports whether the state holds no URL of the site; AddPages records pages
+	// new to the site (one already there is left as it is) without returning their state,
+	// unless dryRun.
+	CatalogEmpty(ctx context.Context, site string) (bool, error)
+	AddPages(ctx context.Context, site string, now time.Time, pages []channel.Page, dryRun bool) error
 	// SitemapMemos returns what runs remember of the site's sitemaps, by sitemap, without their
 	// pages; SitemapPages the pages of one (nil when none are remembered).
 	SitemapMemos(ctx context.Context, site string) (map[string]model.SitemapMemo, error)

@@ -59,6 +59,35 @@ func (s *Store) SyncCatalog(ctx context.Context, site string, now time.Time, pag
 	return states, nil
 }
 
+// CatalogEmpty reports whether the store holds no URL of site.
+func (s *Store) CatalogEmpty(ctx context.Context, site string) (_ bool, err error) {
+	defer s.failed(&err, "reading the catalogue", site)
+	var one int
+	err = s.rdb.QueryRowContext(ctx, `SELECT 1 FROM urls WHERE site_id = $1 LIMIT 1`, site).Scan(&one)
+	if err == sql.ErrNoRows {
+		return true, nil
+	}
+	return false, err
+}
+
+// AddPages records pages new to the site's catalogue, in one transaction, without looking them
+// up: a page the catalogue holds already is left as it is. With dryRun it does nothing.
+func (s *Store) AddPages(ctx context.Context, site string, now time.Time, pages []channel.Page, dryRun bool) (err error) {
+	defer s.failed(&err, "adding to the catalogue", site)
+	if dryRun || len(pages) == 0 {
+		return nil
+	}
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	if err := s.writePages(ctx, tx, site, now, slices.Clone(pages), insertPagesSQL); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
 // readCatalog fills states from the deliveries of the given hashes and returns the catalogue rows.
 func (s *Store) readCatalog(ctx context.Context, site string, hashes []int64, index map[int64]int, channels []string, states []model.DeliveryState) (map[int64]known, error) {
 	rows, err := s.rdb.QueryContext(ctx, `SELECT u.url_hash, u.url, u.lastmod, u.last_seen,
