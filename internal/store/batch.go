@@ -1,6 +1,8 @@
 package store
 
 import (
+	"context"
+	"database/sql"
 	"strconv"
 	"strings"
 )
@@ -80,4 +82,27 @@ func (s *Store) bind(query string, shared, perRow []any) (string, []any) {
 		}
 	}
 	return b.String(), args
+}
+
+// prepared holds, for one transaction, its multi-row statements of rowsPerStatement rows: of the
+// same text each time, each is prepared once. SQLite parsed a 500-row statement afresh at every
+// call: a sixth of the work of a site's first run, measured.
+type prepared map[string]*sql.Stmt
+
+// exec runs a multi-row statement of rows rows in tx.
+func (p prepared) exec(ctx context.Context, tx *sql.Tx, query string, rows int, args []any) error {
+	if rows != rowsPerStatement {
+		_, err := tx.ExecContext(ctx, query, args...)
+		return err
+	}
+	st, ok := p[query]
+	if !ok {
+		var err error
+		if st, err = tx.PrepareContext(ctx, query); err != nil {
+			return err
+		}
+		p[query] = st
+	}
+	_, err := st.ExecContext(ctx, args...)
+	return err
 }

@@ -71,7 +71,8 @@ func (s *Store) CatalogEmpty(ctx context.Context, site string) (_ bool, err erro
 }
 
 // AddPages records pages new to the site's catalogue, in one transaction, without looking them
-// up: a page the catalogue holds already is left as it is. With dryRun it does nothing.
+// up: a page the catalogue holds already is left as it is. It sorts pages by hash. With dryRun
+// it does nothing.
 func (s *Store) AddPages(ctx context.Context, site string, now time.Time, pages []channel.Page, dryRun bool) (err error) {
 	defer s.failed(&err, "adding to the catalogue", site)
 	if dryRun || len(pages) == 0 {
@@ -82,7 +83,7 @@ func (s *Store) AddPages(ctx context.Context, site string, now time.Time, pages 
 		return err
 	}
 	defer tx.Rollback()
-	if err := s.writePages(ctx, tx, site, now, slices.Clone(pages), insertPagesSQL); err != nil {
+	if err := s.writePages(ctx, tx, site, now, pages, insertPagesSQL); err != nil {
 		return err
 	}
 	return tx.Commit()
@@ -176,20 +177,29 @@ func (s *Store) writePages(ctx context.Context, tx *sql.Tx, site string, now tim
 	slices.SortFunc(pages, func(a, b channel.Page) int { return cmp.Compare(a.Hash, b.Hash) })
 	shared := []any{site, now.UnixMilli()}
 	perRow := make([]any, 0, 3*min(len(pages), rowsPerStatement))
+	prep := prepared{}
 	return inChunks(len(pages), func(i int) int64 { return pages[i].Hash }, func(lo, hi int) error {
 		perRow = perRow[:0]
 		for _, p := range pages[lo:hi] {
 			perRow = append(perRow, p.Hash, p.URL, ms(p.Lastmod))
 		}
 		query, args := s.bind(statement(hi-lo), shared, perRow)
-		_, err := tx.ExecContext(ctx, query, args...)
-		return err
+		return prep.exec(ctx, tx, query, hi-lo, args)
 	})
 }
 
-// URLs returns the URL of each hash of site, aligned with hashes; "" for unknown hashes.
+// URLs returns the URL of each hash of site, aligned with hashes; "" for unknown hashes. Hashes
+// in ascending order, as a run's queues hold them, are read by one scan of their range when the
+// catalogue holds few others there (a site's first run), instead of a lookup each.
 func (s *Store) URLs(ctx context.Context, site string, hashes []int64) (_ []string, err error) {
 	defer s.failed(&err, "reading URLs", site)
+	out := make([]string, len(hashes))
+	if len(hashes) >= minRangeRead && slices.IsSorted(hashes) {
+		dense, err := s.urlRange(ctx, site, hashes, out)
+		if err != nil || dense {
+			return out, err
+		}
+	}
 	rows, err := s.rdb.QueryContext(ctx, `SELECT url_hash, url FROM urls WHERE site_id = $1 AND `+s.inHashes("url_hash", 2),
 		site, s.hashParam(hashes))
 	if err != nil {
@@ -205,9 +215,40 @@ func (s *Store) URLs(ctx context.Context, site string, hashes []int64) (_ []stri
 		}
 		byHash[h] = u
 	}
-	out := make([]string, len(hashes))
 	for i, h := range hashes {
 		out[i] = byHash[h]
 	}
 	return out, rows.Err()
+}
+
+// minRangeRead is how many sorted hashes make URLs try a scan of their range.
+const minRangeRead = 256
+
+// urlRange fills out from a scan of the catalogue between the first and last of hashes, sorted,
+// reading at most twice as many rows as there are hashes: it reports false when the range
+// holds more, and a lookup of each is cheaper.
+func (s *Store) urlRange(ctx context.Context, site string, hashes []int64, out []string) (bool, error) {
+	limit := 2 * len(hashes)
+	rows, err := s.rdb.QueryContext(ctx, `SELECT url_hash, url FROM urls WHERE site_id = $1 AND url_hash >= $2 AND url_hash <= $3
+		ORDER BY url_hash LIMIT $4`, site, hashes[0], hashes[len(hashes)-1], limit)
+	if err != nil {
+		return false, err
+	}
+	defer rows.Close()
+	read, i := 0, 0
+	for rows.Next() {
+		var h int64
+		var u string
+		if err := rows.Scan(&h, &u); err != nil {
+			return false, err
+		}
+		read++
+		for i < len(hashes) && hashes[i] < h {
+			i++
+		}
+		for j := i; j < len(hashes) && hashes[j] == h; j++ {
+			out[j] = u
+		}
+	}
+	return read < limit, rows.Err()
 }

@@ -69,6 +69,7 @@ func (s *Store) recordDeliveries(ctx context.Context, tx *sql.Tx, site string, n
 		withLastmod = false
 	}
 	perRow := make([]any, 0, 2*min(len(o.URLs), rowsPerStatement))
+	prep := prepared{}
 	return inChunks(len(o.URLs), func(i int) int64 { return o.URLs[i].Hash }, func(lo, hi int) error {
 		perRow = perRow[:0]
 		for _, d := range o.URLs[lo:hi] {
@@ -78,8 +79,7 @@ func (s *Store) recordDeliveries(ctx context.Context, tx *sql.Tx, site string, n
 			}
 		}
 		q, args := s.bind(query(hi-lo), shared, perRow)
-		_, err := tx.ExecContext(ctx, q, args...)
-		return err
+		return prep.exec(ctx, tx, q, hi-lo, args)
 	})
 }
 
@@ -159,6 +159,7 @@ func (s *Store) recordFailedAttempts(ctx context.Context, tx *sql.Tx, site strin
 	}
 	shared := []any{site, o.Channel, now.UnixMilli(), outcome, o.Err}
 	perRow := make([]any, 0, min(len(o.URLs), rowsPerStatement))
+	prep := prepared{}
 	err := inChunks(len(o.URLs), func(i int) int64 { return o.URLs[i].Hash }, func(lo, hi int) error {
 		perRow = perRow[:0]
 		for _, d := range o.URLs[lo:hi] {
@@ -167,8 +168,7 @@ func (s *Store) recordFailedAttempts(ctx context.Context, tx *sql.Tx, site strin
 		query, args := s.bind(`INSERT INTO failed_attempts (site_id, url_hash, channel, at, outcome, error)
 			VALUES `+valuesList(hi-lo, `$1, ?, $2, $3, $4, $5`)+`
 			ON CONFLICT (site_id, url_hash, channel, at) DO UPDATE SET outcome = excluded.outcome, error = excluded.error`, shared, perRow)
-		_, err := tx.ExecContext(ctx, query, args...)
-		return err
+		return prep.exec(ctx, tx, query, hi-lo, args)
 	})
 	if err != nil {
 		return err
