@@ -1,0 +1,100 @@
+package runner_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/sitepush/sitepush/internal/channel"
+	"github.com/sitepush/sitepush/internal/runner"
+	"github.com/sitepush/sitepush/internal/store/storetest"
+)
+
+// A run remembers the sitemaps it read, once settled: the next one does not read a file that did
+// not change, yet finds a URL whose last attempt failed, and a channel turned on later still has
+// a first run of every URL.
+func TestUnchangedSitemaps(t *testing.T) {
+	ctx := context.Background()
+	st := storetest.Open(t)
+	r := runner.New(st)
+	s := newSite(t, "")
+	in := &fakeChannel{name: "indexnow", batch: 10}
+	opt := runner.Options{Channels: []channel.Channel{in}}
+	s.publish("/a 2026-01-01", "/b 2026-01-01", "/c")
+	run(t, r, s, opt)
+	if got := in.take(); !slices.Equal(got, urls("/a", "/b", "/c")) {
+		t.Fatalf("first run sent %v", got)
+	}
+	if memos, err := st.SitemapMemos(ctx, "s"); err != nil || len(memos) != 1 {
+		t.Fatalf("memos after a settled run: %+v, %v", memos, err)
+	}
+	rec := run(t, r, s, opt)
+	if got := in.take(); len(got) != 0 || rec.TotalURLs != 3 || rec.Channels["indexnow"].Skipped != 3 || rec.Sitemaps.Read != 1 {
+		t.Errorf("a rerun of an unchanged file sent %v, %d URLs, %+v", got, rec.TotalURLs, rec.Channels["indexnow"])
+	}
+
+	// A new page that fails: settled all the same, its failure found again from its state.
+	s.publish("/a 2026-01-01", "/b 2026-01-01", "/c", "/d")
+	in.failing = func(d channel.Due) string { return "HTTP 503" }
+	run(t, r, s, opt)
+	if got := in.take(); !slices.Equal(got, urls("/d")) {
+		t.Fatalf("a run with one new page sent %v", got)
+	}
+	if memos, err := st.SitemapMemos(ctx, "s"); err != nil || memos[filepath.Join(s.dir, "sitemap.xml")].URLs != 4 {
+		t.Fatalf("a failure is settled: memos %+v, %v", memos, err)
+	}
+	in.failing = nil
+	rec = run(t, r, s, opt)
+	if got := in.take(); !slices.Equal(got, urls("/d")) || rec.Channels["indexnow"].Due != 1 || rec.Channels["indexnow"].Skipped != 3 {
+		t.Errorf("the failed URL of an unchanged file: sent %v, %+v", got, rec.Channels["indexnow"])
+	}
+
+	// The same bytes, touched: read, not diffed.
+	later := time.Now().Add(time.Hour)
+	if err := os.Chtimes(filepath.Join(s.dir, "sitemap.xml"), later, later); err != nil {
+		t.Fatal(err)
+	}
+	rec = run(t, r, s, opt)
+	if got := in.take(); len(got) != 0 || rec.TotalURLs != 4 {
+		t.Errorf("the same bytes again: sent %v, %d URLs", got, rec.TotalURLs)
+	}
+
+	// A channel turned on later: its first run has every URL.
+	bing := &fakeChannel{name: "bing", batch: 10}
+	run(t, r, s, runner.Options{Channels: []channel.Channel{in, bing}})
+	if got, sent := bing.take(), in.take(); !slices.Equal(got, urls("/a", "/b", "/c", "/d")) || len(sent) != 0 {
+		t.Errorf("a channel turned on later got %v (and indexnow %v)", got, sent)
+	}
+	// A changed page of a file that changed: only it is sent, on both.
+	s.publish("/a 2026-01-01", "/b 2026-02-01", "/c", "/d")
+	run(t, r, s, runner.Options{Channels: []channel.Channel{in, bing}})
+	if got, sent := bing.take(), in.take(); !slices.Equal(got, urls("/b")) || !slices.Equal(sent, urls("/b")) {
+		t.Errorf("one page changed: bing got %v, indexnow %v", got, sent)
+	}
+}
+
+// resubmitAfter finds, from their delivery state, the URLs of an unchanged file sent long enough
+// ago.
+func TestUnchangedSitemapsResubmit(t *testing.T) {
+	st := storetest.Open(t)
+	r := runner.New(st)
+	now := time.Date(2026, 5, 1, 0, 0, 0, 0, time.UTC)
+	r.Now = func() time.Time { return now }
+	s := newSite(t, "    resubmitAfter: 720h\n")
+	in := &fakeChannel{name: "indexnow", batch: 10}
+	opt := runner.Options{Channels: []channel.Channel{in}}
+	s.publish("/a 2026-01-01", "/b")
+	run(t, r, s, opt)
+	in.take()
+	now = now.Add(24 * time.Hour)
+	if run(t, r, s, opt); len(in.take()) != 0 {
+		t.Fatal("a rerun a day later sent URLs")
+	}
+	now = now.Add(30 * 24 * time.Hour)
+	if rec := run(t, r, s, opt); !slices.Equal(in.take(), urls("/a", "/b")) || rec.Channels["indexnow"].Due != 2 {
+		t.Errorf("31 days later: %+v", rec.Channels["indexnow"])
+	}
+}

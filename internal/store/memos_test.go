@@ -1,0 +1,112 @@
+package store_test
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"slices"
+	"sort"
+	"testing"
+	"time"
+
+	"github.com/sitepush/sitepush/internal/channel"
+	"github.com/sitepush/sitepush/internal/model"
+	"github.com/sitepush/sitepush/internal/store/storetest"
+)
+
+func TestSitemapMemos(t *testing.T) {
+	ctx := context.Background()
+	s := storetest.Open(t)
+	a := model.SitemapMemo{Sitemap: "https://a.example/a.xml", ETag: `"1"`, Hash: 1 << 63, Scope: "s", URLs: 2, Filtered: 1, Pages: []byte{1, 2, 3}}
+	b := model.SitemapMemo{Sitemap: "/srv/b.xml", Size: 10, ModTime: 1e18, Hash: 7, Scope: "s", Pages: []byte{}}
+	if err := s.SaveSitemapMemos(ctx, "site", []model.SitemapMemo{a, b}); err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.SitemapMemos(ctx, "site")
+	if err != nil || len(got) != 2 || got[a.Sitemap].Hash != a.Hash || got[a.Sitemap].Pages != nil || got[b.Sitemap].ModTime != b.ModTime {
+		t.Fatalf("memos %+v, %v", got, err)
+	}
+	// New validators without pages keep the pages; a sitemap not named is forgotten.
+	a.ETag, a.Pages = `"2"`, nil
+	if err := s.SaveSitemapMemos(ctx, "site", []model.SitemapMemo{a}); err != nil {
+		t.Fatal(err)
+	}
+	got, _ = s.SitemapMemos(ctx, "site")
+	pages, err := s.SitemapPages(ctx, "site", a.Sitemap)
+	if len(got) != 1 || got[a.Sitemap].ETag != `"2"` || !slices.Equal(pages, []byte{1, 2, 3}) || err != nil {
+		t.Errorf("after a save of one: %+v, pages %v, %v", got, pages, err)
+	}
+	if pages, err := s.SitemapPages(ctx, "site", b.Sitemap); pages != nil || err != nil {
+		t.Errorf("a forgotten sitemap's pages: %v, %v", pages, err)
+	}
+	if got, _ := s.SitemapMemos(ctx, "other"); len(got) != 0 {
+		t.Errorf("another site's memos: %+v", got)
+	}
+}
+
+func TestPendingDeliveries(t *testing.T) {
+	ctx := context.Background()
+	s := storetest.Open(t)
+	var due []channel.Due
+	for i := range 4 {
+		due = append(due, channel.Due{Hash: int64(i + 1), Lastmod: t0.Add(-time.Hour)})
+	}
+	day := 24 * time.Hour
+	must(t, s.RecordOutcome(ctx, "a", t0.Add(-10*day), channel.Outcome{Channel: "indexnow", URLs: due[:1], Delivered: true}))
+	must(t, s.RecordOutcome(ctx, "a", t0, channel.Outcome{Channel: "indexnow", URLs: due[1:2], Delivered: true}))
+	must(t, s.RecordOutcome(ctx, "a", t0, channel.Outcome{Channel: "indexnow", URLs: due[2:3], Err: "HTTP 503"}))
+	must(t, s.RecordOutcome(ctx, "a", t0.Add(-10*day), channel.Outcome{Channel: "bing", URLs: due[3:], Err: "HTTP 500"}))
+	got, err := s.PendingDeliveries(ctx, "a", []string{"indexnow"}, time.Time{})
+	if err != nil || len(got) != 1 || got[0].Hash != 3 || !got[0].State.Failed || got[0].State.Failures != 1 {
+		t.Errorf("failed on indexnow: %+v, %v", got, err)
+	}
+	got, err = s.PendingDeliveries(ctx, "a", []string{"indexnow", "bing"}, t0.Add(-5*day))
+	var keys []string
+	for _, p := range got {
+		keys = append(keys, fmt.Sprintf("%s/%d", p.Channel, p.Hash))
+	}
+	sort.Strings(keys)
+	if err != nil || !slices.Equal(keys, []string{"bing/4", "indexnow/1", "indexnow/3"}) {
+		t.Errorf("failed, or delivered 5 days ago or more: %v, %v", keys, err)
+	}
+}
+
+// URLs reads hashes in order by a scan of their range when the catalogue holds few others there,
+// by lookups otherwise; both give each hash its URL, "" for one unknown.
+func TestURLsDenseAndSparse(t *testing.T) {
+	ctx := context.Background()
+	s := storetest.Open(t)
+	var pages []channel.Page
+	for i := range 3000 {
+		u := fmt.Sprintf("https://a.example/%d", i)
+		pages = append(pages, channel.Page{URL: u, Hash: hashOf(u)})
+	}
+	if err := s.AddPages(ctx, "a", t0, slices.Clone(pages), false); err != nil {
+		t.Fatal(err)
+	}
+	slices.SortFunc(pages, func(a, b channel.Page) int { return cmp.Compare(a.Hash, b.Hash) })
+	for _, tc := range []struct {
+		name string
+		take func(i int) bool
+	}{{"dense", func(i int) bool { return i%5 != 0 }}, {"sparse", func(i int) bool { return i%10 == 0 }}} {
+		var hashes []int64
+		var want []string
+		for i, p := range pages {
+			if tc.take(i) {
+				hashes, want = append(hashes, p.Hash), append(want, p.URL)
+			}
+		}
+		hashes, want = append(hashes, pages[len(pages)-1].Hash+1), append(want, "")
+		got, err := s.URLs(ctx, "a", hashes)
+		if err != nil || !slices.Equal(got, want) {
+			t.Errorf("%s: %d URLs, %v", tc.name, len(got), err)
+		}
+	}
+}
+
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
