@@ -105,8 +105,9 @@ func (s *Store) PendingDeliveries(ctx context.Context, site string, channels []s
 	defer s.failed(&err, "reading the failed deliveries", site)
 	var out []model.Pending
 	for _, ch := range channels {
+		// The IN term, the partial index's own, lets SQLite use it: it does not infer it.
 		query := `SELECT url_hash, lastmod, delivered_at, outcome, attempts FROM deliveries
-			WHERE site_id = $1 AND channel = $2 AND outcome = 'failed'`
+			WHERE site_id = $1 AND channel = $2 AND outcome IN ('failed', 'rejected') AND outcome = 'failed'`
 		args := []any{site, ch}
 		if !resubmitBefore.IsZero() {
 			query += ` UNION ALL SELECT url_hash, lastmod, delivered_at, outcome, attempts FROM deliveries
