@@ -17,8 +17,3 @@ CREATE TABLE sitemap_memos (
     pages         BYTEA   NOT NULL,
     PRIMARY KEY (site_id, sitemap)
 );
-
--- The URLs each channel accepted before a time, found by a range of this index rather than by a
--- scan of the site's deliveries: those resubmitAfter makes due again in a sitemap that did not
--- change. Times grow as URLs are delivered, so it is written at its end.
-CREATE INDEX deliveries_by_time ON deliveries (site_id, channel, delivered_at);
