@@ -6,7 +6,6 @@ import (
 	"encoding/binary"
 	"fmt"
 	"slices"
-	"sort"
 	"strings"
 	"time"
 
@@ -155,10 +154,8 @@ func (c *collector) endRead(ctx context.Context) error {
 			c.known[ch] = c.known[ch] || m.URLs > 0
 			c.rec.Channels[name].Skipped += m.URLs
 		}
-	}
-	for _, m := range c.memo.kept {
 		if len(c.memo.pending) == 0 {
-			break
+			continue
 		}
 		old, err := c.memo.pages(ctx, m.Sitemap)
 		if err != nil {
@@ -276,18 +273,14 @@ func (m *memos) pages(ctx context.Context, name string) ([]byte, error) {
 
 // take returns, and forgets, the pending delivery states of a URL.
 func (m *memos) take(hash int64) []model.Pending {
-	p, ok := m.pending[hash]
-	if ok {
-		delete(m.pending, hash)
-	}
+	p := m.pending[hash]
+	delete(m.pending, hash)
 	return p
 }
 
 // lookedUp forgets the pending states of a URL looked up in the store: its state came with it.
 func (m *memos) lookedUp(hash int64) {
-	if len(m.pending) > 0 {
-		delete(m.pending, hash)
-	}
+	delete(m.pending, hash)
 }
 
 // read learns a sitemap read whole: its validators and its pages, sorted by hash.
@@ -322,8 +315,7 @@ func (m *memos) save(ctx context.Context, rec *model.Record, complete bool) erro
 
 // scopeOf names what the pages of a run are settled for: its filter, then its channels.
 func scopeOf(host string, include, exclude, channels []string) string {
-	sorted := slices.Clone(channels)
-	sort.Strings(sorted)
+	sorted := slices.Sorted(slices.Values(channels))
 	return fmt.Sprintf("host=%q include=%q exclude=%q channels=%s", host, include, exclude, strings.Join(sorted, ","))
 }
 

@@ -169,13 +169,9 @@ func retryable(err error) bool {
 
 const acceptHeader = "application/xml, text/xml;q=0.9, application/rss+xml;q=0.9, application/atom+xml;q=0.9, text/plain;q=0.8, */*;q=0.5"
 
-// open starts reading a sitemap with client. cache, when not nil, may know the sitemap: a local
-// file the same as then is not read, a server is asked with a conditional GET.
-func (r *Reader) open(ctx context.Context, client *http.Client, s source, cache Cache) (*response, error) {
-	var known Validators
-	if cache != nil {
-		known, _ = cache.Known(s.name())
-	}
+// open starts reading a sitemap with client. known is what the Cache knows of it: a local file
+// the same as then is not read, a server is asked with a conditional GET.
+func (r *Reader) open(ctx context.Context, client *http.Client, s source, known Validators) (*response, error) {
 	if s.url == nil {
 		if fi, err := os.Stat(s.path); err == nil && known.sameFile(fi) {
 			return &response{body: io.NopCloser(strings.NewReader("")), size: fi.Size(), modTime: fi.ModTime().UnixNano(), notModified: true}, nil

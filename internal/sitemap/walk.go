@@ -144,7 +144,8 @@ func (w *walk) readOnce(s source, idx int) ([]source, error) {
 
 // attempt reads a sitemap with ctx.
 func (w *walk) attempt(ctx context.Context, s source, idx int) ([]source, error) {
-	resp, err := w.r.open(ctx, w.client, s, w.r.opt.Cache)
+	known := w.known(s)
+	resp, err := w.r.open(ctx, w.client, s, known)
 	if err != nil {
 		return nil, err
 	}
@@ -154,7 +155,6 @@ func (w *walk) attempt(ctx context.Context, s source, idx int) ([]source, error)
 	defer resp.body.Close()
 	st := &w.res.Sitemaps[idx]
 	st.Validators = Validators{ETag: resp.etag, LastModified: resp.lastMod, Size: resp.size, ModTime: resp.modTime}
-	known, _ := w.known(s)
 	if resp.notModified {
 		st.NotModified, st.Validators = true, known
 		return nil, nil
@@ -192,11 +192,12 @@ func (w *walk) attempt(ctx context.Context, s source, idx int) ([]source, error)
 }
 
 // known returns what the cache remembers of a sitemap, if there is a cache.
-func (w *walk) known(s source) (Validators, bool) {
+func (w *walk) known(s source) Validators {
 	if c := w.r.opt.Cache; c != nil {
-		return c.Known(s.name())
+		v, _ := c.Known(s.name())
+		return v
 	}
-	return Validators{}, false
+	return Validators{}
 }
 
 // explain adds to a not-a-sitemap error what the server said the body was.
@@ -286,7 +287,7 @@ func (w *walk) readRobots(u *url.URL) ([]*url.URL, error) {
 func (w *walk) robotsOnce(u *url.URL) ([]byte, *url.URL, error) {
 	ctx, cancel := context.WithTimeout(w.ctx, w.r.opt.Timeout)
 	defer cancel()
-	resp, err := w.r.open(ctx, w.client, source{url: u}, nil)
+	resp, err := w.r.open(ctx, w.client, source{url: u}, Validators{})
 	if err != nil {
 		return nil, nil, err
 	}

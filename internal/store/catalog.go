@@ -111,12 +111,7 @@ func (s *Store) readCatalog(ctx context.Context, site string, hashes []int64, in
 		have[h] = k
 		for c, name := range channels {
 			if channel.Valid && channel.String == name {
-				st := model.DeliveryState{Known: true, Lastmod: fromMS(dLastmod), DeliveredAt: fromMS(dAt), Failed: outcome.String == "failed",
-					Skipped: outcome.String == "skipped"}
-				if st.Failed {
-					st.Failures = int(attempts.Int64)
-				}
-				states[index[h]*len(channels)+c] = st
+				states[index[h]*len(channels)+c] = deliveryState(dLastmod, dAt, outcome.String, int(attempts.Int64))
 			}
 		}
 	}

@@ -298,11 +298,7 @@ func (s *Store) deliveriesOf(ctx context.Context, site string, hashes []int64, f
 			return err
 		}
 		d.LastAttempt = time.UnixMilli(last).UTC()
-		d.State = model.DeliveryState{Known: true, Lastmod: fromMS(lastmod), DeliveredAt: fromMS(deliveredAt),
-			Failed: d.Outcome == "failed", Skipped: d.Outcome == "skipped"}
-		if d.State.Failed {
-			d.State.Failures = d.Attempts
-		}
+		d.State = deliveryState(lastmod, deliveredAt, d.Outcome, d.Attempts)
 		if i, ok := at[h]; ok {
 			found[i].Channels[ch] = d
 		}

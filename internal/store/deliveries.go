@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/sitepush/sitepush/internal/channel"
+	"github.com/sitepush/sitepush/internal/model"
 )
 
 // attemptsSQL counts attempts since the last success, that one included.
@@ -203,4 +204,15 @@ func clipError(msg string) string {
 		cut--
 	}
 	return msg[:cut] + "…"
+}
+
+// deliveryState is the state a deliveries row gives: the lastmod and time last delivered, its
+// outcome and the attempts since the last success.
+func deliveryState(lastmod, deliveredAt sql.NullInt64, outcome string, attempts int) model.DeliveryState {
+	st := model.DeliveryState{Known: true, Lastmod: fromMS(lastmod), DeliveredAt: fromMS(deliveredAt),
+		Failed: outcome == "failed", Skipped: outcome == "skipped"}
+	if st.Failed {
+		st.Failures = attempts
+	}
+	return st
 }

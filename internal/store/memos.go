@@ -128,10 +128,7 @@ func (s *Store) PendingDeliveries(ctx context.Context, site string, channels []s
 				return nil, err
 			}
 			p.Channel = ch
-			p.State = model.DeliveryState{Known: true, Lastmod: fromMS(lastmod), DeliveredAt: fromMS(at), Failed: outcome == "failed"}
-			if p.State.Failed {
-				p.State.Failures = attempts
-			}
+			p.State = deliveryState(lastmod, at, outcome, attempts)
 			out = append(out, p)
 		}
 		rows.Close()
