@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/sitepush/sitepush/internal/config"
+	"github.com/sitepush/sitepush/internal/model"
 )
 
 // MaxDays is how far back statistics go: they are kept 90 days.
@@ -21,12 +22,21 @@ type Daily struct {
 // channel's URLs: of one site, or of every site when site is "". Every day is there, and every
 // channel in it.
 func DailyStats(ctx context.Context, st State, days int, site string, today time.Time) (*Daily, error) {
-	today = today.UTC().Truncate(24 * time.Hour)
-	since := today.AddDate(0, 0, -(days - 1))
-	rows, err := st.ChannelDays(ctx, since, site)
+	rows, err := st.ChannelDays(ctx, Since(days, today), site)
 	if err != nil {
 		return nil, err
 	}
+	return DailyFrom(days, site, today, rows), nil
+}
+
+// Since is the first of days days ending today.
+func Since(days int, today time.Time) time.Time {
+	return today.UTC().Truncate(24*time.Hour).AddDate(0, 0, -(days - 1))
+}
+
+// DailyFrom is DailyStats of rows read from the state: those of days before Since are left out.
+func DailyFrom(days int, site string, today time.Time, rows []model.ChannelDay) *Daily {
+	since := Since(days, today)
 	out := &Daily{Days: days, Site: site}
 	index := map[string]map[string]any{}
 	for d := range days {
@@ -43,5 +53,5 @@ func DailyStats(ctx context.Context, st State, days int, site string, today time
 			day[row.Channel] = DayCounts{row.Total, row.Successful, row.Failed}
 		}
 	}
-	return out, nil
+	return out
 }

@@ -68,7 +68,8 @@ func history(b *testing.B, st *store.Store, n, days int) {
 // BenchmarkAPIUnderLoad measures /status?site=ID and /api/stats/daily with 100 sites and 90 days
 // of history, 200 clients at once over loopback, the clients on the same two cores as the server.
 // closed: each client sends its next request as soon as the last is answered, as fast as the
-// machine goes; paced: the 200 clients send 4,000 requests a second together. It reports the
+// machine goes; paced: the 200 clients send 4,000 (or 100) requests a second together, the
+// state unchanged or changing (a run recording outcomes). It reports the
 // percentiles of the latency clients see and of the time the server takes to answer.
 func BenchmarkAPIUnderLoad(b *testing.B) {
 	const nSites, days, clients = 100, 90, 200
@@ -111,8 +112,23 @@ func BenchmarkAPIUnderLoad(b *testing.B) {
 	for _, p := range paths { // connections and the first answers
 		get(p)
 	}
-	load := func(b *testing.B, interval time.Duration) {
+	load := func(b *testing.B, interval time.Duration, changing bool) {
 		served.reset()
+		if changing { // a run of site-000 records an outcome every 100 ms, as a big site's run does
+			stop := make(chan struct{})
+			defer close(stop)
+			go func() {
+				for i := 0; ; i++ {
+					select {
+					case <-stop:
+						return
+					case <-time.After(100 * time.Millisecond):
+					}
+					due := []channel.Due{{Hash: int64(1_000_000 + i)}}
+					st.RecordOutcome(context.Background(), "site-000", time.Now(), channel.Outcome{Channel: "indexnow", URLs: due, Delivered: true})
+				}
+			}()
+		}
 		var seen timings
 		work := make(chan string, clients)
 		var wg sync.WaitGroup
@@ -145,8 +161,13 @@ func BenchmarkAPIUnderLoad(b *testing.B) {
 		b.ReportMetric(cpu.Seconds()/elapsed.Seconds(), "cpu-s/s")
 		b.ReportMetric(0, "ns/op")
 	}
-	b.Run("closed", func(b *testing.B) { load(b, 0) })
-	b.Run("paced-4000rps", func(b *testing.B) { load(b, time.Second/4000) })
+	b.Run("closed", func(b *testing.B) { load(b, 0, false) })
+	b.Run("paced-4000rps", func(b *testing.B) { load(b, time.Second/4000, false) })
+	// Every path about once a second: what keeping the answers fresh costs, the state unchanged,
+	// then changing all the time.
+	b.Run("paced-100rps", func(b *testing.B) { load(b, time.Second/100, false) })
+	b.Run("paced-100rps-changing", func(b *testing.B) { load(b, time.Second/100, true) })
+	b.Run("paced-4000rps-changing", func(b *testing.B) { load(b, time.Second/4000, true) })
 	// What an answer costs when it is not cached: once per answer and per second at most.
 	b.Run("uncached-status", func(b *testing.B) {
 		e, _ := registry.Get("site-042")

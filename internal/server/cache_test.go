@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"errors"
 	"sync"
 	"sync/atomic"
@@ -11,7 +12,7 @@ import (
 
 func TestCache(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		c := newCache(time.Second)
+		c := newCache(time.Second, nil)
 		var calls atomic.Int32
 		compute := func() (any, error) {
 			n := calls.Add(1)
@@ -65,5 +66,86 @@ func TestCache(t *testing.T) {
 		if v, _ := c.get("p", func() (any, error) { return 8, nil }); v != 8 {
 			t.Errorf("after a panic: %v", v)
 		}
+	})
+}
+
+// TestCacheMark: an answer whose state did not change is renewed, not computed again — until
+// the state changes, the answer is maxAge old, or its own time comes.
+func TestCacheMark(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var state atomic.Value
+		state.Store("1")
+		var reads atomic.Int32
+		c := newCache(time.Second, func(context.Context) (string, error) {
+			reads.Add(1)
+			return state.Load().(string), nil
+		})
+		var calls atomic.Int32
+		var until time.Time
+		compute := func() (any, time.Time, error) {
+			return calls.Add(1), until, nil
+		}
+		get := func(want int32, why string) {
+			t.Helper()
+			v, err := c.getUntil("k", compute)
+			synctest.Wait()
+			if err != nil || v != want {
+				t.Errorf("%s: %v %v, want %d", why, v, err, want)
+			}
+		}
+		get(1, "first")
+		for range 20 { // 20 s of clients asking every second, the state unchanged
+			time.Sleep(time.Second)
+			get(1, "unchanged")
+		}
+		if calls.Load() != 1 || reads.Load() > 22 {
+			t.Errorf("unchanged state: %d computations, %d reads of the mark", calls.Load(), reads.Load())
+		}
+		time.Sleep(10 * time.Second) // too old to be served unchecked: checked before it is
+		get(1, "unchanged, after a pause")
+		state.Store("2")
+		time.Sleep(1500 * time.Millisecond)
+		get(1, "changed: the old answer while it is computed again")
+		get(2, "changed: computed again")
+		for range 70 {
+			time.Sleep(time.Second)
+			c.getUntil("k", compute)
+			synctest.Wait()
+		}
+		if calls.Load() != 3 {
+			t.Errorf("70 s unchanged: %d computations, want 3 (one at maxAge)", calls.Load())
+		}
+		until = time.Now().Add(5 * time.Second)
+		c.invalidate()
+		get(4, "after invalidate")
+		for range 4 {
+			time.Sleep(time.Second)
+			get(4, "before its time")
+		}
+		time.Sleep(1500 * time.Millisecond)
+		get(4, "its time came: the old answer while it is computed again")
+		get(5, "its time came: computed again")
+		state.Store("")
+		c.invalidate()
+		get(6, "a state that cannot tell")
+		time.Sleep(1500 * time.Millisecond)
+		get(6, "a state that cannot tell: the old answer while it is computed again")
+		get(7, "a state that cannot tell: computed again")
+
+		fixed := func(want int32, why string) {
+			t.Helper()
+			v, err := c.getFixed("f", func() (any, error) { return calls.Add(1), nil })
+			synctest.Wait()
+			if err != nil || v != want {
+				t.Errorf("%s: %v %v, want %d", why, v, err, want)
+			}
+		}
+		fixed(8, "fixed")
+		for range 100 {
+			time.Sleep(time.Second)
+			fixed(8, "fixed: the state changes, the answer stays")
+		}
+		c.invalidate()
+		fixed(9, "fixed, after invalidate")
 	})
 }

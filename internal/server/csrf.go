@@ -2,8 +2,9 @@ package server
 
 import (
 	"crypto/hmac"
-	"github.com/sitepush/sitepush/internal/api"
 	"net/http"
+
+	"github.com/sitepush/sitepush/internal/api"
 )
 
 // The dashboard's forms that act (run now, retry failed, resubmit a URL) carry a token tied to

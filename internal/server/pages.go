@@ -62,10 +62,10 @@ type channelRow struct {
 
 // overview shows every site, what needs attention first.
 func (s *Server) overview(w http.ResponseWriter, r *http.Request) {
-	v, err := s.cache.get("overview", func() (any, error) {
+	v, err := s.cache.getUntil("overview:"+s.today(), func() (any, time.Time, error) {
 		ctx, cancel := api.Detached(r)
 		defer cancel()
-		return s.overviewRows(ctx, r)
+		return s.overviewRows(ctx)
 	})
 	if err != nil {
 		s.failedPage(w, r, err)
@@ -74,21 +74,22 @@ func (s *Server) overview(w http.ResponseWriter, r *http.Request) {
 	s.render(w, r, http.StatusOK, "overview.html", page{Title: "sitepush — overview", Refresh: 30, Data: v})
 }
 
-// overviewRows builds the overview's rows, sorted so that what needs attention comes first.
-func (s *Server) overviewRows(ctx context.Context, r *http.Request) ([]*overviewRow, error) {
-	all, err := s.statuses(r)
+// overviewRows builds the overview's rows, sorted so that what needs attention comes first, and
+// says when they change by themselves.
+func (s *Server) overviewRows(ctx context.Context) ([]*overviewRow, time.Time, error) {
+	all, err := s.readStatuses(ctx)
 	if err != nil {
-		return nil, err
+		return nil, time.Time{}, err
 	}
 	now := s.now().UTC()
 	since := now.AddDate(0, 0, -(sparkDays - 1))
 	days, err := s.state.SiteDays(ctx, since)
 	if err != nil {
-		return nil, err
+		return nil, time.Time{}, err
 	}
 	failed, err := s.state.FailedCountsAll(ctx)
 	if err != nil {
-		return nil, err
+		return nil, time.Time{}, err
 	}
 	spark := map[string][2][]int{}
 	for _, d := range days {
@@ -110,7 +111,7 @@ func (s *Server) overviewRows(ctx context.Context, r *http.Request) ([]*overview
 		}
 		statuses, err := s.recentFailures(ctx, st)
 		if err != nil {
-			return nil, err
+			return nil, time.Time{}, err
 		}
 		row := s.overviewRow(e, st, statuses, failed[st.SiteID])
 		sf, ok := spark[st.SiteID]
@@ -128,7 +129,7 @@ func (s *Server) overviewRows(ctx context.Context, r *http.Request) ([]*overview
 	slices.SortStableFunc(rows, func(a, b *overviewRow) int {
 		return cmp.Or(cmp.Compare(a.rank, b.rank), cmp.Compare(a.SiteID, b.SiteID))
 	})
-	return rows, nil
+	return rows, nextRun(all), nil
 }
 
 // recentFailures returns the statuses of a site's last runs, newest first, when its last run

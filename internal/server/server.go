@@ -66,8 +66,8 @@ type Options struct {
 // New returns a server.
 func New(o Options) *Server {
 	return &Server{sites: o.Sites, runs: o.Runs, state: o.State, metrics: o.Metrics, token: o.AdminToken,
-		metricsToken: o.MetricsToken, guesses: newGuesses(), origins: http.NewCrossOriginProtection(), changed: o.Changed, logger: o.Logger, now: time.Now, cache: newCache(time.Second),
-		bingQuota: o.BingQuota, bing: newCache(bingAsked), started: time.Now()}
+		metricsToken: o.MetricsToken, guesses: newGuesses(), origins: http.NewCrossOriginProtection(), changed: o.Changed, logger: o.Logger, now: time.Now, cache: newCache(time.Second, o.State.Mark),
+		bingQuota: o.BingQuota, bing: newCache(bingAsked, nil), started: time.Now()}
 }
 
 // Invalidate drops what the server cached: a run started or ended, so statuses, statistics and

@@ -1,11 +1,14 @@
 package server
 
 import (
+	"context"
 	"fmt"
 	"net/http"
+	"slices"
 	"time"
 
 	"github.com/sitepush/sitepush/internal/api"
+	"github.com/sitepush/sitepush/internal/model"
 )
 
 // dailyStats answers, per UTC day from days-1 days ago to today, oldest first, each channel's
@@ -25,15 +28,34 @@ func (s *Server) dailyStats(w http.ResponseWriter, r *http.Request) {
 		site = e.Site.ID
 	}
 	today := s.now().UTC()
-	key := fmt.Sprintf("stats:%d:%s:%s", days, site, today.Format(time.DateOnly))
+	day := today.Format(time.DateOnly)
+	key := fmt.Sprintf("stats:%d:%s:%s", days, site, day)
 	v, err := s.cache.get(key, func() (any, error) {
 		ctx, cancel := api.Detached(r)
 		defer cancel()
-		out, err := api.DailyStats(ctx, s.state, days, site, today)
+		past, err := s.pastDays(ctx, days, site, today)
 		if err != nil {
 			return nil, err
 		}
-		return api.Marshal(out)
+		rows, err := s.state.ChannelDays(ctx, today.Truncate(24*time.Hour), site)
+		if err != nil {
+			return nil, err
+		}
+		return api.Marshal(api.DailyFrom(days, site, today, append(slices.Clip(past), rows...)))
 	})
 	s.answer(w, v, err)
+}
+
+// pastDays reads the statistics of the days of a window before today, which runs no longer
+// change: once a day. Only today's are read again as the state changes.
+func (s *Server) pastDays(ctx context.Context, days int, site string, today time.Time) ([]model.ChannelDay, error) {
+	day := today.Format(time.DateOnly)
+	v, err := s.cache.getFixed(fmt.Sprintf("past:%d:%s:%s", days, site, day), func() (any, error) {
+		rows, err := s.state.ChannelDays(ctx, api.Since(days, today), site)
+		return slices.DeleteFunc(rows, func(d model.ChannelDay) bool { return d.Day >= day }), err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return v.([]model.ChannelDay), nil
 }

@@ -2,7 +2,9 @@ package server
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
+	"sync"
 	"time"
 
 	"github.com/sitepush/sitepush/internal/api"
@@ -35,13 +37,13 @@ func (s *Server) bingSays(ctx context.Context, site *config.Site) (int, error) {
 // status answers one site's status, or every site's without ?site.
 func (s *Server) status(w http.ResponseWriter, r *http.Request) {
 	id := r.URL.Query().Get("site")
+	set, err := s.statuses(r)
+	if err != nil {
+		s.answer(w, nil, err)
+		return
+	}
 	if id == "" {
-		all, err := s.statuses(r)
-		if err != nil {
-			s.answer(w, nil, err)
-			return
-		}
-		api.WriteJSON(w, http.StatusOK, map[string][]*api.SiteStatus{"sites": all})
+		api.WriteJSON(w, http.StatusOK, map[string][]*api.SiteStatus{"sites": set.all})
 		return
 	}
 	e, ok := s.sites.Get(id)
@@ -49,50 +51,97 @@ func (s *Server) status(w http.ResponseWriter, r *http.Request) {
 		s.noSite(w, id)
 		return
 	}
-	// Every site's status is read at once, a few queries for all: a client polling each site
-	// costs one read a second, not one per site.
-	v, err := s.cache.get("status:"+e.Site.ID, func() (any, error) {
-		all, err := s.statuses(r)
-		if err != nil {
-			return nil, err
-		}
-		for _, st := range all {
-			if st.SiteID == e.Site.ID {
-				return api.Marshal(st)
-			}
-		}
+	b, ok := set.json(e.Site.ID)
+	if !ok { // created since the statuses were read
 		ctx, cancel := api.Detached(r)
 		defer cancel()
-		st, err := s.siteStatus(ctx, e) // created since the statuses were read
-		if err != nil {
-			return nil, err
+		st, err := s.siteStatus(ctx, e)
+		if err == nil {
+			b, err = json.Marshal(st)
 		}
-		return api.Marshal(st)
-	})
-	s.answer(w, v, err)
+		if err != nil {
+			s.answer(w, nil, err)
+			return
+		}
+	}
+	s.answer(w, b, nil)
 }
 
-// statuses returns every site's status, for GET /status and the dashboard: read for all sites
-// at once.
-func (s *Server) statuses(r *http.Request) ([]*api.SiteStatus, error) {
-	v, err := s.cache.get("statuses", func() (any, error) {
+// statusSet is every site's status, read at once — a few queries for all sites, so that a
+// client polling each site costs one read, not one per site — and each one's JSON, made once.
+type statusSet struct {
+	all   []*api.SiteStatus
+	mu    sync.Mutex
+	bytes map[string][]byte
+}
+
+// json returns a site's status in JSON; false when the site has none in the set.
+func (set *statusSet) json(site string) ([]byte, bool) {
+	set.mu.Lock()
+	defer set.mu.Unlock()
+	if b, ok := set.bytes[site]; ok {
+		return b, true
+	}
+	for _, st := range set.all {
+		if st.SiteID == site {
+			b, err := json.Marshal(st)
+			if err != nil {
+				return nil, false
+			}
+			set.bytes[site] = b
+			return b, true
+		}
+	}
+	return nil, false
+}
+
+// statuses returns every site's status, for GET /status: read again when the state changed, the
+// day ended or a site's scheduled run came.
+func (s *Server) statuses(r *http.Request) (*statusSet, error) {
+	v, err := s.cache.getUntil("statuses:"+s.today(), func() (any, time.Time, error) {
 		ctx, cancel := api.Detached(r)
 		defer cancel()
-		now := s.now()
-		reads, err := s.state.SiteReads(ctx, now)
+		all, err := s.readStatuses(ctx)
 		if err != nil {
-			return nil, err
+			return nil, time.Time{}, err
 		}
-		out := []*api.SiteStatus{}
-		for _, e := range s.sites.All() {
-			out = append(out, api.FromReads(ctx, reads, e.Site, e.Source, now, s.live(e)))
-		}
-		return out, nil
+		return &statusSet{all: all, bytes: map[string][]byte{}}, nextRun(all), nil
 	})
 	if err != nil {
 		return nil, err
 	}
-	return v.([]*api.SiteStatus), nil
+	return v.(*statusSet), nil
+}
+
+// readStatuses reads every site's status from the state.
+func (s *Server) readStatuses(ctx context.Context) ([]*api.SiteStatus, error) {
+	now := s.now()
+	reads, err := s.state.SiteReads(ctx, now)
+	if err != nil {
+		return nil, err
+	}
+	out := []*api.SiteStatus{}
+	for _, e := range s.sites.All() {
+		out = append(out, api.FromReads(ctx, reads, e.Site, e.Source, now, s.live(e)))
+	}
+	return out, nil
+}
+
+// today is the UTC day, in the keys of answers that hold the day's figures.
+func (s *Server) today() string {
+	return s.now().UTC().Format(time.DateOnly)
+}
+
+// nextRun is when statuses change by themselves: the first of their sites' next scheduled runs;
+// zero for none.
+func nextRun(all []*api.SiteStatus) time.Time {
+	var first time.Time
+	for _, st := range all {
+		if !st.NextRun.IsZero() && (first.IsZero() || st.NextRun.Before(first)) {
+			first = st.NextRun
+		}
+	}
+	return first
 }
 
 func (s *Server) siteStatus(ctx context.Context, e sites.Entry) (*api.SiteStatus, error) {

@@ -3,11 +3,16 @@ package server
 import (
 	"context"
 	"encoding/json"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/sitepush/sitepush/internal/api"
+	"github.com/sitepush/sitepush/internal/channel"
 	"github.com/sitepush/sitepush/internal/enginetest"
+	"github.com/sitepush/sitepush/internal/model"
+	"github.com/sitepush/sitepush/internal/store"
 )
 
 // TestStatusesReadAtOnce: every site's status read for all sites at once (store.SiteReads) is
@@ -38,5 +43,55 @@ func TestStatusesReadAtOnce(t *testing.T) {
 		if string(a) != string(b) {
 			t.Errorf("site %s:\nread alone %s\nread at once %s", e.Site.ID, a, b)
 		}
+	}
+}
+
+// TestAnswersFollowAnotherProcess: answers are kept while the state does not change, and what
+// another process writes to it (a `sitepush run` on the same file, another instance) shows in
+// /status and /api/stats/daily within 3 s.
+func TestAnswersFollowAnotherProcess(t *testing.T) {
+	w := newWorld(t)
+	other, err := store.Open(context.Background(), w.state)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	get := func(path string) string {
+		t.Helper()
+		code, body := w.call("GET", path, "")
+		if code != 200 {
+			t.Fatalf("%s: %d %s", path, code, body)
+		}
+		return body
+	}
+	status, stats := get("/status?site=filesite"), get("/api/stats/daily?days=7")
+	time.Sleep(1500 * time.Millisecond)
+	if s := get("/status?site=filesite"); s != status {
+		t.Fatalf("the state did not change, the status did:\n%s\n%s", status, s)
+	}
+	now := time.Now()
+	id, err := other.StartRun(context.Background(), "filesite", "manual", now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := &model.Record{ID: id, Site: "filesite", Trigger: "manual", StartedAt: now, FinishedAt: now, Status: model.StatusOK,
+		Channels: map[string]*model.ChannelStats{"indexnow": {Due: 1, Submitted: 1}}, Errors: []string{}}
+	if err := other.FinishRun(context.Background(), rec); err != nil {
+		t.Fatal(err)
+	}
+	due := []channel.Due{{Hash: 42, Lastmod: now}}
+	if err := other.RecordOutcome(context.Background(), "filesite", now, channel.Outcome{Channel: "indexnow", URLs: due, Delivered: true}); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(3 * time.Second)
+	for {
+		s, d := get("/status?site=filesite"), get("/api/stats/daily?days=7")
+		if strings.Contains(s, `"lastExecution":{"id":`+strconv.FormatInt(id, 10)) && d != stats {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("3 s after another process wrote a run and an outcome:\nstatus %s\nstats %s", s, d)
+		}
+		time.Sleep(100 * time.Millisecond)
 	}
 }

@@ -43,6 +43,7 @@ type world struct {
 	engine *enginetest.IndexNow
 	bing   *enginetest.Bing
 	store  *store.Store
+	state  string // the store's state, for another process's store
 	runs   *scheduler.Runs
 	api    *Server
 	http   *httptest.Server
@@ -50,7 +51,12 @@ type world struct {
 }
 
 func newWorld(t *testing.T) *world {
-	w := &world{t: t, files: enginetest.Files{"/" + siteKey + ".txt": siteKey}, store: storetest.Open(t)}
+	w := &world{t: t, files: enginetest.Files{"/" + siteKey + ".txt": siteKey}, state: storetest.State(t)}
+	var err error
+	if w.store, err = store.Open(context.Background(), w.state); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { w.store.Close() })
 	w.site = httptest.NewServer(w.files)
 	t.Cleanup(w.site.Close)
 	w.engine = &enginetest.IndexNow{FetchKey: enginetest.FetchOverHTTP}

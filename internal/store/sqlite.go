@@ -61,6 +61,20 @@ func openSQLite(path string, readOnly bool) (*Store, error) {
 		db.Close()
 		return nil, openError(path, err)
 	}
+	if path != ":memory:" {
+		dsn := "file:" + path + "?" + q.Encode()
+		if len(reads) > 0 {
+			dsn = "file:" + path + "?" + reads.Encode()
+		}
+		s.marks = &marker{open: func() (*sql.DB, error) {
+			db, err := sql.Open("sqlite", dsn)
+			if err != nil {
+				return nil, err
+			}
+			db.SetMaxOpenConns(1)
+			return db, nil
+		}}
+	}
 	if len(reads) > 0 {
 		if s.rdb, err = sql.Open("sqlite", "file:"+path+"?"+reads.Encode()); err != nil {
 			db.Close()

@@ -31,6 +31,8 @@ type Store struct {
 	dialect dialect
 	// name says where the state lives, for messages: a file path, never a password.
 	name string
+	// marks reads a SQLite file's Mark; nil for PostgreSQL and a state in memory.
+	marks *marker
 }
 
 // Open opens the state a configuration's `state` names — "sqlite:PATH" or a postgres:// URL —
@@ -122,6 +124,9 @@ func (s *Store) failed(err *error, doing, site string) {
 
 // Close closes the database.
 func (s *Store) Close() error {
+	if s.marks != nil {
+		s.marks.close()
+	}
 	if s.rdb != s.db {
 		s.rdb.Close()
 	}
