@@ -30,13 +30,17 @@ func (m URLMap) URLs(_ context.Context, _ string, hashes []int64) ([]string, err
 	return out, nil
 }
 
-// item is a due URL as a queue holds it: 24 bytes, so that a million due URLs take 24 MB.
+// item is a due URL as a queue holds it: 16 bytes, so that a million due URLs take 16 MB.
 type item struct {
-	hash     int64
-	lastmod  int64 // Unix milliseconds, 0 for none
-	retry    bool
-	failures uint16 // attempts failed in a row, when retry
+	hash int64
+	// mark is the lastmod in Unix milliseconds (0 for none) shifted left a bit, the low bit set
+	// when the URL's last attempt failed.
+	mark int64
 }
+
+func (it item) retry() bool { return it.mark&1 != 0 }
+
+func (it item) lastmod() int64 { return it.mark >> 1 }
 
 // Queue holds a channel's due URLs in order — those whose last attempt failed first, then the
 // others in the order they were added (the order of the sitemaps) — and reads their text back a
@@ -48,8 +52,10 @@ type Queue struct {
 	// failed and rest are the queue, failed first. They are two slices so that building a queue
 	// of a million URLs never copies it.
 	failed, rest []item
-	newest       []Page
-	complete     bool
+	// failures counts the attempts failed in a row of the URLs whose last attempt failed, by hash.
+	failures map[int64]uint16
+	newest   []Page
+	complete bool
 }
 
 // NewQueue returns an empty queue of site's due URLs, whose text urls looks up.
@@ -66,12 +72,18 @@ func (q *Queue) Read(newest []Page, complete bool) {
 
 // Add appends a due URL; its text is looked up when a channel reads it, so d.URL is not kept.
 func (q *Queue) Add(d Due) {
-	it := item{hash: d.Hash, retry: d.Retry}
+	it := item{hash: d.Hash}
 	if !d.Lastmod.IsZero() {
-		it.lastmod = d.Lastmod.UnixMilli()
+		it.mark = d.Lastmod.UnixMilli() << 1
 	}
 	if d.Retry {
-		it.failures = uint16(min(d.Failures, math.MaxUint16))
+		it.mark |= 1
+		if d.Failures > 0 {
+			if q.failures == nil {
+				q.failures = map[int64]uint16{}
+			}
+			q.failures[d.Hash] = uint16(min(d.Failures, math.MaxUint16))
+		}
 		q.failed = append(q.failed, it)
 		return
 	}
@@ -85,9 +97,9 @@ type Meta struct {
 }
 
 func (it item) meta() Meta {
-	m := Meta{Retry: it.retry}
-	if it.lastmod != 0 {
-		m.Lastmod = time.UnixMilli(it.lastmod).UTC()
+	m := Meta{Retry: it.retry()}
+	if lm := it.lastmod(); lm != 0 {
+		m.Lastmod = time.UnixMilli(lm).UTC()
 	}
 	return m
 }
@@ -154,9 +166,12 @@ func (q *Queue) Refs(from, to int) []Due {
 	out := make([]Due, 0, max(0, to-from))
 	for i := from; i < to; i++ {
 		it := q.at(i)
-		d := Due{Hash: it.hash, Retry: it.retry, Failures: int(it.failures)}
-		if it.lastmod != 0 {
-			d.Lastmod = time.UnixMilli(it.lastmod).UTC()
+		d := Due{Hash: it.hash, Retry: it.retry()}
+		if d.Retry {
+			d.Failures = int(q.failures[it.hash])
+		}
+		if lm := it.lastmod(); lm != 0 {
+			d.Lastmod = time.UnixMilli(lm).UTC()
 		}
 		out = append(out, d)
 	}
@@ -186,7 +201,7 @@ func (q *Queue) Slice(ctx context.Context, from, to int) ([]Due, error) {
 // Split takes out of the queue the URLs keep refuses, and returns them as a queue of their own,
 // in the same order.
 func (q *Queue) Split(keep func(Meta) bool) *Queue {
-	out := &Queue{site: q.site, urls: q.urls}
+	out := &Queue{site: q.site, urls: q.urls, failures: q.failures}
 	q.failed, out.failed = split(q.failed, keep)
 	q.rest, out.rest = split(q.rest, keep)
 	return out

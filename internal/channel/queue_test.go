@@ -2,6 +2,7 @@ package channel
 
 import (
 	"context"
+	"math"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -64,5 +65,29 @@ func TestQueueInMemory(t *testing.T) {
 	lost.Add(Due{Hash: 9})
 	if _, err := lost.Slice(context.Background(), 0, 1); err == nil {
 		t.Error("a due URL whose text is lost read without an error")
+	}
+}
+
+// TestQueueKeepsWhatItWasGiven: a due URL comes back out of its 16 bytes as it went in — a
+// lastmod before 1970 or far ahead, to the millisecond, a retry with and without failures — and
+// a split queue keeps the failure counts.
+func TestQueueKeepsWhatItWasGiven(t *testing.T) {
+	in := []Due{
+		{Hash: -5, Lastmod: time.Date(1969, 7, 20, 20, 17, 40, 123e6, time.UTC), Retry: true, Failures: 70000},
+		{Hash: 9, Lastmod: time.Date(9999, 12, 31, 23, 59, 59, 999e6, time.UTC), Retry: true},
+		{Hash: 3, Lastmod: time.Date(2026, 11, 24, 1, 2, 3, 4e6, time.UTC)},
+		{Hash: 7},
+	}
+	q := NewQueue("s", URLMap{})
+	for _, d := range in {
+		q.Add(d)
+	}
+	in[0].Failures = math.MaxUint16
+	if got := q.Refs(0, q.Len()); !slices.Equal(got, in) {
+		t.Fatalf("got\n%+v\nwant\n%+v", got, in)
+	}
+	old := q.Split(func(m Meta) bool { return m.Lastmod.Year() > 2000 })
+	if got := old.Refs(0, old.Len()); !slices.Equal(got, []Due{in[0], in[3]}) {
+		t.Errorf("split off %+v", got)
 	}
 }

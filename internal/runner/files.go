@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/binary"
 	"fmt"
+	"os"
 	"slices"
 	"strings"
 	"time"
@@ -206,7 +207,13 @@ type memos struct {
 	scope  string
 	known  map[string]model.SitemapMemo // those of the run's scope
 	kept   []model.SitemapMemo          // of the sitemaps that did not change, with their validators now
-	learnt []model.SitemapMemo          // of the sitemaps read, with their pages
+	learnt []model.SitemapMemo          // of the sitemaps read; their pages in spill until save
+	// spill holds the pages of the sitemaps read, one after the other, out of memory until the
+	// run is settled (16 MB for a million pages); buf is where a sitemap's are made.
+	spill *os.File
+	end   int64   // of what spill holds
+	at    []int64 // where each learnt memo's pages are in spill; -1 for those kept in memory
+	buf   []byte
 	// pending holds the delivery states that make a URL due whatever its sitemap says (failed,
 	// resubmitAfter passed), by hash, until a page of the read takes them.
 	pending map[int64][]model.Pending
@@ -283,19 +290,71 @@ func (m *memos) lookedUp(hash int64) {
 	delete(m.pending, hash)
 }
 
-// read learns a sitemap read whole: its validators and its pages, sorted by hash.
+// read learns a sitemap read whole: its validators and its pages, sorted by hash, set aside in
+// the spill file (kept in memory when no temporary file can be made).
 func (m *memos) read(sm *sitemap.Sitemap, f *file) {
 	if !m.on {
 		return
 	}
-	pages := make([]byte, len(f.pages)*model.PageBytes)
+	m.buf = slices.Grow(m.buf[:0], len(f.pages)*model.PageBytes)[:len(f.pages)*model.PageBytes]
 	for i, p := range f.pages {
-		binary.LittleEndian.PutUint64(pages[i*model.PageBytes:], uint64(p.hash))
-		binary.LittleEndian.PutUint64(pages[i*model.PageBytes+8:], uint64(p.lastmod))
+		binary.LittleEndian.PutUint64(m.buf[i*model.PageBytes:], uint64(p.hash))
+		binary.LittleEndian.PutUint64(m.buf[i*model.PageBytes+8:], uint64(p.lastmod))
 	}
 	v := sm.Validators
-	m.learnt = append(m.learnt, model.SitemapMemo{Sitemap: sm.URL, ETag: v.ETag, LastModified: v.LastModified, Size: v.Size, ModTime: v.ModTime,
-		Hash: v.Hash, Scope: m.scope, URLs: f.urls, Filtered: f.filtered, Pages: pages})
+	memo := model.SitemapMemo{Sitemap: sm.URL, ETag: v.ETag, LastModified: v.LastModified, Size: v.Size, ModTime: v.ModTime,
+		Hash: v.Hash, Scope: m.scope, URLs: f.urls, Filtered: f.filtered}
+	at := m.setAside(m.buf)
+	if at < 0 {
+		memo.Pages = append([]byte{}, m.buf...)
+	}
+	m.learnt, m.at = append(m.learnt, memo), append(m.at, at)
+}
+
+// setAside writes pages at the end of the spill file, made at the first call, and returns
+// where; -1 when they could not be written.
+func (m *memos) setAside(pages []byte) int64 {
+	if m.spill == nil {
+		f, err := os.CreateTemp("", "sitepush-pages-*")
+		if err != nil {
+			return -1
+		}
+		m.spill = f
+	}
+	if _, err := m.spill.WriteAt(pages, m.end); err != nil {
+		return -1
+	}
+	at := m.end
+	m.end += int64(len(pages))
+	return at
+}
+
+// pagesBack reads the pages of the learnt memos back from the spill file, in the order set aside.
+func (m *memos) pagesBack() error {
+	if m.spill == nil {
+		return nil
+	}
+	end := m.end // of the pages of the memo at i: where the next one's begin
+	for i := len(m.at) - 1; i >= 0; i-- {
+		at := m.at[i]
+		if at < 0 {
+			continue
+		}
+		m.learnt[i].Pages = make([]byte, end-at)
+		if _, err := m.spill.ReadAt(m.learnt[i].Pages, at); err != nil {
+			return fmt.Errorf("reading back the pages set aside in %s: %w", m.spill.Name(), err)
+		}
+		end = at
+	}
+	return nil
+}
+
+// close removes the spill file.
+func (m *memos) close() {
+	if m.spill != nil {
+		m.spill.Close()
+		os.Remove(m.spill.Name())
+	}
 }
 
 // save keeps what the run learnt, once what it found is settled: every sitemap read whole and
@@ -309,6 +368,9 @@ func (m *memos) save(ctx context.Context, rec *model.Record, complete bool) erro
 		if st.Due != st.Submitted+st.Failed {
 			return nil
 		}
+	}
+	if err := m.pagesBack(); err != nil {
+		return err
 	}
 	return m.state.SaveSitemapMemos(ctx, m.site, append(m.learnt, m.kept...))
 }

@@ -2,6 +2,8 @@ package runner_test
 
 import (
 	"context"
+	"encoding/binary"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -9,6 +11,7 @@ import (
 	"time"
 
 	"github.com/sitepush/sitepush/internal/channel"
+	"github.com/sitepush/sitepush/internal/model"
 	"github.com/sitepush/sitepush/internal/runner"
 	"github.com/sitepush/sitepush/internal/store/storetest"
 )
@@ -96,5 +99,55 @@ func TestUnchangedSitemapsResubmit(t *testing.T) {
 	now = now.Add(30 * 24 * time.Hour)
 	if rec := run(t, r, s, opt); !slices.Equal(in.take(), urls("/a", "/b")) || rec.Channels["indexnow"].Due != 2 {
 		t.Errorf("31 days later: %+v", rec.Channels["indexnow"])
+	}
+}
+
+// The pages a run learns are set aside in a temporary file until the run settles, then read back
+// whole and each in its place — or kept in memory when no temporary file can be made. Either way
+// the file is gone after the run, and the next run of unchanged files sends nothing.
+func TestPagesSetAside(t *testing.T) {
+	ctx := context.Background()
+	for _, tmp := range []string{t.TempDir(), filepath.Join(t.TempDir(), "missing")} {
+		t.Setenv("TMPDIR", tmp)
+		st := storetest.Open(t)
+		dir := t.TempDir()
+		sizes := map[string]int{"a.xml": 3, "b.xml": 1, "c.xml": 5}
+		for name, n := range sizes {
+			doc := "<urlset>"
+			for i := range n {
+				doc += fmt.Sprintf("<url><loc>https://a.example/%s/%d</loc></url>", name, i)
+			}
+			os.WriteFile(filepath.Join(dir, name), []byte(doc+"</urlset>"), 0o644)
+		}
+		os.WriteFile(filepath.Join(dir, "c.yaml"), []byte("sites:\n  - id: s\n    sitemaps: [a.xml, b.xml, c.xml]\n    baseUrl: https://a.example\n"), 0o644)
+		c, err := loadConfig(filepath.Join(dir, "c.yaml"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := &site{dir: dir, site: &c.Sites[0]}
+		in := &fakeChannel{name: "indexnow", batch: 4}
+		r := runner.New(st)
+		run(t, r, s, runner.Options{Channels: []channel.Channel{in}})
+		if got := in.take(); len(got) != 9 {
+			t.Fatalf("first run sent %d URLs", len(got))
+		}
+		for name, n := range sizes {
+			pages, err := st.SitemapPages(ctx, "s", filepath.Join(dir, name))
+			if err != nil || len(pages) != n*model.PageBytes {
+				t.Fatalf("TMPDIR %s: %s's pages: %d bytes, %v", tmp, name, len(pages), err)
+			}
+			for i := model.PageBytes; i < len(pages); i += model.PageBytes {
+				if int64(binary.LittleEndian.Uint64(pages[i:])) <= int64(binary.LittleEndian.Uint64(pages[i-model.PageBytes:])) {
+					t.Fatalf("%s's pages are not the file's, sorted by hash", name)
+				}
+			}
+		}
+		if left, _ := os.ReadDir(tmp); len(left) != 0 {
+			t.Errorf("left in TMPDIR: %v", left)
+		}
+		rec := run(t, r, s, runner.Options{Channels: []channel.Channel{in}})
+		if got := in.take(); len(got) != 0 || rec.TotalURLs != 9 {
+			t.Errorf("TMPDIR %s: a rerun of unchanged files sent %v, read %d URLs", tmp, got, rec.TotalURLs)
+		}
 	}
 }

@@ -170,6 +170,7 @@ func (r *Runner) run(ctx context.Context, site *config.Site, opt Options, rec *m
 	for _, s := range selection {
 		col.memo.on = col.memo.on && s.Newest == 0
 	}
+	defer col.memo.close()
 	var res *sitemap.Result
 	err := col.memo.load(ctx, site.ResubmitAfter.D(), rec.StartedAt, names)
 	if err == nil {
@@ -216,6 +217,7 @@ func (r *Runner) run(ctx context.Context, site *config.Site, opt Options, rec *m
 			if col.backlog(ctx, i, complete, rep) {
 				r.deliver(budget, ch, q, rep)
 			}
+			col.due[i] = nil // sent: its memory is free for what follows
 		}
 	}
 	if !opt.DryRun && !res.Unreadable() {

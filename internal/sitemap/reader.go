@@ -94,12 +94,15 @@ func (r *Reader) Read(ctx context.Context, sitemaps []string, fn func(Entry) err
 	w := &walk{r: r, ctx: ctx, fn: fn, seenMap: map[string]bool{}}
 	w.pending.seed = maphash.MakeSeed()
 	w.client = w.newClient()
+	var err error
 	for _, s := range sitemaps {
-		if err := w.root(s); err != nil {
-			return &w.res, err
+		if err = w.root(s); err != nil {
+			break
 		}
 	}
-	return &w.res, nil
+	// A copy: the walk, and the hashes of every URL it saw, are garbage once the read ends.
+	res := w.res
+	return &res, err
 }
 
 // stopError carries an error of the caller's fn, which ends the whole read.
