@@ -14,7 +14,7 @@ import (
 // Bounds of the SQLite pools. Writes go through one connection: SQLite lets one writer at a time
 // anyway, and a write waiting for another process's lock (busy_timeout) then holds only that
 // one, while reads go on beside it through a few connections of their own — WAL readers never
-// wait for the writer. Each connection keeps a page cache (cache_size, 8 MiB at most) and a file
+// wait for the writer. Each connection keeps a page cache (cache_size, 2 MiB at most) and a file
 // descriptor, so a burst of requests queues for these few instead of opening one each.
 const (
 	sqliteReaders   = 4
@@ -28,7 +28,7 @@ const (
 // begin, which spares SQLite's deadlock-prone upgrade of a read lock.
 func openSQLite(path string, readOnly bool) (*Store, error) {
 	q := url.Values{}
-	for _, p := range []string{"busy_timeout(30000)", "foreign_keys(1)", "synchronous(NORMAL)", "cache_size(-8192)", "temp_store(MEMORY)"} {
+	for _, p := range []string{"busy_timeout(30000)", "foreign_keys(1)", "synchronous(NORMAL)", "cache_size(-2048)", "temp_store(MEMORY)"} {
 		q.Add("_pragma", p)
 	}
 	reads := url.Values{}
