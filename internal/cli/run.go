@@ -53,11 +53,6 @@ func runRun(e *env, cmd command, args []string) error {
 	if err := checkViewFlags(f); err != nil {
 		return err
 	}
-	if os.Getenv("GOGC") == "" {
-		// A run's garbage is short-lived batches: the heap may grow to half again what is live,
-		// not twice, for 7 % more CPU.
-		debug.SetGCPercent(50)
-	}
 	cfg, err := loadConfig(*f.config)
 	if err != nil {
 		return err
@@ -144,8 +139,9 @@ func isTerminal(w any) bool {
 }
 
 // A run's soft memory limit, unless GOMEMLIMIT sets one: 64 MiB, raised to 64 bytes per URL of
-// the biggest site read so far. The garbage collector works harder near it: a million-URL site's
-// first run stays within 100 MB, and a bigger site's is not made to collect without end.
+// the biggest site read so far. The garbage collector works harder near it, and only there: a
+// million-URL site's first run stays within 100 MB, a small site's collects no more often than
+// Go's default, and a bigger site's is not made to collect without end.
 const (
 	baseMemoryLimit = 64 << 20
 	memoryPerURL    = 64
