@@ -138,12 +138,12 @@ func isTerminal(w any) bool {
 	return err == nil && fi.Mode()&os.ModeCharDevice != 0
 }
 
-// A run's soft memory limit, unless GOMEMLIMIT sets one: 64 MiB, raised to 64 bytes per URL of
+// A run's soft memory limit, unless GOMEMLIMIT sets one: 56 MiB, raised to 64 bytes per URL of
 // the biggest site read so far. The garbage collector works harder near it, and only there: a
 // million-URL site's first run stays within 100 MB, a small site's collects no more often than
 // Go's default, and a bigger site's is not made to collect without end.
 const (
-	baseMemoryLimit = 64 << 20
+	baseMemoryLimit = 56 << 20
 	memoryPerURL    = 64
 )
 
