@@ -211,8 +211,8 @@ type memos struct {
 	// spill holds the pages of the sitemaps read, one after the other, out of memory until the
 	// run is settled (16 MB for a million pages); buf is where a sitemap's are made.
 	spill *os.File
-	end   int64   // of what spill holds
-	at    []int64 // where each learnt memo's pages are in spill; -1 for those kept in memory
+	end   int64     // of what spill holds
+	spans []spilled // of each learnt memo's pages in spill
 	buf   []byte
 	// pending holds the delivery states that make a URL due whatever its sitemap says (failed,
 	// resubmitAfter passed), by hash, until a page of the read takes them.
@@ -308,7 +308,14 @@ func (m *memos) read(sm *sitemap.Sitemap, f *file) {
 	if at < 0 {
 		memo.Pages = append([]byte{}, m.buf...)
 	}
-	m.learnt, m.at = append(m.learnt, memo), append(m.at, at)
+	m.learnt, m.spans = append(m.learnt, memo), append(m.spans, spilled{at, len(m.buf)})
+}
+
+// spilled is where a memo's pages are in the spill file: n bytes at at; at is -1 for pages kept in
+// memory.
+type spilled struct {
+	at int64
+	n  int
 }
 
 // setAside writes pages at the end of the spill file, made at the first call, and returns
@@ -334,17 +341,14 @@ func (m *memos) pagesBack() error {
 	if m.spill == nil {
 		return nil
 	}
-	end := m.end // of the pages of the memo at i: where the next one's begin
-	for i := len(m.at) - 1; i >= 0; i-- {
-		at := m.at[i]
-		if at < 0 {
+	for i, sp := range m.spans {
+		if sp.at < 0 {
 			continue
 		}
-		m.learnt[i].Pages = make([]byte, end-at)
-		if _, err := m.spill.ReadAt(m.learnt[i].Pages, at); err != nil {
+		m.learnt[i].Pages = make([]byte, sp.n)
+		if _, err := m.spill.ReadAt(m.learnt[i].Pages, sp.at); err != nil {
 			return fmt.Errorf("reading back the pages set aside in %s: %w", m.spill.Name(), err)
 		}
-		end = at
 	}
 	return nil
 }

@@ -41,6 +41,7 @@ type entry struct {
 	made       time.Time // when it was computed
 	until      time.Time // when it changes by itself; zero: never
 	mark       string    // the state's mark before it was computed
+	fixed      bool      // kept whatever the state's mark (getFixed)
 	value      any
 	err        error
 	refreshing bool
@@ -63,10 +64,7 @@ func newCache(ttl time.Duration, mark func(context.Context) (string, error)) *ca
 // get returns the answer cached under key, computing it when there is none or it is too old.
 // Errors are not kept.
 func (c *cache) get(key string, compute func() (any, error)) (any, error) {
-	return c.getUntil(key, func() (any, time.Time, error) {
-		v, err := compute()
-		return v, time.Time{}, err
-	})
+	return c.lookup(key, false, never(compute))
 }
 
 // getUntil is get for answers that change by themselves at a time compute returns.
@@ -77,10 +75,15 @@ func (c *cache) getUntil(key string, compute computeFunc) (any, error) {
 // getFixed is get for answers the state's changes do not change: the past days' statistics,
 // whose key names the day. They are computed again only after invalidate.
 func (c *cache) getFixed(key string, compute func() (any, error)) (any, error) {
-	return c.lookup(key, true, func() (any, time.Time, error) {
+	return c.lookup(key, true, never(compute))
+}
+
+// never is compute for an answer that does not change by itself.
+func never(compute func() (any, error)) computeFunc {
+	return func() (any, time.Time, error) {
 		v, err := compute()
 		return v, time.Time{}, err
-	})
+	}
 }
 
 func (c *cache) lookup(key string, fixed bool, compute computeFunc) (any, error) {
@@ -93,21 +96,19 @@ func (c *cache) lookup(key string, fixed bool, compute computeFunc) (any, error)
 			if age < c.stale {
 				if age >= c.ttl && !e.refreshing {
 					e.refreshing = true
-					go c.refresh(key, e, fixed, compute)
+					go c.refresh(key, e, compute)
 				}
 				v, err := e.value, e.err
 				c.mu.Unlock()
 				return v, err
 			}
-			mark, made, until := e.mark, e.made, e.until
 			c.mu.Unlock()
-			if fixed || c.unchanged(mark, made, until) {
-				c.mu.Lock()
+			renewed := c.renewed(e)
+			c.mu.Lock()
+			if renewed {
 				defer c.mu.Unlock()
-				e.at = time.Now()
 				return e.value, e.err
 			}
-			c.mu.Lock()
 		default:
 			c.mu.Unlock()
 			<-e.ready
@@ -119,7 +120,7 @@ func (c *cache) lookup(key string, fixed bool, compute computeFunc) (any, error)
 	if len(c.entries) >= maxEntries {
 		c.sweep()
 	}
-	e = &entry{ready: make(chan struct{}), gen: c.gen}
+	e = &entry{ready: make(chan struct{}), gen: c.gen, fixed: fixed}
 	c.entries[key] = e
 	c.mu.Unlock()
 	mark := c.stateMark()
@@ -138,17 +139,14 @@ func (c *cache) lookup(key string, fixed bool, compute computeFunc) (any, error)
 
 // refresh makes an answer older than ttl fresh: renewed when the state did not change, else
 // computed again; on an error the old one stays until it is too old.
-func (c *cache) refresh(key string, e *entry, fixed bool, compute computeFunc) {
-	c.mu.Lock()
-	mark, made, until := e.mark, e.made, e.until
-	c.mu.Unlock()
-	if fixed || c.unchanged(mark, made, until) {
+func (c *cache) refresh(key string, e *entry, compute computeFunc) {
+	if c.renewed(e) {
 		c.mu.Lock()
 		defer c.mu.Unlock()
-		e.refreshing, e.at = false, time.Now()
+		e.refreshing = false
 		return
 	}
-	mark = c.stateMark()
+	mark := c.stateMark()
 	v, until, err := safely(compute)
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -160,14 +158,23 @@ func (c *cache) refresh(key string, e *entry, fixed bool, compute computeFunc) {
 	}
 }
 
-// unchanged reports whether an answer computed at made, when the state's mark was mark, is still
-// true: the state's mark is the same, and the answer is neither too old nor past until.
-func (c *cache) unchanged(mark string, made, until time.Time) bool {
-	now := time.Now()
-	if mark == "" || now.Sub(made) >= c.maxAge || !until.IsZero() && !now.Before(until) {
-		return false
+// renewed makes e fresh without computing it when it is still true — fixed, or the state's mark
+// the same as when it was computed and the answer neither too old nor past its until — and
+// reports whether it did. The caller does not hold c.mu: the state's mark may be read.
+func (c *cache) renewed(e *entry) bool {
+	c.mu.Lock()
+	fixed, mark, made, until := e.fixed, e.mark, e.made, e.until
+	c.mu.Unlock()
+	if !fixed {
+		now := time.Now()
+		if mark == "" || now.Sub(made) >= c.maxAge || !until.IsZero() && !now.Before(until) || c.stateMark() != mark {
+			return false
+		}
 	}
-	return c.stateMark() == mark
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	e.at = time.Now()
+	return true
 }
 
 // stateMark returns the state's mark, read again when the last reading is older than half a
