@@ -15,6 +15,8 @@ const batchSize = 256
 // big sitemap before batching, measured.
 type batch struct {
 	seed     maphash.Seed
+	hash     bool // cleared when repeats are delivered: no URL is looked up
+
 	hashes   []uint64
 	ends     []int // end of each URL in urls
 	urls     []byte
@@ -23,7 +25,11 @@ type batch struct {
 
 // add queues an entry, copying its URL, and reports whether the batch is full.
 func (b *batch) add(u []byte, lastmod time.Time) bool {
-	b.hashes = append(b.hashes, maphash.Bytes(b.seed, u))
+	var h uint64
+	if b.hash {
+		h = maphash.Bytes(b.seed, u)
+	}
+	b.hashes = append(b.hashes, h)
 	b.urls = append(b.urls, u...)
 	b.ends = append(b.ends, len(b.urls))
 	b.lastmods = append(b.lastmods, lastmod)
@@ -34,12 +40,15 @@ func (b *batch) reset() {
 	b.hashes, b.ends, b.urls, b.lastmods = b.hashes[:0], b.ends[:0], b.urls[:0], b.lastmods[:0]
 }
 
-// flush delivers the queued entries of sitemap idx that were not delivered before, in order.
+// flush delivers the queued entries of sitemap idx that were not delivered before (all of them
+// with Options.Repeats), in order.
 func (w *walk) flush(idx int) error {
 	b := &w.pending
 	defer b.reset()
-	w.seenURL.reserve(len(b.hashes))
-	w.seenURL.warm(b.hashes)
+	if b.hash {
+		w.seenURL.reserve(len(b.hashes))
+		w.seenURL.warm(b.hashes)
+	}
 	st := &w.res.Sitemaps[idx]
 	// The caller's time is not the reader's: sitemap.timeout stops meanwhile.
 	w.clock.pause()
@@ -48,7 +57,7 @@ func (w *walk) flush(idx int) error {
 	for i, h := range b.hashes {
 		u := b.urls[start:b.ends[i]]
 		start = b.ends[i]
-		if !w.seenURL.add(h) {
+		if b.hash && !w.seenURL.add(h) {
 			continue
 		}
 		st.Entries++

@@ -58,7 +58,7 @@ type Sitemap struct {
 	Kind  Kind
 	Depth int // 0 for the sitemaps a read starts from, +1 per index level
 	// Entries counts the page URLs (or, for an index, the child sitemaps) taken from this file;
-	// URLs already read from another sitemap are not counted again.
+	// URLs already read from another sitemap are not counted again (unless Options.Repeats).
 	Entries int
 	// NotModified is set when the Cache knew the sitemap and it had not changed: the server
 	// answered 304, the local file has the size and time it had, or its bytes are the same. Its
@@ -74,7 +74,7 @@ type Sitemap struct {
 // Result describes every sitemap a Read visited, in the order they were read.
 type Result struct {
 	Sitemaps []Sitemap
-	// URLs is the number of distinct page URLs delivered.
+	// URLs is the number of distinct page URLs delivered (of page entries, with Options.Repeats).
 	URLs int
 }
 

@@ -33,6 +33,10 @@ type Options struct {
 	// Done, when set, is called as the read of each sitemap ends, after its entries, with what
 	// came of it (Err is nil when it was read whole).
 	Done func(Sitemap)
+	// Repeats, when set, has every page entry delivered and counted as it is read, though an
+	// earlier entry, sitemap or failed attempt gave its URL: for a caller that tells pages apart
+	// on its own terms, sparing the reader its set of every URL's hash (8 to 16 bytes a URL).
+	Repeats bool
 	// Warn receives what was skipped or worked around; nil discards it.
 	Warn func(Warning)
 }
@@ -86,13 +90,13 @@ func NewClient(idlePerHost int) *http.Client {
 }
 
 // Read reads the given sitemaps — URLs or local files; a site root or robots.txt URL means
-// discovery through robots.txt — and calls fn once for every distinct page URL, as it is read,
-// following indexes. One sitemap failing does not stop the others: the Result tells which
+// discovery through robots.txt — and calls fn once for every distinct page URL (every page
+// entry with Options.Repeats), as it is read, following indexes. One sitemap failing does not stop the others: the Result tells which
 // failed and why. Read returns an error only when fn does or ctx ends; the Result then covers
 // what was read until then.
 func (r *Reader) Read(ctx context.Context, sitemaps []string, fn func(Entry) error) (*Result, error) {
 	w := &walk{r: r, ctx: ctx, fn: fn, seenMap: map[string]bool{}}
-	w.pending.seed = maphash.MakeSeed()
+	w.pending.seed, w.pending.hash = maphash.MakeSeed(), !r.opt.Repeats
 	w.client = w.newClient()
 	var err error
 	for _, s := range sitemaps {

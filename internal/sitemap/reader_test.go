@@ -72,6 +72,23 @@ func TestReadDedupesAcrossSitemaps(t *testing.T) {
 	}
 }
 
+// With Options.Repeats every entry comes as it is read, and is counted; a sitemap named twice is
+// still read once.
+func TestReadRepeats(t *testing.T) {
+	s := newTestSite(t)
+	s.put("/1.xml", &testPage{body: urlsetOf(s.url("/a"), s.url("/b"), s.url("/a"))})
+	s.put("/2.xml", &testPage{body: urlsetOf(s.url("/b"), s.url("/c"))})
+	opt := fast()
+	opt.Repeats = true
+	r := read(t, opt, s.url("/1.xml"), s.url("/2.xml"), s.url("/1.xml"))
+	if want := []string{s.url("/a"), s.url("/b"), s.url("/a"), s.url("/b"), s.url("/c")}; !slices.Equal(r.urls, want) {
+		t.Errorf("urls = %v, want %v", r.urls, want)
+	}
+	if e := r.res.Sitemaps; len(e) != 2 || e[0].Entries != 3 || e[1].Entries != 2 || r.res.URLs != 5 {
+		t.Errorf("sitemaps = %+v, %d URLs; want 3 and 2 entries, 5 in all", e, r.res.URLs)
+	}
+}
+
 func TestReadRetries(t *testing.T) {
 	s := newTestSite(t)
 	s.put("/flaky.xml", &testPage{body: urlsetOf(s.url("/a")), statuses: []int{503, 429}})

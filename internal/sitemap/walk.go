@@ -101,7 +101,8 @@ func (w *walk) visit(s source, depth int) error {
 }
 
 // readRetrying reads a sitemap, trying again after transient failures. Entries delivered by a
-// failed attempt are not delivered again: the URL set dedupes them. It returns an error only
+// failed attempt are not delivered again: the URL set dedupes them (with Options.Repeats, they
+// are, and the caller dedupes). It returns an error only
 // when the whole read must stop; the sitemap's own failure is recorded in its Sitemap.
 func (w *walk) readRetrying(s source, idx int) ([]source, error) {
 	w.own = append(w.own[:0], s.name())
@@ -163,7 +164,7 @@ func (w *walk) attempt(ctx context.Context, s source, idx int) ([]source, error)
 	if s.url != nil {
 		in = transientReader{in, w.r.opt.Timeout}
 	}
-	if resp.size > 0 {
+	if resp.size > 0 && w.pending.hash {
 		w.seenURL.reserve(int(min(resp.size, w.r.opt.MaxBytes) / bytesPerURL))
 	}
 	text, isXML, err := body(in, w.r.opt.MaxBytes)
