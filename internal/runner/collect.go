@@ -36,6 +36,7 @@ type collector struct {
 
 	batch     []channel.Page
 	file      file // the sitemap being read
+	seen      seen // every page taken
 	memo      *memos
 	due       []*channel.Queue // per channel
 	selection []channel.Selection
@@ -93,22 +94,18 @@ func (c *collector) add(ctx context.Context, e sitemap.Entry) error {
 	c.rec.TotalURLs++
 	c.file.add(canonical(e.URL, a), e.Lastmod)
 	if len(c.file.pages) >= maxFilePages {
-		// Too big to be held whole: synced in pieces, page by page, and not remembered.
+		// Too big to be held whole: synced in pieces, and not remembered.
 		c.file.whole = false
-		c.sync(ctx, c.file.pages, nil)
+		c.sync(ctx, c.distinct(c.file.pages), c.file.arena)
 		c.file.pages, c.file.arena = c.file.pages[:0], c.file.arena[:0]
 	}
 	return c.syncErr
 }
 
-// take takes chosen URLs instead of the sitemaps' pages: each once, without a lastmod.
+// take takes chosen URLs instead of the sitemaps' pages: each once (see distinct), without a
+// lastmod.
 func (c *collector) take(ctx context.Context, urls []string) (*sitemap.Result, error) {
-	seen := make(map[string]bool, len(urls))
 	for _, u := range urls {
-		if seen[u] {
-			continue
-		}
-		seen[u] = true
 		if err := c.add(ctx, sitemap.Entry{URL: []byte(u)}); err != nil {
 			return nil, err
 		}

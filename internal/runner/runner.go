@@ -320,6 +320,7 @@ func (r *Runner) reader(ctx context.Context, site *config.Site, col *collector) 
 		opt.Cache = col.memo
 	}
 	opt.Done = func(sm sitemap.Sitemap) { col.done(ctx, sm) }
+	opt.Repeats = true // col.distinct
 	opt.Warn = func(w sitemap.Warning) {
 		if r.Warn != nil {
 			r.Warn(site.ID, w.String())

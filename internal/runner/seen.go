@@ -1,0 +1,81 @@
+package runner
+
+import "slices"
+
+// seen holds the hash of every page a run took, to tell a page listed again — by another sitemap,
+// further on in a big one, or by an attempt at a sitemap that failed before — from a new one. The
+// hashes are kept in sorted runs, the last two merged while the one before is no more than twice
+// the size of the last, so that each run is more than twice the next and there are at most log2 n
+// of them: 8 bytes a page (a hash set takes 8 to 16, and half as much again as it grows), and
+// O(n log n) work for n pages taken a sitemap at a time.
+type seen struct {
+	runs [][]int64
+	at   []int // a cursor into each run, for take
+}
+
+// take removes from pages, sorted by hash and distinct, those taken before, takes the others,
+// and returns them (pages' own array, shortened).
+func (s *seen) take(pages []filePage) []filePage {
+	s.at = slices.Grow(s.at[:0], len(s.runs))[:len(s.runs)]
+	clear(s.at)
+	fresh := pages[:0]
+	for _, p := range pages {
+		if !s.has(p.hash) {
+			fresh = append(fresh, p)
+		}
+	}
+	if len(fresh) == 0 {
+		return fresh
+	}
+	run := make([]int64, len(fresh))
+	for i, p := range fresh {
+		run[i] = p.hash
+	}
+	s.runs = append(s.runs, run)
+	for n := len(s.runs); n >= 2 && len(s.runs[n-2]) <= 2*len(s.runs[n-1]); n-- {
+		s.runs[n-2] = merge(s.runs[n-2], s.runs[n-1])
+		s.runs[n-1] = nil
+		s.runs = s.runs[:n-1]
+	}
+	return fresh
+}
+
+// has reports whether h is in a run, moving each run's cursor up to h: the hashes asked for
+// must come in ascending order.
+func (s *seen) has(h int64) bool {
+	found := false
+	for i, run := range s.runs {
+		s.at[i] = gallop(run, s.at[i], h)
+		found = found || s.at[i] < len(run) && run[s.at[i]] == h
+	}
+	return found
+}
+
+// gallop returns the index of the first hash of run, from from on, that is not below h: in steps
+// doubling in length, then by halves, so that a cursor moving a little costs a little.
+func gallop(run []int64, from int, h int64) int {
+	lo, step := from, 1
+	for lo+step < len(run) && run[lo+step] < h {
+		lo += step
+		step *= 2
+	}
+	hi := min(lo+step, len(run))
+	i, _ := slices.BinarySearch(run[lo:hi], h)
+	return lo + i
+}
+
+// merge returns the hashes of a and b, both sorted and with none in common, sorted.
+func merge(a, b []int64) []int64 {
+	out := make([]int64, 0, len(a)+len(b))
+	i, j := 0, 0
+	for i < len(a) && j < len(b) {
+		if a[i] < b[j] {
+			out = append(out, a[i])
+			i++
+		} else {
+			out = append(out, b[j])
+			j++
+		}
+	}
+	return append(append(out, a[i:]...), b[j:]...)
+}
