@@ -14,8 +14,8 @@ const batchSize = 256
 // after another: ~100 ns each on this project's machines, the largest single cost of reading a
 // big sitemap before batching, measured.
 type batch struct {
-	seed     maphash.Seed
-	hash     bool // cleared when repeats are delivered: no URL is looked up
+	seed maphash.Seed
+	hash bool // cleared when repeats are delivered: no URL is looked up
 
 	hashes   []uint64
 	ends     []int // end of each URL in urls
