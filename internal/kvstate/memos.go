@@ -31,6 +31,6 @@ func (s *State) SitemapPages(context.Context, string, string) ([]byte, error) { 
 func (s *State) SaveSitemapMemos(context.Context, string, []model.SitemapMemo) error { return nil }
 
 // PendingDeliveries is never asked for, since no memo is kept.
-func (s *State) PendingDeliveries(context.Context, string, []string, time.Time) ([]model.Pending, error) {
+func (s *State) PendingDeliveries(context.Context, string, []string, time.Time, time.Duration, bool) ([]model.Pending, error) {
 	return nil, nil
 }

@@ -59,7 +59,7 @@ type collector struct {
 func newCollector(state State, site *config.Site, rec *model.Record, channels []string, selection []channel.Selection, now time.Time, dryRun bool) *collector {
 	c := &collector{state: state, site: site, rec: rec, channels: channels, now: now, dryRun: dryRun,
 		host: site.Host(), due: make([]*channel.Queue, len(channels)), file: file{whole: true},
-		memo:      &memos{state: state, site: site.ID, scope: scopeOf(site.Host(), site.Include, site.Exclude, channels)},
+		memo:      &memos{state: state, site: site.ID, dryRun: dryRun, scope: scopeOf(site.Host(), site.Include, site.Exclude, channels)},
 		selection: selection, newest: make([]newest, len(channels)), known: make([]bool, len(channels))}
 	var urls channel.URLs = state
 	if dryRun {

@@ -212,8 +212,9 @@ func pageLastmod(b []byte, at int) int64 { return int64(binary.LittleEndian.Uint
 
 // memos is what a run knows of the site's sitemaps from earlier runs, and what it learns.
 type memos struct {
-	state State
-	site  string
+	state  State
+	site   string
+	dryRun bool
 	// on is set when the run uses and keeps memos: a run of the sitemaps, neither forced nor of
 	// the failed URLs only, in which no channel asks for the newest pages (a feed's first run).
 	on bool
@@ -251,11 +252,7 @@ func (m *memos) load(ctx context.Context, resubmitAfter time.Duration, now time.
 	if len(m.known) == 0 {
 		return nil
 	}
-	var before time.Time
-	if resubmitAfter > 0 {
-		before = now.Add(-resubmitAfter)
-	}
-	pending, err := m.state.PendingDeliveries(ctx, m.site, channels, before)
+	pending, err := m.state.PendingDeliveries(ctx, m.site, channels, now, resubmitAfter, m.dryRun)
 	if err != nil {
 		return err
 	}

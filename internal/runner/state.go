@@ -36,8 +36,9 @@ type State interface {
 	// transaction: a memo without Pages keeps the pages remembered before.
 	SaveSitemapMemos(ctx context.Context, site string, memos []model.SitemapMemo) error
 	// PendingDeliveries returns the site's URLs whose last attempt on one of channels failed
-	// and, when resubmitBefore is set, those a channel last accepted before it.
-	PendingDeliveries(ctx context.Context, site string, channels []string, resubmitBefore time.Time) ([]model.Pending, error)
+	// and, when resubmitAfter is set, those a channel last accepted that long before now. It
+	// may keep what spares the next call work, unless dryRun.
+	PendingDeliveries(ctx context.Context, site string, channels []string, now time.Time, resubmitAfter time.Duration, dryRun bool) ([]model.Pending, error)
 	// URLs returns the URL of each hash (empty for hashes it does not know): the queues of due
 	// URLs read them back a batch at a time.
 	channel.URLs

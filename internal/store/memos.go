@@ -99,42 +99,93 @@ func (s *Store) SaveSitemapMemos(ctx context.Context, site string, memos []model
 }
 
 // PendingDeliveries returns the site's URLs whose last attempt on one of channels failed and,
-// when resubmitBefore is set, those a channel last accepted before it: what is due on a URL
-// present in a sitemap that did not change. The failures are found through their partial index.
-func (s *Store) PendingDeliveries(ctx context.Context, site string, channels []string, resubmitBefore time.Time) (_ []model.Pending, err error) {
+// when resubmitAfter is set, those a channel last accepted that long before now: what is due on a
+// URL present in a sitemap that did not change. The failures are found through their partial
+// index; those to resubmit by a scan of the site's deliveries, only when the channel's floor
+// (resubmit_floors) says that some may be due. Unless dryRun, a floor found passed is moved up.
+func (s *Store) PendingDeliveries(ctx context.Context, site string, channels []string, now time.Time, resubmitAfter time.Duration, dryRun bool) (_ []model.Pending, err error) {
 	defer s.failed(&err, "reading the failed deliveries", site)
+	// SQLite, without statistics, would rather scan the site's deliveries by their primary key
+	// than read a few rows through the partial index: it is told to use it. The IN term, the
+	// index's own, makes it usable: SQLite does not infer it.
+	failed := "deliveries"
+	if s.dialect == sqlite {
+		failed = "deliveries INDEXED BY deliveries_failed_by_channel"
+	}
 	var out []model.Pending
 	for _, ch := range channels {
-		// The IN term, the partial index's own, lets SQLite use it: it does not infer it.
-		query := `SELECT url_hash, lastmod, delivered_at, outcome, attempts FROM deliveries
+		query := `SELECT url_hash, lastmod, delivered_at, outcome, attempts FROM ` + failed + `
 			WHERE site_id = $1 AND channel = $2 AND outcome IN ('failed', 'rejected') AND outcome = 'failed'`
-		args := []any{site, ch}
-		if !resubmitBefore.IsZero() {
-			query += ` UNION ALL SELECT url_hash, lastmod, delivered_at, outcome, attempts FROM deliveries
-				WHERE site_id = $1 AND channel = $2 AND outcome IN ('ok', 'rejected') AND delivered_at <= $3`
-			args = append(args, resubmitBefore.UnixMilli())
-		}
-		rows, err := s.rdb.QueryContext(ctx, query, args...)
-		if err != nil {
+		if out, err = s.pending(ctx, out, ch, query, site, ch); err != nil {
 			return nil, err
 		}
-		for rows.Next() {
-			var p model.Pending
-			var lastmod, at sql.NullInt64
-			var outcome string
-			var attempts int
-			if err := rows.Scan(&p.Hash, &lastmod, &at, &outcome, &attempts); err != nil {
-				rows.Close()
+		if resubmitAfter <= 0 {
+			continue
+		}
+		before := now.Add(-resubmitAfter).UnixMilli()
+		if due, err := s.mayResubmit(ctx, site, ch, now, before, dryRun); err != nil || !due {
+			if err != nil {
 				return nil, err
 			}
-			p.Channel = ch
-			p.State = deliveryState(lastmod, at, outcome, attempts)
-			out = append(out, p)
+			continue
 		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
+		query = `SELECT url_hash, lastmod, delivered_at, outcome, attempts FROM deliveries
+			WHERE site_id = $1 AND channel = $2 AND outcome IN ('ok', 'rejected') AND delivered_at <= $3`
+		if out, err = s.pending(ctx, out, ch, query, site, ch, before); err != nil {
 			return nil, err
 		}
 	}
 	return out, nil
+}
+
+// mayResubmit reports whether channel ch may have accepted a URL of site at or before the time
+// before, by its floor; when the floor says so, it finds the earliest time from the deliveries
+// and, unless dryRun, keeps it as the floor (now when there is none: a URL accepted from now on is
+// accepted at a later time).
+func (s *Store) mayResubmit(ctx context.Context, site, ch string, now time.Time, before int64, dryRun bool) (bool, error) {
+	var floor int64
+	switch err := s.rdb.QueryRowContext(ctx, `SELECT floor FROM resubmit_floors WHERE site_id = $1 AND channel = $2`, site, ch).Scan(&floor); {
+	case err == nil && floor > before:
+		return false, nil
+	case err != nil && err != sql.ErrNoRows:
+		return false, err
+	}
+	var earliest sql.NullInt64
+	err := s.rdb.QueryRowContext(ctx, `SELECT MIN(delivered_at) FROM deliveries WHERE site_id = $1 AND channel = $2 AND outcome IN ('ok', 'rejected')`,
+		site, ch).Scan(&earliest)
+	if err != nil {
+		return false, err
+	}
+	floor = now.UnixMilli()
+	if earliest.Valid {
+		floor = min(floor, earliest.Int64)
+	}
+	if !dryRun {
+		if _, err := s.db.ExecContext(ctx, `INSERT INTO resubmit_floors (site_id, channel, floor) VALUES ($1, $2, $3)
+			ON CONFLICT (site_id, channel) DO UPDATE SET floor = $3`, site, ch, floor); err != nil {
+			return false, err
+		}
+	}
+	return floor <= before, nil
+}
+
+// pending appends to out the pending deliveries on channel ch a query finds.
+func (s *Store) pending(ctx context.Context, out []model.Pending, ch, query string, args ...any) ([]model.Pending, error) {
+	rows, err := s.rdb.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		p := model.Pending{Channel: ch}
+		var lastmod, at sql.NullInt64
+		var outcome string
+		var attempts int
+		if err := rows.Scan(&p.Hash, &lastmod, &at, &outcome, &attempts); err != nil {
+			return nil, err
+		}
+		p.State = deliveryState(lastmod, at, outcome, attempts)
+		out = append(out, p)
+	}
+	return out, rows.Err()
 }

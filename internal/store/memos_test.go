@@ -56,11 +56,11 @@ func TestPendingDeliveries(t *testing.T) {
 	must(t, s.RecordOutcome(ctx, "a", t0, channel.Outcome{Channel: "indexnow", URLs: due[1:2], Delivered: true}))
 	must(t, s.RecordOutcome(ctx, "a", t0, channel.Outcome{Channel: "indexnow", URLs: due[2:3], Err: "HTTP 503"}))
 	must(t, s.RecordOutcome(ctx, "a", t0.Add(-10*day), channel.Outcome{Channel: "bing", URLs: due[3:], Err: "HTTP 500"}))
-	got, err := s.PendingDeliveries(ctx, "a", []string{"indexnow"}, time.Time{})
+	got, err := s.PendingDeliveries(ctx, "a", []string{"indexnow"}, t0, 0, false)
 	if err != nil || len(got) != 1 || got[0].Hash != 3 || !got[0].State.Failed || got[0].State.Failures != 1 {
 		t.Errorf("failed on indexnow: %+v, %v", got, err)
 	}
-	got, err = s.PendingDeliveries(ctx, "a", []string{"indexnow", "bing"}, t0.Add(-5*day))
+	got, err = s.PendingDeliveries(ctx, "a", []string{"indexnow", "bing"}, t0, 5*day, false)
 	var keys []string
 	for _, p := range got {
 		keys = append(keys, fmt.Sprintf("%s/%d", p.Channel, p.Hash))
@@ -68,6 +68,58 @@ func TestPendingDeliveries(t *testing.T) {
 	sort.Strings(keys)
 	if err != nil || !slices.Equal(keys, []string{"bing/4", "indexnow/1", "indexnow/3"}) {
 		t.Errorf("failed, or delivered 5 days ago or more: %v, %v", keys, err)
+	}
+}
+
+// The URLs to resubmit are looked for only once the channel's floor — its earliest acceptance of
+// a URL still standing — is old enough. A clock set back shows it: a URL accepted at a time
+// before the floor waits until the floor is passed. A dry run does not move the floor.
+func TestResubmitFloor(t *testing.T) {
+	ctx := context.Background()
+	s := storetest.Open(t)
+	day := 24 * time.Hour
+	accept := func(at time.Time, hashes ...int64) {
+		t.Helper()
+		var due []channel.Due
+		for _, h := range hashes {
+			due = append(due, channel.Due{Hash: h})
+		}
+		must(t, s.RecordOutcome(ctx, "f", at, channel.Outcome{Channel: "indexnow", URLs: due, Delivered: true}))
+	}
+	pending := func(at time.Time, dryRun bool) []int64 {
+		t.Helper()
+		got, err := s.PendingDeliveries(ctx, "f", []string{"indexnow"}, at, 5*day, dryRun)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var hashes []int64
+		for _, p := range got {
+			hashes = append(hashes, p.Hash)
+		}
+		slices.Sort(hashes)
+		return hashes
+	}
+	if got := pending(t0, false); len(got) != 0 {
+		t.Fatalf("nothing accepted yet: %v", got)
+	}
+	accept(t0, 1)
+	if got := pending(t0.Add(day), false); len(got) != 0 {
+		t.Fatalf("a day after: %v", got)
+	}
+	accept(t0.Add(-20*day), 2) // the clock set back
+	if got := pending(t0.Add(4*day), false); len(got) != 0 {
+		t.Errorf("before the floor is passed, the deliveries are not read: %v", got)
+	}
+	if got := pending(t0.Add(6*day), true); !slices.Equal(got, []int64{1, 2}) {
+		t.Errorf("once it is passed: %v", got)
+	}
+	accept(t0.Add(6*day), 1, 2)
+	if got := pending(t0.Add(7*day), true); len(got) != 0 {
+		t.Errorf("resubmitted: %v", got)
+	}
+	accept(t0.Add(-30*day), 3) // set back again, below any floor
+	if got := pending(t0.Add(8*day), false); !slices.Equal(got, []int64{3}) {
+		t.Errorf("a dry run moved the floor: %v", got)
 	}
 }
 
