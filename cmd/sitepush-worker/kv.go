@@ -8,6 +8,8 @@ import (
 	"math"
 	"syscall/js"
 	"time"
+
+	"github.com/sitepush/sitepush/internal/kvstate"
 )
 
 // namespace is a Workers KV namespace binding as the core's KV (internal/kvstate).
@@ -24,10 +26,13 @@ func (n namespace) Get(_ context.Context, key string) ([]byte, bool, error) {
 	return bytesOf(v), true, nil
 }
 
-func (n namespace) Put(_ context.Context, key string, value []byte, ttl time.Duration) error {
+func (n namespace) Put(_ context.Context, key string, value []byte, ttl time.Duration, metadata string) error {
 	opts := map[string]any{}
 	if ttl > 0 {
 		opts["expirationTtl"] = int(math.Ceil(max(ttl, time.Minute).Seconds())) // KV's shortest is 60 s
+	}
+	if metadata != "" {
+		opts["metadata"] = metadata
 	}
 	if _, err := call(n.ns, "put", key, toJSBytes(value), opts); err != nil {
 		return fmt.Errorf("KV put %q: %w", key, err)
@@ -42,9 +47,9 @@ func (n namespace) Delete(_ context.Context, key string) error {
 	return nil
 }
 
-// List pages through the keys with prefix, 1,000 a page, as KV gives them.
-func (n namespace) List(_ context.Context, prefix string) ([]string, error) {
-	var keys []string
+// List pages through the keys with prefix, 1,000 a page, as KV gives them, with their metadata.
+func (n namespace) List(_ context.Context, prefix string) ([]kvstate.Key, error) {
+	var keys []kvstate.Key
 	cursor := ""
 	for {
 		opts := map[string]any{"prefix": prefix}
@@ -57,7 +62,11 @@ func (n namespace) List(_ context.Context, prefix string) ([]string, error) {
 		}
 		list := page.Get("keys")
 		for i := range list.Length() {
-			keys = append(keys, list.Index(i).Get("name").String())
+			k := kvstate.Key{Name: list.Index(i).Get("name").String()}
+			if meta := list.Index(i).Get("metadata"); meta.Type() == js.TypeString {
+				k.Metadata = meta.String()
+			}
+			keys = append(keys, k)
 		}
 		if page.Get("list_complete").Truthy() || page.Get("cursor").Type() != js.TypeString {
 			return keys, nil

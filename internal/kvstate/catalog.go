@@ -56,11 +56,19 @@ type shard struct {
 
 func shardOf(hash int64) int { return int(uint64(hash) >> (64 - shardBits)) }
 
-func shardKey(site string, n int) string { return fmt.Sprintf("cat:%s:%x", site, n) }
+func shardKey(site string, n int) string { return fmt.Sprintf("%s%x", shardPrefix(site), n) }
+
+// shardPrefix begins the keys of a site's shards (and of a site whose id continues it with a
+// colon: a shard's number is what follows, in hex).
+func shardPrefix(site string) string { return "cat:" + site + ":" }
 
 // shardFor returns the shard of hash, read once, making room in memory first; s.mu is held.
 func (s *State) shardFor(ctx context.Context, st *site, hash int64) (*shard, error) {
-	n := shardOf(hash)
+	return s.shardAt(ctx, st, shardOf(hash))
+}
+
+// shardAt returns shard n, read once, making room in memory first; s.mu is held.
+func (s *State) shardAt(ctx context.Context, st *site, n int) (*shard, error) {
 	s.clock++
 	if sh := st.shards[n]; sh != nil {
 		sh.used = s.clock
@@ -112,12 +120,12 @@ func (s *State) makeRoom(ctx context.Context, current *site) error {
 	return nil
 }
 
-// writeShard writes a shard when it changed; s.mu is held.
+// writeShard writes a shard when it changed, its summary as its metadata; s.mu is held.
 func (s *State) writeShard(ctx context.Context, st *site, sh *shard) error {
 	if !sh.dirty {
 		return nil
 	}
-	if err := s.put(ctx, shardKey(st.id, sh.n), encodeShard(sh.entries), 0); err != nil {
+	if err := s.put(ctx, shardKey(st.id, sh.n), encodeShard(sh.entries), 0, summarize(sh.entries).String()); err != nil {
 		return err
 	}
 	sh.dirty = false

@@ -21,12 +21,19 @@ import (
 type KV interface {
 	// Get returns the value of key; ok is false when there is none.
 	Get(ctx context.Context, key string) (value []byte, ok bool, err error)
-	// Put stores a value; ttl 0 keeps it until it is deleted.
-	Put(ctx context.Context, key string, value []byte, ttl time.Duration) error
+	// Put stores a value; ttl 0 keeps it until it is deleted. metadata, when not empty, is kept
+	// with the value, written with it at once, and listed with its key (Workers KV takes 1,024
+	// bytes of it).
+	Put(ctx context.Context, key string, value []byte, ttl time.Duration, metadata string) error
 	// Delete removes a key; a missing key is no error.
 	Delete(ctx context.Context, key string) error
-	// List returns the keys that begin with prefix, in order.
-	List(ctx context.Context, prefix string) ([]string, error)
+	// List returns the keys that begin with prefix, in order, each with its metadata.
+	List(ctx context.Context, prefix string) ([]Key, error)
+}
+
+// Key is a key as List gives it.
+type Key struct {
+	Name, Metadata string
 }
 
 // Ops counts the operations made on a KV.
@@ -51,8 +58,9 @@ type MemKV struct {
 }
 
 type memValue struct {
-	value   []byte
-	expires time.Time // zero: never
+	value    []byte
+	metadata string
+	expires  time.Time // zero: never
 }
 
 func (m *MemKV) now() time.Time {
@@ -75,7 +83,7 @@ func (m *MemKV) Get(_ context.Context, key string) ([]byte, bool, error) {
 }
 
 // Put implements KV. Like Workers KV, it refuses a time-to-live under a minute.
-func (m *MemKV) Put(_ context.Context, key string, value []byte, ttl time.Duration) error {
+func (m *MemKV) Put(_ context.Context, key string, value []byte, ttl time.Duration, metadata string) error {
 	if ttl != 0 && ttl < MinTTL {
 		return errors.New("kv: a time-to-live must be at least 60 seconds")
 	}
@@ -85,7 +93,7 @@ func (m *MemKV) Put(_ context.Context, key string, value []byte, ttl time.Durati
 	if m.values == nil {
 		m.values = map[string]memValue{}
 	}
-	v := memValue{value: slices.Clone(value)}
+	v := memValue{value: slices.Clone(value), metadata: metadata}
 	if ttl > 0 {
 		v.expires = m.now().Add(ttl)
 	}
@@ -103,17 +111,17 @@ func (m *MemKV) Delete(_ context.Context, key string) error {
 }
 
 // List implements KV.
-func (m *MemKV) List(_ context.Context, prefix string) ([]string, error) {
+func (m *MemKV) List(_ context.Context, prefix string) ([]Key, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.ops.Lists++
-	var out []string
+	var out []Key
 	for k, v := range m.values {
 		if strings.HasPrefix(k, prefix) && (v.expires.IsZero() || m.now().Before(v.expires)) {
-			out = append(out, k)
+			out = append(out, Key{Name: k, Metadata: v.metadata})
 		}
 	}
-	slices.Sort(out)
+	slices.SortFunc(out, func(a, b Key) int { return strings.Compare(a.Name, b.Name) })
 	return out, nil
 }
 

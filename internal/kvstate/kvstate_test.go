@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -150,5 +151,53 @@ func TestMemoryIsBounded(t *testing.T) {
 	if !errors.Is(err, ErrTooBig) || !strings.Contains(err.Error(), `site "big": too many URLs: more than 1000`) ||
 		!strings.Contains(err.Error(), "sitepush serve") {
 		t.Errorf("a site larger than the bound: %v", err)
+	}
+}
+
+// PendingDeliveries lists the site's shards once and reads only those whose summary says they
+// may hold a URL pending on the channels asked for — and those written before shards were summed
+// up, which have none.
+func TestPendingReadsOnlyTheShardsThatMayHoldThem(t *testing.T) {
+	kv := &MemKV{}
+	s := New(kv, Options{})
+	day := 24 * time.Hour
+	shard := func(n int64) int64 { return n << (64 - shardBits) }
+	record := func(at time.Time, h int64, o channel.Outcome) {
+		t.Helper()
+		o.Channel, o.URLs = "indexnow", []channel.Due{{Hash: h, URL: fmt.Sprintf("https://a.example/%d", h)}}
+		if err := s.RecordOutcome(ctx, "a", at, o); err != nil {
+			t.Fatal(err)
+		}
+	}
+	record(t0, shard(1), channel.Outcome{Delivered: true})
+	record(t0, shard(2), channel.Outcome{Err: "HTTP 503"})
+	record(t0.Add(-40*day), shard(3), channel.Outcome{Delivered: true})
+	if err := s.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	old := encodeShard(map[int64]*entry{shard(5): {url: "https://a.example/5", del: []delivery{{channel: "indexnow", deliveredAt: t0.UnixMilli(), attempts: 1}}}})
+	if err := kv.Put(ctx, shardKey("a", 5), old, 0, ""); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		channel       string
+		resubmitAfter time.Duration
+		want          []int64
+		reads         int
+	}{
+		{"indexnow", 30 * day, []int64{shard(2), shard(3)}, 3},
+		{"indexnow", 0, []int64{shard(2)}, 2},
+		{"bing", 30 * day, nil, 1},
+	} {
+		next := New(kv, Options{})
+		got, err := next.PendingDeliveries(ctx, "a", []string{tc.channel}, t0, tc.resubmitAfter, false)
+		var hashes []int64
+		for _, p := range got {
+			hashes = append(hashes, p.Hash)
+		}
+		slices.Sort(hashes)
+		if ops := next.Ops(); err != nil || !slices.Equal(hashes, tc.want) || ops.Lists != 1 || ops.Reads != tc.reads {
+			t.Errorf("%s, resubmitAfter %s: %v, %v, %+v; want %v from %d reads", tc.channel, tc.resubmitAfter, hashes, err, ops, tc.want, tc.reads)
+		}
 	}
 }

@@ -1,11 +1,14 @@
 package kvstate
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/sitepush/sitepush/internal/channel"
-
 	"github.com/sitepush/sitepush/internal/model"
 )
 
@@ -19,18 +22,227 @@ func (s *State) AddPages(ctx context.Context, site string, now time.Time, pages 
 	return err
 }
 
-// SitemapMemos returns no memo: the Worker reads and diffs every sitemap at each run.
-func (s *State) SitemapMemos(context.Context, string) (map[string]model.SitemapMemo, error) {
-	return nil, nil
+// memoSet is what runs remember of a site's sitemaps, pages included, in one value
+// `memos:{id}`: read once, written after the shards when a run changed it, so that a memo never
+// speaks for pages whose deliveries were not written.
+type memoSet struct {
+	byName map[string]model.SitemapMemo
+	dirty  bool
 }
 
-// SitemapPages returns nil: no memo is kept.
-func (s *State) SitemapPages(context.Context, string, string) ([]byte, error) { return nil, nil }
+func memosKey(site string) string { return "memos:" + site }
 
-// SaveSitemapMemos keeps nothing.
-func (s *State) SaveSitemapMemos(context.Context, string, []model.SitemapMemo) error { return nil }
+// memosOf returns a site's memos, read once; s.mu is held.
+func (s *State) memosOf(ctx context.Context, st *site) (*memoSet, error) {
+	if st.memos != nil {
+		return st.memos, nil
+	}
+	var list []model.SitemapMemo
+	if _, err := s.getJSON(ctx, memosKey(st.id), &list); err != nil {
+		return nil, err
+	}
+	st.memos = &memoSet{byName: make(map[string]model.SitemapMemo, len(list))}
+	for _, m := range list {
+		st.memos.byName[m.Sitemap] = m
+	}
+	return st.memos, nil
+}
 
-// PendingDeliveries is never asked for, since no memo is kept.
-func (s *State) PendingDeliveries(context.Context, string, []string, time.Time, time.Duration, bool) ([]model.Pending, error) {
-	return nil, nil
+// writeMemos writes a site's memos when a run changed them; s.mu is held.
+func (s *State) writeMemos(ctx context.Context, st *site) error {
+	if st.memos == nil || !st.memos.dirty {
+		return nil
+	}
+	list := make([]model.SitemapMemo, 0, len(st.memos.byName))
+	for _, m := range st.memos.byName {
+		list = append(list, m)
+	}
+	if err := s.putJSON(ctx, memosKey(st.id), list, 0); err != nil {
+		return err
+	}
+	st.memos.dirty = false
+	return nil
+}
+
+// SitemapMemos returns what runs remember of site's sitemaps, by sitemap, without their pages.
+func (s *State) SitemapMemos(ctx context.Context, site string) (_ map[string]model.SitemapMemo, err error) {
+	defer failed(&err, "reading what is known of the sitemaps", site)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	set, err := s.memosOf(ctx, s.siteOf(site))
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]model.SitemapMemo, len(set.byName))
+	for name, m := range set.byName {
+		m.Pages = nil
+		out[name] = m
+	}
+	return out, nil
+}
+
+// SitemapPages returns the pages remembered of one sitemap; nil when none are.
+func (s *State) SitemapPages(ctx context.Context, site, sitemap string) (_ []byte, err error) {
+	defer failed(&err, "reading what is known of sitemap "+sitemap, site)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	set, err := s.memosOf(ctx, s.siteOf(site))
+	if err != nil {
+		return nil, err
+	}
+	return set.byName[sitemap].Pages, nil
+}
+
+// SaveSitemapMemos replaces what is remembered of site's sitemaps with memos — a memo without
+// Pages keeps the pages remembered before, the memos of other sitemaps are forgotten — written
+// with what the run did, after its shards.
+func (s *State) SaveSitemapMemos(ctx context.Context, site string, memos []model.SitemapMemo) (err error) {
+	defer failed(&err, "remembering the sitemaps", site)
+	if len(memos) == 0 {
+		return nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	set, err := s.memosOf(ctx, s.siteOf(site))
+	if err != nil {
+		return err
+	}
+	next := make(map[string]model.SitemapMemo, len(memos))
+	for _, m := range memos {
+		if m.Pages == nil {
+			old, ok := set.byName[m.Sitemap]
+			if !ok {
+				continue // no pages to keep, as the SQL store's update finds no row
+			}
+			m.Pages = old.Pages
+		}
+		next[m.Sitemap] = m
+	}
+	if !sameMemos(set.byName, next) {
+		set.byName, set.dirty = next, true
+	}
+	return nil
+}
+
+// sameMemos reports whether two sets of memos are equal, pages and all.
+func sameMemos(a, b map[string]model.SitemapMemo) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for name, x := range a {
+		y, ok := b[name]
+		if !ok || x.ETag != y.ETag || x.LastModified != y.LastModified || x.Size != y.Size || x.ModTime != y.ModTime ||
+			x.Hash != y.Hash || x.Scope != y.Scope || x.URLs != y.URLs || x.Filtered != y.Filtered || !bytes.Equal(x.Pages, y.Pages) {
+			return false
+		}
+	}
+	return true
+}
+
+// PendingDeliveries returns the site's URLs whose last attempt on one of channels failed and,
+// when resubmitAfter is set, those a channel last accepted that long before now. Each shard's
+// metadata sums it up (summary), so that one list of the site's shards tells which may hold
+// such a URL: only those are read. Nothing is written: dryRun changes nothing.
+func (s *State) PendingDeliveries(ctx context.Context, site string, channels []string, now time.Time, resubmitAfter time.Duration, _ bool) (_ []model.Pending, err error) {
+	defer failed(&err, "reading the failed deliveries", site)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	st := s.siteOf(site)
+	var before int64
+	if resubmitAfter > 0 {
+		before = now.Add(-resubmitAfter).UnixMilli()
+	}
+	keys, err := s.list(ctx, shardPrefix(site))
+	if err != nil {
+		return nil, err
+	}
+	listed := map[int]string{} // the metadata of each shard written, by number
+	for _, k := range keys {
+		if n, err := strconv.ParseUint(strings.TrimPrefix(k.Name, shardPrefix(site)), 16, shardBits); err == nil {
+			listed[int(n)] = k.Metadata
+		}
+	}
+	var out []model.Pending
+	for n := range 1 << shardBits {
+		sh := st.shards[n]
+		if sh == nil {
+			meta, ok := listed[n]
+			if !ok || parseSummary(meta).settled(channels, before) {
+				continue
+			}
+			if sh, err = s.shardAt(ctx, st, n); err != nil {
+				return nil, err
+			}
+		}
+		for h, e := range sh.entries {
+			for _, ch := range channels {
+				if d := e.of(ch); d != nil && d.pending(before) {
+					out = append(out, model.Pending{Hash: h, Channel: ch, State: stateOf(d)})
+				}
+			}
+		}
+	}
+	return out, nil
+}
+
+// pending reports whether a delivery makes its URL due whatever its sitemap says: its last
+// attempt failed, or it was accepted at or before the time before (0: never).
+func (d *delivery) pending(before int64) bool {
+	return d.outcome == outcomeFailed || before != 0 && (d.outcome == outcomeOK || d.outcome == outcomeRejected) && d.deliveredAt <= before
+}
+
+// summary is what a shard's metadata says of it, by channel: how many of its URLs' last attempt
+// failed, and the earliest time one of its URLs was last accepted (0: none was).
+type summary map[string][2]int64
+
+// summarize sums a shard's entries up.
+func summarize(entries map[int64]*entry) summary {
+	sum := summary{}
+	for _, e := range entries {
+		for _, d := range e.del {
+			v := sum[d.channel]
+			if d.outcome == outcomeFailed {
+				v[0]++
+			}
+			if (d.outcome == outcomeOK || d.outcome == outcomeRejected) && d.deliveredAt != 0 && (v[1] == 0 || d.deliveredAt < v[1]) {
+				v[1] = d.deliveredAt
+			}
+			sum[d.channel] = v
+		}
+	}
+	return sum
+}
+
+// summaryMark begins a shard's metadata: a shard written before it was summed up has none.
+const summaryMark = "sum1 "
+
+// String is the metadata of a shard: "sum1 " and the summary in JSON (a few dozen bytes a channel).
+func (sum summary) String() string {
+	b, _ := json.Marshal(map[string][2]int64(sum))
+	return summaryMark + string(b)
+}
+
+// parseSummary reads a shard's metadata; nil when it is not a summary.
+func parseSummary(meta string) summary {
+	rest, ok := strings.CutPrefix(meta, summaryMark)
+	var sum summary
+	if !ok || json.Unmarshal([]byte(rest), &sum) != nil {
+		return nil
+	}
+	return sum
+}
+
+// settled reports whether a summed-up shard holds no URL pending on channels: none failed, none
+// accepted at or before before. A shard without a summary may hold some.
+func (sum summary) settled(channels []string, before int64) bool {
+	if sum == nil {
+		return false
+	}
+	for _, ch := range channels {
+		v := sum[ch]
+		if v[0] > 0 || before != 0 && v[1] != 0 && v[1] <= before {
+			return false
+		}
+	}
+	return true
 }

@@ -163,3 +163,72 @@ func TestASiteTooBig(t *testing.T) {
 		t.Errorf("run: %v; record %+v; %d sent", err, rec, ch.sent)
 	}
 }
+
+// flaky is a channel whose engine refuses the URLs fail says, and accepts the others.
+type flaky struct {
+	fail func(channel.Due) bool
+	sent []string
+}
+
+func (c *flaky) Name() string { return "indexnow" }
+
+func (c *flaky) Deliver(ctx context.Context, q *channel.Queue, rep channel.Reporter) error {
+	due, err := q.Slice(ctx, 0, q.Len())
+	if err != nil {
+		return err
+	}
+	var ok, bad []channel.Due
+	for _, d := range due {
+		c.sent = append(c.sent, d.URL)
+		if c.fail != nil && c.fail(d) {
+			bad = append(bad, d)
+		} else {
+			ok = append(ok, d)
+		}
+	}
+	if err := rep.Finished(channel.Outcome{Channel: "indexnow", URLs: ok, Delivered: true}); err != nil {
+		return err
+	}
+	return rep.Finished(channel.Outcome{Channel: "indexnow", URLs: bad, Err: "HTTP 503"})
+}
+
+// On KV too, a run remembers the sitemaps it settled: the next one with nothing changed reads
+// none of the catalogue's shards but those where a URL failed, and sends those URLs again.
+func TestUnchangedSitemapsOnKV(t *testing.T) {
+	dir := t.TempDir()
+	var b strings.Builder
+	b.WriteString(`<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">`)
+	for i := range 2000 {
+		fmt.Fprintf(&b, "<url><loc>https://a.example/p/%d</loc><lastmod>2026-01-01</lastmod></url>", i)
+	}
+	os.WriteFile(filepath.Join(dir, "sitemap.xml"), []byte(b.String()+"</urlset>"), 0o644)
+	cfg, err := config.Parse([]byte("sites:\n  - {id: s, sitemaps: [sitemap.xml], baseUrl: https://a.example}\n"), dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kv := &kvstate.MemKV{}
+	invocation := func(ch *flaky) (*model.Record, kvstate.Ops) {
+		t.Helper()
+		s := kvstate.New(kv, kvstate.Options{})
+		rec, err := runner.New(s).Run(context.Background(), &cfg.Sites[0], runner.Options{Trigger: "schedule", Channels: []channel.Channel{ch}, NoWait: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return rec, s.Ops()
+	}
+	first := &flaky{fail: func(d channel.Due) bool { return d.URL == "https://a.example/p/7" }}
+	if rec, _ := invocation(first); len(first.sent) != 2000 || rec.Channels["indexnow"].Failed != 1 {
+		t.Fatalf("first run: %d sent, %+v", len(first.sent), rec.Channels["indexnow"])
+	}
+	again := &flaky{}
+	rec, ops := invocation(again)
+	if len(again.sent) != 1 || again.sent[0] != "https://a.example/p/7" || rec.TotalURLs != 2000 || ops.Lists != 1 || ops.Reads > 8 {
+		t.Errorf("nothing changed, one URL failed before: sent %v, %d URLs, %+v", again.sent, rec.TotalURLs, ops)
+	}
+	idle := &flaky{}
+	rec, idleOps := invocation(idle)
+	if len(idle.sent) != 0 || rec.TotalURLs != 2000 || idleOps.Reads > 6 || idleOps.Writes > 4 {
+		t.Errorf("nothing changed, nothing failed: sent %v, %d URLs, %+v", idle.sent, rec.TotalURLs, idleOps)
+	}
+	t.Logf("2,000 URLs, nothing changed: one failed before %+v, none %+v", ops, idleOps)
+}

@@ -77,6 +77,7 @@ type site struct {
 	feed   *feedState
 	quota  map[string]*quotaDay // by UTC day
 	runs   *runList
+	memos  *memoSet
 }
 
 // siteOf returns the State's record of a site; s.mu is held.
@@ -100,6 +101,9 @@ func (s *State) forget(st *site) {
 	}
 	if st.feed != nil && !st.feed.dirty {
 		st.feed = nil
+	}
+	if st.memos != nil && !st.memos.dirty {
+		st.memos = nil
 	}
 	for k, sh := range st.shards {
 		if sh != nil && !sh.dirty {
@@ -156,12 +160,12 @@ func (s *State) getJSON(ctx context.Context, key string, v any) (bool, error) {
 	return true, nil
 }
 
-// put writes a key; s.mu is held.
-func (s *State) put(ctx context.Context, key string, value []byte, ttl time.Duration) error {
+// put writes a key, with metadata when it is not empty; s.mu is held.
+func (s *State) put(ctx context.Context, key string, value []byte, ttl time.Duration, metadata string) error {
 	if err := s.count(func(o *Ops) { o.Writes++ }); err != nil {
 		return err
 	}
-	return s.kv.Put(ctx, key, value, ttl)
+	return s.kv.Put(ctx, key, value, ttl, metadata)
 }
 
 // putJSON writes v as JSON.
@@ -170,7 +174,7 @@ func (s *State) putJSON(ctx context.Context, key string, v any, ttl time.Duratio
 	if err != nil {
 		return err
 	}
-	return s.put(ctx, key, b, ttl)
+	return s.put(ctx, key, b, ttl, "")
 }
 
 // del deletes a key; s.mu is held.
@@ -222,6 +226,10 @@ func (s *State) flushSite(ctx context.Context, st *site) error {
 		if sh != nil {
 			errs = append(errs, s.writeShard(ctx, st, sh))
 		}
+	}
+	// The memos speak for the deliveries of their pages: written only once those are.
+	if errors.Join(errs...) == nil {
+		errs = append(errs, s.writeMemos(ctx, st))
 	}
 	for day, d := range st.stats {
 		errs = append(errs, s.writeStats(ctx, st, day, d))

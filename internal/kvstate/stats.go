@@ -130,7 +130,7 @@ func (s *State) ChannelDays(ctx context.Context, since time.Time, site string) (
 	sums := map[[2]string]*model.ChannelDay{}
 	first := dayOf(since)
 	for _, k := range keys {
-		id, day, ok := splitStatsKey(k)
+		id, day, ok := splitStatsKey(k.Name)
 		if !ok || day < first || site != "" && id != site {
 			continue
 		}
@@ -175,7 +175,7 @@ func splitStatsKey(k string) (site, day string, ok bool) {
 }
 
 // list lists keys; s.mu is held.
-func (s *State) list(ctx context.Context, prefix string) ([]string, error) {
+func (s *State) list(ctx context.Context, prefix string) ([]Key, error) {
 	if err := s.count(func(o *Ops) { o.Lists++ }); err != nil {
 		return nil, err
 	}

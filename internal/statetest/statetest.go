@@ -57,6 +57,8 @@ func Run(t *testing.T, b Backend) {
 		{"FeedPrune", testFeedPrune},
 		{"FeedReset", testFeedReset},
 		{"FeedRetitle", testFeedRetitle},
+		{"Memos", testMemos},
+		{"PendingDeliveries", testPendingDeliveries},
 	} {
 		t.Run(tc.name, func(t *testing.T) { tc.test(t, b) })
 	}

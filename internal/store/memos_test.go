@@ -5,71 +5,12 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"sort"
 	"testing"
 	"time"
 
 	"github.com/sitepush/sitepush/internal/channel"
-	"github.com/sitepush/sitepush/internal/model"
 	"github.com/sitepush/sitepush/internal/store/storetest"
 )
-
-func TestSitemapMemos(t *testing.T) {
-	ctx := context.Background()
-	s := storetest.Open(t)
-	a := model.SitemapMemo{Sitemap: "https://a.example/a.xml", ETag: `"1"`, Hash: 1 << 63, Scope: "s", URLs: 2, Filtered: 1, Pages: []byte{1, 2, 3}}
-	b := model.SitemapMemo{Sitemap: "/srv/b.xml", Size: 10, ModTime: 1e18, Hash: 7, Scope: "s", Pages: []byte{}}
-	if err := s.SaveSitemapMemos(ctx, "site", []model.SitemapMemo{a, b}); err != nil {
-		t.Fatal(err)
-	}
-	got, err := s.SitemapMemos(ctx, "site")
-	if err != nil || len(got) != 2 || got[a.Sitemap].Hash != a.Hash || got[a.Sitemap].Pages != nil || got[b.Sitemap].ModTime != b.ModTime {
-		t.Fatalf("memos %+v, %v", got, err)
-	}
-	// New validators without pages keep the pages; a sitemap not named is forgotten.
-	a.ETag, a.Pages = `"2"`, nil
-	if err := s.SaveSitemapMemos(ctx, "site", []model.SitemapMemo{a}); err != nil {
-		t.Fatal(err)
-	}
-	got, _ = s.SitemapMemos(ctx, "site")
-	pages, err := s.SitemapPages(ctx, "site", a.Sitemap)
-	if len(got) != 1 || got[a.Sitemap].ETag != `"2"` || !slices.Equal(pages, []byte{1, 2, 3}) || err != nil {
-		t.Errorf("after a save of one: %+v, pages %v, %v", got, pages, err)
-	}
-	if pages, err := s.SitemapPages(ctx, "site", b.Sitemap); pages != nil || err != nil {
-		t.Errorf("a forgotten sitemap's pages: %v, %v", pages, err)
-	}
-	if got, _ := s.SitemapMemos(ctx, "other"); len(got) != 0 {
-		t.Errorf("another site's memos: %+v", got)
-	}
-}
-
-func TestPendingDeliveries(t *testing.T) {
-	ctx := context.Background()
-	s := storetest.Open(t)
-	var due []channel.Due
-	for i := range 4 {
-		due = append(due, channel.Due{Hash: int64(i + 1), Lastmod: t0.Add(-time.Hour)})
-	}
-	day := 24 * time.Hour
-	must(t, s.RecordOutcome(ctx, "a", t0.Add(-10*day), channel.Outcome{Channel: "indexnow", URLs: due[:1], Delivered: true}))
-	must(t, s.RecordOutcome(ctx, "a", t0, channel.Outcome{Channel: "indexnow", URLs: due[1:2], Delivered: true}))
-	must(t, s.RecordOutcome(ctx, "a", t0, channel.Outcome{Channel: "indexnow", URLs: due[2:3], Err: "HTTP 503"}))
-	must(t, s.RecordOutcome(ctx, "a", t0.Add(-10*day), channel.Outcome{Channel: "bing", URLs: due[3:], Err: "HTTP 500"}))
-	got, err := s.PendingDeliveries(ctx, "a", []string{"indexnow"}, t0, 0, false)
-	if err != nil || len(got) != 1 || got[0].Hash != 3 || !got[0].State.Failed || got[0].State.Failures != 1 {
-		t.Errorf("failed on indexnow: %+v, %v", got, err)
-	}
-	got, err = s.PendingDeliveries(ctx, "a", []string{"indexnow", "bing"}, t0, 5*day, false)
-	var keys []string
-	for _, p := range got {
-		keys = append(keys, fmt.Sprintf("%s/%d", p.Channel, p.Hash))
-	}
-	sort.Strings(keys)
-	if err != nil || !slices.Equal(keys, []string{"bing/4", "indexnow/1", "indexnow/3"}) {
-		t.Errorf("failed, or delivered 5 days ago or more: %v, %v", keys, err)
-	}
-}
 
 // The URLs to resubmit are looked for only once the channel's floor — its earliest acceptance of
 // a URL still standing — is old enough. A clock set back shows it: a URL accepted at a time

@@ -403,3 +403,45 @@ sites:
 	}
 	t.Logf("%d rounds of requests answered during the run: %v", answered, codes)
 }
+
+// TestAnUnchangedSiteUnderWorkerd: a tick that finds the site's sitemap as the last one settled
+// it reads none of its catalogue's shards — workerd's KV lists them with the summaries they were
+// written with — and sends nothing.
+func TestAnUnchangedSiteUnderWorkerd(t *testing.T) {
+	lb := newLoopback(t)
+	lb.publish("/sitemap.xml", pages(60, "2026-01-01")...)
+	w := startWorkerd(t, map[string]string{ConfigVar: fmt.Sprintf(`{"defaults": {"schedule": "* * * * *"}, "sites": [
+		{"id": "a", "sitemaps": ["%s/sitemap.xml"], "indexnow": {"enabled": true, "key": "%s", "endpoints": ["%s"], "interval": "1ms"}}]}`,
+		lb.site, testKey, lb.indexnow)})
+	at := time.Now().UTC().Truncate(time.Minute)
+	for tick := 1; tick <= 2; tick++ {
+		at = at.Add(time.Minute)
+		if code, body := w.tick(at); code != 200 {
+			t.Fatalf("tick %d: %d %s", tick, code, body)
+		}
+	}
+	if n := len(lb.engine.Accepted()); n != 60 {
+		t.Fatalf("two ticks sent %d URLs, want the 60 once", n)
+	}
+	var done []string // wrangler writes the Worker's console a moment late
+	for deadline := time.Now().Add(10 * time.Second); len(done) < 2 && time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+		done = nil
+		sc := bufio.NewScanner(strings.NewReader(w.log.String()))
+		for sc.Scan() {
+			if strings.Contains(sc.Text(), `msg="tick done"`) {
+				done = append(done, sc.Text())
+			}
+		}
+	}
+	if len(done) < 2 {
+		t.Fatalf("the ticks did not log what they spent:\n%s", w.log.String())
+	}
+	var reads, lists int
+	for _, f := range strings.Fields(done[1]) {
+		fmt.Sscanf(f, "kv_reads=%d", &reads)
+		fmt.Sscanf(f, "kv_lists=%d", &lists)
+	}
+	if lists != 1 || reads == 0 || reads > 6 {
+		t.Errorf("the tick with nothing changed: %d KV reads, %d lists; want one list and a few reads (no shard):\n%s", reads, lists, done[1])
+	}
+}
