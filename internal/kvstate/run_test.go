@@ -144,13 +144,7 @@ func BenchmarkATick(b *testing.B) {
 // TestASiteTooBig: a run of a site larger than the state holds fails once, saying what to do.
 func TestASiteTooBig(t *testing.T) {
 	dir := t.TempDir()
-	var b strings.Builder
-	b.WriteString(`<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">`)
-	for i := range 3000 {
-		fmt.Fprintf(&b, "<url><loc>https://a.example/p/%d</loc></url>", i)
-	}
-	b.WriteString("</urlset>")
-	os.WriteFile(filepath.Join(dir, "sitemap.xml"), []byte(b.String()), 0o644)
+	writeSitemap(dir, 3000, "")
 	cfg, err := config.Parse([]byte("sites:\n  - {id: big, sitemaps: [sitemap.xml], baseUrl: https://a.example}\n"), dir, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -196,12 +190,7 @@ func (c *flaky) Deliver(ctx context.Context, q *channel.Queue, rep channel.Repor
 // none of the catalogue's shards but those where a URL failed, and sends those URLs again.
 func TestUnchangedSitemapsOnKV(t *testing.T) {
 	dir := t.TempDir()
-	var b strings.Builder
-	b.WriteString(`<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">`)
-	for i := range 2000 {
-		fmt.Fprintf(&b, "<url><loc>https://a.example/p/%d</loc><lastmod>2026-01-01</lastmod></url>", i)
-	}
-	os.WriteFile(filepath.Join(dir, "sitemap.xml"), []byte(b.String()+"</urlset>"), 0o644)
+	writeSitemap(dir, 2000, "2026-01-01")
 	cfg, err := config.Parse([]byte("sites:\n  - {id: s, sitemaps: [sitemap.xml], baseUrl: https://a.example}\n"), dir, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -231,4 +220,20 @@ func TestUnchangedSitemapsOnKV(t *testing.T) {
 		t.Errorf("nothing changed, nothing failed: sent %v, %d URLs, %+v", idle.sent, rec.TotalURLs, idleOps)
 	}
 	t.Logf("2,000 URLs, nothing changed: one failed before %+v, none %+v", ops, idleOps)
+}
+
+// writeSitemap writes dir/sitemap.xml: n pages of https://a.example, each with lastmod unless it
+// is empty.
+func writeSitemap(dir string, n int, lastmod string) {
+	var b strings.Builder
+	b.WriteString(`<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">`)
+	for i := range n {
+		fmt.Fprintf(&b, "<url><loc>https://a.example/p/%d</loc>", i)
+		if lastmod != "" {
+			fmt.Fprintf(&b, "<lastmod>%s</lastmod>", lastmod)
+		}
+		b.WriteString("</url>")
+	}
+	b.WriteString("</urlset>")
+	os.WriteFile(filepath.Join(dir, "sitemap.xml"), []byte(b.String()), 0o644)
 }
