@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -86,6 +87,25 @@ func TestReadRepeats(t *testing.T) {
 	}
 	if e := r.res.Sitemaps; len(e) != 2 || e[0].Entries != 3 || e[1].Entries != 2 || r.res.URLs != 5 {
 		t.Errorf("sitemaps = %+v, %d URLs; want 3 and 2 entries, 5 in all", e, r.res.URLs)
+	}
+}
+
+// With Options.Repeats, a sitemap whose first attempt dropped comes again whole, and is counted
+// as its last attempt read it: 30,000 URLs, not over the 50,000-URL limit.
+func TestReadRepeatsAfterConnectionDrops(t *testing.T) {
+	s := newTestSite(t)
+	var urls []string
+	for i := range 30_000 {
+		urls = append(urls, s.url(fmt.Sprintf("/p/%d", i)))
+	}
+	body := urlsetOf(urls...)
+	s.put("/big.xml", &testPage{body: body, cutAt: len(body) * 9 / 10})
+	opt := fast()
+	opt.Repeats = true
+	r := read(t, opt, s.url("/big.xml"))
+	if e := r.res.Sitemaps[0].Entries; e != 30_000 || r.res.URLs != 30_000 || len(r.urls) < 50_000 || r.warned("more than 50,000") || s.hitsOf("/big.xml") != 2 {
+		t.Errorf("entries %d, %d URLs, %d delivered, %d fetches, warnings %v; want 30,000 counted, both attempts delivered",
+			e, r.res.URLs, len(r.urls), s.hitsOf("/big.xml"), r.warnings)
 	}
 }
 

@@ -107,6 +107,11 @@ func (w *walk) visit(s source, depth int) error {
 func (w *walk) readRetrying(s source, idx int) ([]source, error) {
 	w.own = append(w.own[:0], s.name())
 	for attempt := 0; ; attempt++ {
+		if st := &w.res.Sitemaps[idx]; !w.pending.hash {
+			// Repeats come again from the start: the last attempt's are counted.
+			w.res.URLs -= st.Entries
+			st.Entries = 0
+		}
 		children, err := w.readOnce(s, idx)
 		if f := fatal(w.ctx, err); f != nil {
 			w.res.Sitemaps[idx].Err = fmt.Errorf("not read to the end: %w", f)
