@@ -3,15 +3,18 @@ package kvstate_test
 import (
 	"context"
 	"testing"
+	"time"
 
 	"github.com/sitepush/sitepush/internal/kvstate"
 	"github.com/sitepush/sitepush/internal/statetest"
 )
 
 // TestContract runs the contract every state keeps on the KV state: another view of it is the
-// next invocation, a State of its own over the same namespace, after the first wrote what it had.
+// next invocation, a State of its own over the same namespace an hour later, after the first
+// wrote what it had.
 func TestContract(t *testing.T) {
 	kvs := map[statetest.State]*kvstate.MemKV{}
+	later := 0
 	statetest.Run(t, statetest.Backend{
 		Open: func(t *testing.T) statetest.State {
 			kv := &kvstate.MemKV{}
@@ -23,7 +26,9 @@ func TestContract(t *testing.T) {
 			if err := s.(*kvstate.State).Flush(context.Background()); err != nil {
 				t.Fatal(err)
 			}
-			next := kvstate.New(kvs[s], kvstate.Options{})
+			later++
+			at := time.Now().Add(time.Duration(later) * time.Hour)
+			next := kvstate.New(kvs[s], kvstate.Options{Now: func() time.Time { return at }})
 			kvs[next] = kvs[s]
 			return next
 		},

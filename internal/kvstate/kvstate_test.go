@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/sitepush/sitepush/internal/channel"
+	"github.com/sitepush/sitepush/internal/model"
 )
 
 var (
@@ -190,7 +191,8 @@ func TestPendingReadsOnlyTheShardsThatMayHoldThem(t *testing.T) {
 		{"bing", 30 * day, nil, 1},
 	} {
 		next := New(kv, Options{})
-		got, err := next.PendingDeliveries(ctx, "a", []string{tc.channel}, t0, tc.resubmitAfter, false)
+		ch := []string{tc.channel}
+		got, err := next.PendingDeliveries(ctx, "a", model.PendingQuery{Failed: ch, Resubmit: ch, Now: t0, ResubmitAfter: tc.resubmitAfter})
 		var hashes []int64
 		for _, p := range got {
 			hashes = append(hashes, p.Hash)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -26,8 +27,21 @@ func (s *State) AddPages(ctx context.Context, site string, now time.Time, pages 
 // `memos:{id}`: read once, written after the shards when a run changed it, so that a memo never
 // speaks for pages whose deliveries were not written.
 type memoSet struct {
-	byName map[string]model.SitemapMemo
-	dirty  bool
+	byName  map[string]model.SitemapMemo
+	written time.Time
+	dirty   bool
+}
+
+// memosSettle is how long memos are not used after they were written: KV's reads may lag its
+// writes made elsewhere by up to a minute, and a run that took a memo as true of shards it read
+// as they were before would never look at the pages the memo speaks for — where a run without
+// one looks every page up, and at worst sends one again.
+const memosSettle = 2 * time.Minute
+
+// memosValue is the JSON of `memos:{id}`.
+type memosValue struct {
+	Written int64               `json:"written"` // Unix ms
+	Memos   []model.SitemapMemo `json:"memos"`
 }
 
 func memosKey(site string) string { return "memos:" + site }
@@ -37,12 +51,12 @@ func (s *State) memosOf(ctx context.Context, st *site) (*memoSet, error) {
 	if st.memos != nil {
 		return st.memos, nil
 	}
-	var list []model.SitemapMemo
-	if _, err := s.getJSON(ctx, memosKey(st.id), &list); err != nil {
+	var v memosValue
+	if _, err := s.getJSON(ctx, memosKey(st.id), &v); err != nil {
 		return nil, err
 	}
-	st.memos = &memoSet{byName: make(map[string]model.SitemapMemo, len(list))}
-	for _, m := range list {
+	st.memos = &memoSet{byName: make(map[string]model.SitemapMemo, len(v.Memos)), written: fromMS(v.Written)}
+	for _, m := range v.Memos {
 		st.memos.byName[m.Sitemap] = m
 	}
 	return st.memos, nil
@@ -53,18 +67,19 @@ func (s *State) writeMemos(ctx context.Context, st *site) error {
 	if st.memos == nil || !st.memos.dirty {
 		return nil
 	}
-	list := make([]model.SitemapMemo, 0, len(st.memos.byName))
+	v := memosValue{Written: max(s.now().UnixMilli(), time.Now().UnixMilli()), Memos: make([]model.SitemapMemo, 0, len(st.memos.byName))}
 	for _, m := range st.memos.byName {
-		list = append(list, m)
+		v.Memos = append(v.Memos, m)
 	}
-	if err := s.putJSON(ctx, memosKey(st.id), list, 0); err != nil {
+	if err := s.putJSON(ctx, memosKey(st.id), v, 0); err != nil {
 		return err
 	}
-	st.memos.dirty = false
+	st.memos.written, st.memos.dirty = fromMS(v.Written), false
 	return nil
 }
 
-// SitemapMemos returns what runs remember of site's sitemaps, by sitemap, without their pages.
+// SitemapMemos returns what runs remember of site's sitemaps, by sitemap, without their pages:
+// none while they were written less than memosSettle ago.
 func (s *State) SitemapMemos(ctx context.Context, site string) (_ map[string]model.SitemapMemo, err error) {
 	defer failed(&err, "reading what is known of the sitemaps", site)
 	s.mu.Lock()
@@ -72,6 +87,9 @@ func (s *State) SitemapMemos(ctx context.Context, site string) (_ map[string]mod
 	set, err := s.memosOf(ctx, s.siteOf(site))
 	if err != nil {
 		return nil, err
+	}
+	if s.now().Sub(set.written) < memosSettle {
+		return map[string]model.SitemapMemo{}, nil
 	}
 	out := make(map[string]model.SitemapMemo, len(set.byName))
 	for name, m := range set.byName {
@@ -139,19 +157,16 @@ func sameMemos(a, b map[string]model.SitemapMemo) bool {
 	return true
 }
 
-// PendingDeliveries returns the site's URLs whose last attempt on one of channels failed and,
-// when resubmitAfter is set, those a channel last accepted that long before now. Each shard's
-// metadata sums it up (summary), so that one list of the site's shards tells which may hold
-// such a URL: only those are read. Nothing is written: dryRun changes nothing.
-func (s *State) PendingDeliveries(ctx context.Context, site string, channels []string, now time.Time, resubmitAfter time.Duration, _ bool) (_ []model.Pending, err error) {
+// PendingDeliveries returns the site's URLs whose last attempt on one of q.Failed failed and
+// those a channel of q.Resubmit accepted at or before q.Before(). Each shard's metadata sums it
+// up (summary), so that one list of the site's shards tells which may hold such a URL: only those
+// are read. Nothing is written.
+func (s *State) PendingDeliveries(ctx context.Context, site string, q model.PendingQuery) (_ []model.Pending, err error) {
 	defer failed(&err, "reading the failed deliveries", site)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	st := s.siteOf(site)
-	var before int64
-	if resubmitAfter > 0 {
-		before = now.Add(-resubmitAfter).UnixMilli()
-	}
+	before := ms(q.Before())
 	keys, err := s.list(ctx, shardPrefix(site))
 	if err != nil {
 		return nil, err
@@ -167,7 +182,7 @@ func (s *State) PendingDeliveries(ctx context.Context, site string, channels []s
 		sh := st.shards[n]
 		if sh == nil {
 			meta, ok := listed[n]
-			if !ok || parseSummary(meta).settled(channels, before) {
+			if !ok || parseSummary(meta).settled(q.Failed, q.Resubmit, before) {
 				continue
 			}
 			if sh, err = s.shardAt(ctx, st, n); err != nil {
@@ -175,9 +190,10 @@ func (s *State) PendingDeliveries(ctx context.Context, site string, channels []s
 			}
 		}
 		for h, e := range sh.entries {
-			for _, ch := range channels {
-				if d := e.of(ch); d != nil && d.pending(before) {
-					out = append(out, model.Pending{Hash: h, Channel: ch, State: stateOf(d)})
+			for _, d := range e.del {
+				failed := d.outcome == outcomeFailed && slices.Contains(q.Failed, d.channel)
+				if failed || d.resubmit(before) && slices.Contains(q.Resubmit, d.channel) {
+					out = append(out, model.Pending{Hash: h, Channel: d.channel, State: stateOf(&d)})
 				}
 			}
 		}
@@ -185,10 +201,13 @@ func (s *State) PendingDeliveries(ctx context.Context, site string, channels []s
 	return out, nil
 }
 
-// pending reports whether a delivery makes its URL due whatever its sitemap says: its last
-// attempt failed, or it was accepted at or before the time before (0: never).
-func (d *delivery) pending(before int64) bool {
-	return d.outcome == outcomeFailed || before != 0 && (d.outcome == outcomeOK || d.outcome == outcomeRejected) && d.deliveredAt <= before
+// SettleResubmits does nothing: a shard's summary is made as it is written.
+func (s *State) SettleResubmits(context.Context, string, model.PendingQuery) error { return nil }
+
+// resubmit reports whether a delivery makes its URL due again: accepted at or before the time
+// before (0: never).
+func (d *delivery) resubmit(before int64) bool {
+	return before != 0 && (d.outcome == outcomeOK || d.outcome == outcomeRejected) && d.deliveredAt <= before
 }
 
 // summary is what a shard's metadata says of it, by channel: how many of its URLs' last attempt
@@ -232,15 +251,20 @@ func parseSummary(meta string) summary {
 	return sum
 }
 
-// settled reports whether a summed-up shard holds no URL pending on channels: none failed, none
-// accepted at or before before. A shard without a summary may hold some.
-func (sum summary) settled(channels []string, before int64) bool {
+// settled reports whether a summed-up shard holds no URL pending: none failed on a channel of
+// failed, none accepted at or before before on one of resubmit. A shard without a summary may
+// hold some.
+func (sum summary) settled(failed, resubmit []string, before int64) bool {
 	if sum == nil {
 		return false
 	}
-	for _, ch := range channels {
-		v := sum[ch]
-		if v[0] > 0 || before != 0 && v[1] != 0 && v[1] <= before {
+	for _, ch := range failed {
+		if sum[ch][0] > 0 {
+			return false
+		}
+	}
+	for _, ch := range resubmit {
+		if v := sum[ch]; before != 0 && v[1] != 0 && v[1] <= before {
 			return false
 		}
 	}

@@ -5,8 +5,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/sitepush/sitepush/internal/channel"
 	"github.com/sitepush/sitepush/internal/config"
@@ -58,11 +60,13 @@ func TestADailyRunOfABigSite(t *testing.T) {
 		t.Fatal(err)
 	}
 	kv := &kvstate.MemKV{}
+	at := time.Now()
 	invocation := func() (*model.Record, kvstate.Ops, int) {
 		t.Helper()
 		before := kv.Ops()
 		ch := &accepting{}
-		rec, err := runner.New(kvstate.New(kv, kvstate.Options{})).Run(context.Background(), &cfg.Sites[0],
+		at = at.Add(24 * time.Hour)
+		rec, err := runner.New(kvstate.New(kv, kvstate.Options{Now: func() time.Time { return at }})).Run(context.Background(), &cfg.Sites[0],
 			runner.Options{Trigger: "schedule", Channels: []channel.Channel{ch}, NoWait: true})
 		if err != nil {
 			t.Fatal(err)
@@ -116,9 +120,11 @@ func BenchmarkATick(b *testing.B) {
 		b.Fatal(err)
 	}
 	kv := &kvstate.MemKV{}
+	at := time.Now()
 	tick := func() int {
 		ch := &accepting{}
-		if _, err := runner.New(kvstate.New(kv, kvstate.Options{})).Run(context.Background(), &cfg.Sites[0],
+		at = at.Add(time.Hour)
+		if _, err := runner.New(kvstate.New(kv, kvstate.Options{Now: func() time.Time { return at }})).Run(context.Background(), &cfg.Sites[0],
 			runner.Options{Trigger: "schedule", Channels: []channel.Channel{ch}, NoWait: true}); err != nil {
 			b.Fatal(err)
 		}
@@ -196,9 +202,11 @@ func TestUnchangedSitemapsOnKV(t *testing.T) {
 		t.Fatal(err)
 	}
 	kv := &kvstate.MemKV{}
+	at := time.Now()
 	invocation := func(ch *flaky) (*model.Record, kvstate.Ops) {
 		t.Helper()
-		s := kvstate.New(kv, kvstate.Options{})
+		at = at.Add(time.Hour)
+		s := kvstate.New(kv, kvstate.Options{Now: func() time.Time { return at }})
 		rec, err := runner.New(s).Run(context.Background(), &cfg.Sites[0], runner.Options{Trigger: "schedule", Channels: []channel.Channel{ch}, NoWait: true})
 		if err != nil {
 			t.Fatal(err)
@@ -236,4 +244,62 @@ func writeSitemap(dir string, n int, lastmod string) {
 	}
 	b.WriteString("</urlset>")
 	os.WriteFile(filepath.Join(dir, "sitemap.xml"), []byte(b.String()), 0o644)
+}
+
+// staleShards is a KV seen from a location where the catalogue's shards are still as they were
+// before (KV's propagation takes up to a minute), though the rest is as written.
+type staleShards struct {
+	*kvstate.MemKV
+	old map[string][]byte
+}
+
+func (s *staleShards) Get(ctx context.Context, key string) ([]byte, bool, error) {
+	if strings.HasPrefix(key, "cat:") {
+		v, ok := s.old[key]
+		return v, ok, nil
+	}
+	return s.MemKV.Get(ctx, key)
+}
+
+func (s *staleShards) List(ctx context.Context, prefix string) ([]kvstate.Key, error) {
+	if strings.HasPrefix(prefix, "cat:") {
+		return nil, nil
+	}
+	return s.MemKV.List(ctx, prefix)
+}
+
+// Memos are not used until KV has had time to show everywhere the shards written before them: a
+// tick a minute later that reads the shards as they were diffs every page, sends again what
+// looks new — and does not lose the URL that failed.
+func TestAStaleShardUnderAMemo(t *testing.T) {
+	dir := t.TempDir()
+	cfg, err := config.Parse([]byte("sites:\n  - {id: s, sitemaps: [sitemap.xml], baseUrl: https://a.example}\n"), dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mem := &kvstate.MemKV{}
+	start := time.Now()
+	tick := func(after time.Duration, kv kvstate.KV, ch *flaky) {
+		t.Helper()
+		at := start.Add(after)
+		s := kvstate.New(kv, kvstate.Options{Now: func() time.Time { return at }})
+		if _, err := runner.New(s).Run(context.Background(), &cfg.Sites[0], runner.Options{Trigger: "schedule", Channels: []channel.Channel{ch}, NoWait: true}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	writeSitemap(dir, 100, "2026-01-01")
+	tick(0, mem, &flaky{fail: func(d channel.Due) bool { return d.URL == "https://a.example/p/7" }})
+	writeSitemap(dir, 200, "2026-01-01")
+	stale := &flaky{}
+	tick(time.Minute, &staleShards{MemKV: mem, old: map[string][]byte{}}, stale)
+	var later []string
+	for _, after := range []time.Duration{3 * time.Minute, 5 * time.Minute} {
+		ch := &flaky{}
+		tick(after, mem, ch)
+		later = append(later, ch.sent...)
+	}
+	if !slices.Contains(stale.sent, "https://a.example/p/7") || len(stale.sent) != 200 || len(later) != 0 {
+		t.Errorf("the tick that read stale shards sent %d URLs (the failed /p/7: %t), later ticks %v; want all 200, then none",
+			len(stale.sent), slices.Contains(stale.sent, "https://a.example/p/7"), later)
+	}
 }

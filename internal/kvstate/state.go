@@ -21,6 +21,10 @@ type Options struct {
 	// shards of the other sites used longest ago are written if they changed and dropped, and a
 	// site whose catalogue alone is larger is refused (ErrTooBig). 0 means DefaultEntries.
 	Entries int
+	// Now is the invocation's clock (a Cron Trigger's scheduled time), by which the State tells
+	// how old the memos it reads are; nil means time.Now. Memos are stamped with the later of it
+	// and the wall clock, so that a tick that ran late does not date them early.
+	Now func() time.Time
 }
 
 // Bounds of an invocation. DefaultEntries keeps a Worker's memory within its isolate's 128 MB:
@@ -59,6 +63,13 @@ func New(kv KV, opt Options) *State {
 		opt.Entries = DefaultEntries
 	}
 	return &State{kv: kv, opt: opt, sites: map[string]*site{}}
+}
+
+func (s *State) now() time.Time {
+	if s.opt.Now != nil {
+		return s.opt.Now()
+	}
+	return time.Now()
 }
 
 // Ops returns the KV operations made so far.

@@ -83,3 +83,23 @@ type Pending struct {
 	Channel string
 	State   DeliveryState
 }
+
+// PendingQuery asks a state for the URLs due whatever their sitemap says.
+type PendingQuery struct {
+	// Failed names the channels whose URLs whose last attempt failed are asked for; Resubmit
+	// those whose URLs accepted ResubmitAfter or longer before Now are (not a channel that
+	// announces a URL once: the feed).
+	Failed, Resubmit []string
+	Now              time.Time
+	ResubmitAfter    time.Duration
+	// DryRun: the state may read, and write nothing.
+	DryRun bool
+}
+
+// Before is the time at or before which a URL accepted is due again; zero when none is.
+func (q PendingQuery) Before() time.Time {
+	if q.ResubmitAfter <= 0 || len(q.Resubmit) == 0 {
+		return time.Time{}
+	}
+	return q.Now.Add(-q.ResubmitAfter)
+}

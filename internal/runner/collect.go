@@ -36,11 +36,16 @@ type collector struct {
 
 	batch     []channel.Page
 	file      file // the sitemap being read
-	seen      seen // every page taken
 	memo      *memos
 	due       []*channel.Queue // per channel
 	selection []channel.Selection
 	newest    []newest // per channel, for those whose selection asks
+
+	// seen holds every page taken, seenOut every URL the filter left out; found and foundOut
+	// are where distinct and distinctOut put what they find new.
+	seen, seenOut   seen
+	found, foundOut []filePage
+
 	// known is set for a channel when a URL read is known on it: a channel with none known has
 	// its first run for the site, where the backlog setting applies.
 	known   []bool
@@ -59,7 +64,7 @@ type collector struct {
 func newCollector(state State, site *config.Site, rec *model.Record, channels []string, selection []channel.Selection, now time.Time, dryRun bool) *collector {
 	c := &collector{state: state, site: site, rec: rec, channels: channels, now: now, dryRun: dryRun,
 		host: site.Host(), due: make([]*channel.Queue, len(channels)), file: file{whole: true},
-		memo:      &memos{state: state, site: site.ID, dryRun: dryRun, scope: scopeOf(site.Host(), site.Include, site.Exclude, channels)},
+		memo:      &memos{state: state, site: site.ID, scope: scopeOf(site.Host(), site.Include, site.Exclude, channels)},
 		selection: selection, newest: make([]newest, len(channels)), known: make([]bool, len(channels))}
 	var urls channel.URLs = state
 	if dryRun {
@@ -89,6 +94,10 @@ func (c *collector) add(ctx context.Context, e sitemap.Entry) error {
 	if !inScope(c.site, c.host, e.URL, a) {
 		c.rec.Filtered++
 		c.file.filtered++
+		c.file.out = append(c.file.out, filePage{hash: URLHash(canonical(e.URL, a))})
+		if len(c.file.out) >= maxFilePages {
+			c.distinctOut()
+		}
 		return nil
 	}
 	c.rec.TotalURLs++
@@ -96,7 +105,8 @@ func (c *collector) add(ctx context.Context, e sitemap.Entry) error {
 	if len(c.file.pages) >= maxFilePages {
 		// Too big to be held whole: synced in pieces, and not remembered.
 		c.file.whole = false
-		c.sync(ctx, c.distinct(c.file.pages), c.file.arena)
+		_, fresh := c.distinct(c.file.pages)
+		c.sync(ctx, fresh, c.file.arena)
 		c.file.pages, c.file.arena = c.file.pages[:0], c.file.arena[:0]
 	}
 	return c.syncErr

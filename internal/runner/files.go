@@ -38,12 +38,13 @@ func (p filePage) page(arena []byte) channel.Page {
 	return channel.Page{Hash: p.hash, URL: u, Lastmod: lm}
 }
 
-// file is the sitemap being read, as far as it was: its pages in scope, and how many entries the
-// filter left out.
+// file is the sitemap being read, as far as it was: its pages in scope, the hashes of the URLs
+// the filter left out (out), and how many of each it counts.
 type file struct {
 	name           string
 	pages          []filePage
 	arena          []byte
+	out            []filePage
 	urls, filtered int
 	// whole is cleared when the pages were too many to hold (maxFilePages).
 	whole bool
@@ -61,7 +62,7 @@ func (f *file) add(u []byte, lastmod time.Time) {
 }
 
 func (f *file) reset(name string) {
-	*f = file{name: name, pages: f.pages[:0], arena: f.arena[:0], whole: true}
+	*f = file{name: name, pages: f.pages[:0], arena: f.arena[:0], out: f.out[:0], whole: true}
 }
 
 // done is told by the reader that the read of a sitemap ended.
@@ -79,6 +80,7 @@ func (c *collector) done(ctx context.Context, sm sitemap.Sitemap) {
 			c.rec.Filtered += memo.Filtered
 		} else {
 			c.distinct(c.file.pages) // read again, the same bytes: its pages are taken, and settled
+			c.distinctOut()
 		}
 		c.file.reset("")
 		return
@@ -96,7 +98,8 @@ func (c *collector) endFile(ctx context.Context, sm *sitemap.Sitemap) {
 	if c.syncErr != nil || len(f.pages) == 0 && sm == nil {
 		return
 	}
-	f.pages = c.distinct(f.pages)
+	c.distinctOut()
+	own, fresh := c.distinct(f.pages)
 	var old []byte
 	if f.whole {
 		old, c.syncErr = c.memo.pages(ctx, f.name)
@@ -104,9 +107,9 @@ func (c *collector) endFile(ctx context.Context, sm *sitemap.Sitemap) {
 	if c.syncErr != nil {
 		return
 	}
-	changed := f.pages[:0:0]
+	changed := fresh[:0:0]
 	j := 0
-	for _, p := range f.pages {
+	for _, p := range fresh {
 		for j < len(old) && pageHash(old, j) < p.hash {
 			j += model.PageBytes
 		}
@@ -118,22 +121,37 @@ func (c *collector) endFile(ctx context.Context, sm *sitemap.Sitemap) {
 	}
 	c.sync(ctx, changed, f.arena)
 	if sm != nil && sm.Err == nil && f.whole {
+		f.pages = own
 		c.memo.read(sm, f)
 	}
 }
 
-// distinct sorts pages of the file being read by hash and returns them once each, without those
-// taken before, which are not counted: a URL listed again — further on, by another sitemap, by an
-// attempt at this one that failed before, or spelt with a host in capitals — is the page first
-// listed. The reader delivers repeats (sitemap.Options.Repeats): this sorted set costs 8 bytes a
-// page where the reader's costs 8 to 16.
-func (c *collector) distinct(pages []filePage) []filePage {
-	n := len(pages)
+// distinct sorts pages of the file being read by hash and returns them once each (own), and
+// those of them no earlier file or piece took (fresh, which the run takes): a URL listed again —
+// further on, by another sitemap, by an attempt at this one that failed before, or spelt with a
+// host in capitals — is the page first listed, counted once. The reader delivers repeats
+// (sitemap.Options.Repeats): this sorted set costs 8 bytes a page where the reader's costs 8 to
+// 16. A file's memo holds its own pages, so that a page it shares with another stays known by it
+// when the other drops the page.
+func (c *collector) distinct(pages []filePage) (own, fresh []filePage) {
 	slices.SortFunc(pages, func(a, b filePage) int { return cmp.Or(cmp.Compare(a.hash, b.hash), cmp.Compare(a.off, b.off)) })
-	pages = c.seen.take(slices.CompactFunc(pages, func(a, b filePage) bool { return a.hash == b.hash }))
-	c.rec.TotalURLs -= n - len(pages)
-	c.file.urls -= n - len(pages)
-	return pages
+	own = slices.CompactFunc(pages, func(a, b filePage) bool { return a.hash == b.hash })
+	c.found = c.seen.take(own, c.found[:0])
+	c.rec.TotalURLs -= len(pages) - len(c.found)
+	c.file.urls -= len(pages) - len(c.found)
+	return own, c.found
+}
+
+// distinctOut counts the URLs the filter left out of the file being read once each, in the whole
+// run, as distinct counts pages.
+func (c *collector) distinctOut() {
+	f := &c.file
+	n := len(f.out)
+	slices.SortFunc(f.out, func(a, b filePage) int { return cmp.Compare(a.hash, b.hash) })
+	c.foundOut = c.seenOut.take(slices.CompactFunc(f.out, func(a, b filePage) bool { return a.hash == b.hash }), c.foundOut[:0])
+	c.rec.Filtered -= n - len(c.foundOut)
+	f.filtered -= n - len(c.foundOut)
+	f.out = f.out[:0]
 }
 
 // same takes a page that is as the file's memo has it: known and settled on every channel of the
@@ -212,9 +230,10 @@ func pageLastmod(b []byte, at int) int64 { return int64(binary.LittleEndian.Uint
 
 // memos is what a run knows of the site's sitemaps from earlier runs, and what it learns.
 type memos struct {
-	state  State
-	site   string
-	dryRun bool
+	state State
+	site  string
+	// query is what the pending deliveries were asked for with, when they were.
+	query *model.PendingQuery
 	// on is set when the run uses and keeps memos: a run of the sitemaps, neither forced nor of
 	// the failed URLs only, in which no channel asks for the newest pages (a feed's first run).
 	on bool
@@ -234,8 +253,9 @@ type memos struct {
 	pending map[int64][]model.Pending
 }
 
-// load reads the memos of the run's scope and, when there are any, the pending deliveries.
-func (m *memos) load(ctx context.Context, resubmitAfter time.Duration, now time.Time, channels []string) error {
+// load reads the memos of the run's scope and, when there are any, the pending deliveries q
+// asks for.
+func (m *memos) load(ctx context.Context, q model.PendingQuery) error {
 	if !m.on {
 		return nil
 	}
@@ -252,7 +272,8 @@ func (m *memos) load(ctx context.Context, resubmitAfter time.Duration, now time.
 	if len(m.known) == 0 {
 		return nil
 	}
-	pending, err := m.state.PendingDeliveries(ctx, m.site, channels, now, resubmitAfter, m.dryRun)
+	m.query = &q
+	pending, err := m.state.PendingDeliveries(ctx, m.site, q)
 	if err != nil {
 		return err
 	}
@@ -387,7 +408,10 @@ func (m *memos) save(ctx context.Context, rec *model.Record, complete bool) erro
 	if err := m.pagesBack(); err != nil {
 		return err
 	}
-	return m.state.SaveSitemapMemos(ctx, m.site, append(m.learnt, m.kept...))
+	if err := m.state.SaveSitemapMemos(ctx, m.site, append(m.learnt, m.kept...)); err != nil || m.query == nil {
+		return err
+	}
+	return m.state.SettleResubmits(ctx, m.site, *m.query)
 }
 
 // scopeOf names what the pages of a run are settled for: its filter, then its channels.

@@ -98,3 +98,37 @@ func TestASitemapInPieces(t *testing.T) {
 		t.Fatalf("sent %d URLs (%d distinct, an empty one: %t), counted %d; want %d", len(got), distinct, slices.Contains(got, ""), rec.TotalURLs, n)
 	}
 }
+
+// A URL the filter leaves out is counted once, however often it is listed: twice in a sitemap,
+// again by an attempt after a dropped connection, and by another sitemap.
+func TestAURLLeftOutIsCountedOnce(t *testing.T) {
+	dir := t.TempDir()
+	var paths []string
+	for i := range 200 {
+		paths = append(paths, fmt.Sprintf("/p/%d", i))
+	}
+	paths = append(paths, "/private/x", "/private/x")
+	body := "<urlset><url><loc>https://a.example" + strings.Join(paths, "</loc></url><url><loc>https://a.example") + "</loc></url></urlset>"
+	var fetches atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Length", strconv.Itoa(len(body)))
+		if fetches.Add(1) == 1 {
+			w.Write([]byte(body[:len(body)-40])) // drops after the entries left out
+			return
+		}
+		w.Write([]byte(body))
+	}))
+	defer srv.Close()
+	os.WriteFile(filepath.Join(dir, "two.xml"), []byte("<urlset><url><loc>https://a.example/private/x</loc></url></urlset>"), 0o644)
+	cfg := fmt.Sprintf("sites:\n  - id: s\n    sitemaps: [%s/one.xml, two.xml]\n    baseUrl: https://a.example\n    exclude: [\"/private/**\"]\n    sitemap: {retryInterval: 1ms}\n", srv.URL)
+	os.WriteFile(filepath.Join(dir, "c.yaml"), []byte(cfg), 0o644)
+	c, err := loadConfig(filepath.Join(dir, "c.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := &fakeChannel{name: "indexnow", batch: 500}
+	rec := run(t, runner.New(storetest.Open(t)), &site{dir: dir, site: &c.Sites[0]}, runner.Options{Channels: []channel.Channel{in}})
+	if rec.TotalURLs != 200 || rec.Filtered != 1 || fetches.Load() != 2 || len(in.take()) != 200 {
+		t.Errorf("counted %d URLs, %d left out (%d fetches); want 200 and 1", rec.TotalURLs, rec.Filtered, fetches.Load())
+	}
+}

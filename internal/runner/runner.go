@@ -172,7 +172,13 @@ func (r *Runner) run(ctx context.Context, site *config.Site, opt Options, rec *m
 	}
 	defer col.memo.close()
 	var res *sitemap.Result
-	err := col.memo.load(ctx, site.ResubmitAfter.D(), rec.StartedAt, names)
+	query := model.PendingQuery{Failed: names, Now: rec.StartedAt, ResubmitAfter: site.ResubmitAfter.D(), DryRun: opt.DryRun}
+	for i, s := range selection {
+		if !s.OnlyNew {
+			query.Resubmit = append(query.Resubmit, names[i])
+		}
+	}
+	err := col.memo.load(ctx, query)
 	if err == nil {
 		col.fresh, err = r.State.CatalogEmpty(ctx, site.ID)
 	}

@@ -13,22 +13,22 @@ type seen struct {
 	at   []int // a cursor into each run, for take
 }
 
-// take removes from pages, sorted by hash and distinct, those taken before, takes the others,
-// and returns them (pages' own array, shortened).
-func (s *seen) take(pages []filePage) []filePage {
+// take appends to fresh those of pages, sorted by hash and distinct, not taken before, takes
+// them, and returns fresh.
+func (s *seen) take(pages, fresh []filePage) []filePage {
 	s.at = slices.Grow(s.at[:0], len(s.runs))[:len(s.runs)]
 	clear(s.at)
-	fresh := pages[:0]
+	from := len(fresh)
 	for _, p := range pages {
 		if !s.has(p.hash) {
 			fresh = append(fresh, p)
 		}
 	}
-	if len(fresh) == 0 {
+	if len(fresh) == from {
 		return fresh
 	}
-	run := make([]int64, len(fresh))
-	for i, p := range fresh {
+	run := make([]int64, len(fresh)-from)
+	for i, p := range fresh[from:] {
 		run[i] = p.hash
 	}
 	s.runs = append(s.runs, run)

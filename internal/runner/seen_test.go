@@ -36,12 +36,13 @@ func TestSeen(t *testing.T) {
 			}
 		}
 		var got []int64
-		for _, p := range s.take(pages) {
+		before := slices.Clone(pages)
+		for _, p := range s.take(pages, nil) {
 			got = append(got, p.hash)
 			taken[p.hash] = true
 		}
-		if !slices.Equal(got, want) {
-			t.Fatalf("file %d: took %d of %d pages, want %d", file, len(got), n, len(want))
+		if !slices.Equal(got, want) || !slices.Equal(pages, before) {
+			t.Fatalf("file %d: took %d of %d pages, want %d (pages left as they were: %t)", file, len(got), n, len(want), slices.Equal(pages, before))
 		}
 	}
 	total := 0

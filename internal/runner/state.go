@@ -35,10 +35,12 @@ type State interface {
 	// SaveSitemapMemos replaces what is remembered of the site's sitemaps with memos, in one
 	// transaction: a memo without Pages keeps the pages remembered before.
 	SaveSitemapMemos(ctx context.Context, site string, memos []model.SitemapMemo) error
-	// PendingDeliveries returns the site's URLs whose last attempt on one of channels failed
-	// and, when resubmitAfter is set, those a channel last accepted that long before now. It
-	// may keep what spares the next call work, unless dryRun.
-	PendingDeliveries(ctx context.Context, site string, channels []string, now time.Time, resubmitAfter time.Duration, dryRun bool) ([]model.Pending, error)
+	// PendingDeliveries returns the site's URLs whose last attempt on one of q.Failed failed and
+	// those a channel of q.Resubmit last accepted at or before q.Before(). It may keep what
+	// spares the next call work, unless q.DryRun. SettleResubmits is told, after a complete run
+	// that asked q, that every URL present it made due was answered.
+	PendingDeliveries(ctx context.Context, site string, q model.PendingQuery) ([]model.Pending, error)
+	SettleResubmits(ctx context.Context, site string, q model.PendingQuery) error
 	// URLs returns the URL of each hash (empty for hashes it does not know): the queues of due
 	// URLs read them back a batch at a time.
 	channel.URLs

@@ -70,7 +70,7 @@ func testPendingDeliveries(t *testing.T, b Backend) {
 	s = b.Reopen(t, s)
 	pending := func(channels []string, resubmitAfter time.Duration) []string {
 		t.Helper()
-		got, err := s.PendingDeliveries(ctx, "a", channels, t0, resubmitAfter, false)
+		got, err := s.PendingDeliveries(ctx, "a", model.PendingQuery{Failed: channels, Resubmit: channels, Now: t0, ResubmitAfter: resubmitAfter})
 		must(t, err)
 		var keys []string
 		for _, p := range got {

@@ -98,12 +98,12 @@ func (s *Store) SaveSitemapMemos(ctx context.Context, site string, memos []model
 	return tx.Commit()
 }
 
-// PendingDeliveries returns the site's URLs whose last attempt on one of channels failed and,
-// when resubmitAfter is set, those a channel last accepted that long before now: what is due on a
-// URL present in a sitemap that did not change. The failures are found through their partial
-// index; those to resubmit by a scan of the site's deliveries, only when the channel's floor
-// (resubmit_floors) says that some may be due. Unless dryRun, a floor found passed is moved up.
-func (s *Store) PendingDeliveries(ctx context.Context, site string, channels []string, now time.Time, resubmitAfter time.Duration, dryRun bool) (_ []model.Pending, err error) {
+// PendingDeliveries returns the site's URLs whose last attempt on one of q.Failed failed and
+// those a channel of q.Resubmit accepted at or before q.Before(): what is due on a URL present in a
+// sitemap that did not change. The failures are found through their partial index; those to
+// resubmit by a scan of the site's deliveries, only when the channel's floor (resubmit_floors)
+// says that some may be due. Unless q.DryRun, a floor found passed is moved to the earliest time.
+func (s *Store) PendingDeliveries(ctx context.Context, site string, q model.PendingQuery) (_ []model.Pending, err error) {
 	defer s.failed(&err, "reading the failed deliveries", site)
 	// SQLite, without statistics, would rather scan the site's deliveries by their primary key
 	// than read a few rows through the partial index: it is told to use it. The IN term, the
@@ -113,60 +113,101 @@ func (s *Store) PendingDeliveries(ctx context.Context, site string, channels []s
 		failed = "deliveries INDEXED BY deliveries_failed_by_channel"
 	}
 	var out []model.Pending
-	for _, ch := range channels {
+	for _, ch := range q.Failed {
 		query := `SELECT url_hash, lastmod, delivered_at, outcome, attempts FROM ` + failed + `
 			WHERE site_id = $1 AND channel = $2 AND outcome IN ('failed', 'rejected') AND outcome = 'failed'`
 		if out, err = s.pending(ctx, out, ch, query, site, ch); err != nil {
 			return nil, err
 		}
-		if resubmitAfter <= 0 {
-			continue
+	}
+	before := q.Before()
+	if before.IsZero() {
+		return out, nil
+	}
+	for _, ch := range q.Resubmit {
+		floor, known, err := s.floor(ctx, site, ch)
+		switch {
+		case err != nil:
+			return nil, err
+		case known && floor > before.UnixMilli() && floor <= q.Now.UnixMilli():
+			continue // nothing accepted early enough; a floor ahead of the clock is not believed
 		}
-		before := now.Add(-resubmitAfter).UnixMilli()
-		if due, err := s.mayResubmit(ctx, site, ch, now, before, dryRun); err != nil || !due {
-			if err != nil {
+		if floor, err = s.earliest(ctx, site, ch, 0, q.Now); err != nil {
+			return nil, err
+		}
+		if !q.DryRun {
+			if err := s.setFloor(ctx, site, ch, floor); err != nil {
 				return nil, err
 			}
+		}
+		if floor > before.UnixMilli() {
 			continue
 		}
-		query = `SELECT url_hash, lastmod, delivered_at, outcome, attempts FROM deliveries
+		query := `SELECT url_hash, lastmod, delivered_at, outcome, attempts FROM deliveries
 			WHERE site_id = $1 AND channel = $2 AND outcome IN ('ok', 'rejected') AND delivered_at <= $3`
-		if out, err = s.pending(ctx, out, ch, query, site, ch, before); err != nil {
+		if out, err = s.pending(ctx, out, ch, query, site, ch, before.UnixMilli()); err != nil {
 			return nil, err
 		}
 	}
 	return out, nil
 }
 
-// mayResubmit reports whether channel ch may have accepted a URL of site at or before the time
-// before, by its floor; when the floor says so, it finds the earliest time from the deliveries
-// and, unless dryRun, keeps it as the floor (now when there is none: a URL accepted from now on is
-// accepted at a later time).
-func (s *Store) mayResubmit(ctx context.Context, site, ch string, now time.Time, before int64, dryRun bool) (bool, error) {
-	var floor int64
-	switch err := s.rdb.QueryRowContext(ctx, `SELECT floor FROM resubmit_floors WHERE site_id = $1 AND channel = $2`, site, ch).Scan(&floor); {
-	case err == nil && floor > before:
-		return false, nil
-	case err != nil && err != sql.ErrNoRows:
-		return false, err
+// SettleResubmits is told that a complete run answered every URL present that q made due: the
+// URLs a channel accepted at or before q.Before() and did not accept again are no longer in the
+// sitemaps, and its floor moves past them to the earliest acceptance after — or the floor of a
+// URL removed from the sitemaps would hold it, and every run would scan again. A URL that comes
+// back comes through a sitemap that changed, and is looked up.
+func (s *Store) SettleResubmits(ctx context.Context, site string, q model.PendingQuery) (err error) {
+	defer s.failed(&err, "settling the resubmitted deliveries", site)
+	before := q.Before()
+	if before.IsZero() || q.DryRun {
+		return nil
 	}
-	var earliest sql.NullInt64
-	err := s.rdb.QueryRowContext(ctx, `SELECT MIN(delivered_at) FROM deliveries WHERE site_id = $1 AND channel = $2 AND outcome IN ('ok', 'rejected')`,
-		site, ch).Scan(&earliest)
-	if err != nil {
-		return false, err
-	}
-	floor = now.UnixMilli()
-	if earliest.Valid {
-		floor = min(floor, earliest.Int64)
-	}
-	if !dryRun {
-		if _, err := s.db.ExecContext(ctx, `INSERT INTO resubmit_floors (site_id, channel, floor) VALUES ($1, $2, $3)
-			ON CONFLICT (site_id, channel) DO UPDATE SET floor = $3`, site, ch, floor); err != nil {
-			return false, err
+	for _, ch := range q.Resubmit {
+		floor, known, err := s.floor(ctx, site, ch)
+		if err != nil {
+			return err
+		}
+		if known && floor > before.UnixMilli() {
+			continue
+		}
+		if floor, err = s.earliest(ctx, site, ch, before.UnixMilli(), q.Now); err != nil {
+			return err
+		}
+		if err := s.setFloor(ctx, site, ch, floor); err != nil {
+			return err
 		}
 	}
-	return floor <= before, nil
+	return nil
+}
+
+// floor reads a channel's floor; known is false when it has none.
+func (s *Store) floor(ctx context.Context, site, ch string) (floor int64, known bool, err error) {
+	err = s.rdb.QueryRowContext(ctx, `SELECT floor FROM resubmit_floors WHERE site_id = $1 AND channel = $2`, site, ch).Scan(&floor)
+	if err == sql.ErrNoRows {
+		return 0, false, nil
+	}
+	return floor, err == nil, err
+}
+
+// earliest finds the earliest time after `after` at which channel ch accepted a URL of site it has
+// not accepted again since; now when there is none (a URL accepted from now on is accepted at a
+// later time).
+func (s *Store) earliest(ctx context.Context, site, ch string, after int64, now time.Time) (int64, error) {
+	var earliest sql.NullInt64
+	err := s.rdb.QueryRowContext(ctx, `SELECT MIN(delivered_at) FROM deliveries
+		WHERE site_id = $1 AND channel = $2 AND outcome IN ('ok', 'rejected') AND delivered_at > $3`, site, ch, after).Scan(&earliest)
+	if err != nil || !earliest.Valid {
+		return now.UnixMilli(), err
+	}
+	return min(earliest.Int64, now.UnixMilli()), nil
+}
+
+// setFloor keeps a channel's floor.
+func (s *Store) setFloor(ctx context.Context, site, ch string, floor int64) error {
+	_, err := s.db.ExecContext(ctx, `INSERT INTO resubmit_floors (site_id, channel, floor) VALUES ($1, $2, $3)
+		ON CONFLICT (site_id, channel) DO UPDATE SET floor = $3`, site, ch, floor)
+	return err
 }
 
 // pending appends to out the pending deliveries on channel ch a query finds.

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/sitepush/sitepush/internal/channel"
+	"github.com/sitepush/sitepush/internal/model"
 	"github.com/sitepush/sitepush/internal/store/storetest"
 )
 
@@ -29,7 +30,8 @@ func TestResubmitFloor(t *testing.T) {
 	}
 	pending := func(at time.Time, dryRun bool) []int64 {
 		t.Helper()
-		got, err := s.PendingDeliveries(ctx, "f", []string{"indexnow"}, at, 5*day, dryRun)
+		ch := []string{"indexnow"}
+		got, err := s.PendingDeliveries(ctx, "f", model.PendingQuery{Failed: ch, Resubmit: ch, Now: at, ResubmitAfter: 5 * day, DryRun: dryRun})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -61,6 +63,60 @@ func TestResubmitFloor(t *testing.T) {
 	accept(t0.Add(-30*day), 3) // set back again, below any floor
 	if got := pending(t0.Add(8*day), false); !slices.Equal(got, []int64{3}) {
 		t.Errorf("a dry run moved the floor: %v", got)
+	}
+}
+
+// A floor set while the clock was ahead is not believed once the clock is back: a URL accepted
+// since is due when resubmitAfter has passed.
+func TestResubmitFloorAheadOfTheClock(t *testing.T) {
+	ctx := context.Background()
+	s := storetest.Open(t)
+	day := 24 * time.Hour
+	q := func(at time.Time) model.PendingQuery {
+		ch := []string{"indexnow"}
+		return model.PendingQuery{Failed: ch, Resubmit: ch, Now: at, ResubmitAfter: 30 * day}
+	}
+	if _, err := s.PendingDeliveries(ctx, "f", q(t0.Add(365*day))); err != nil {
+		t.Fatal(err)
+	}
+	must(t, s.RecordOutcome(ctx, "f", t0, channel.Outcome{Channel: "indexnow", URLs: []channel.Due{{Hash: 1}}, Delivered: true}))
+	if got, err := s.PendingDeliveries(ctx, "f", q(t0.Add(31*day))); err != nil || len(got) != 1 || got[0].Hash != 1 {
+		t.Errorf("31 days after its acceptance: %+v, %v", got, err)
+	}
+}
+
+// Once a complete run answered what was due, the floor passes the URLs accepted long ago and not
+// since — no longer in the sitemaps — so that they do not make every run look again.
+func TestSettleResubmits(t *testing.T) {
+	ctx := context.Background()
+	s := storetest.Open(t)
+	day := 24 * time.Hour
+	q := func(at time.Time) model.PendingQuery {
+		ch := []string{"indexnow"}
+		return model.PendingQuery{Failed: ch, Resubmit: ch, Now: at, ResubmitAfter: 30 * day}
+	}
+	accept := func(at time.Time, h int64) {
+		must(t, s.RecordOutcome(ctx, "f", at, channel.Outcome{Channel: "indexnow", URLs: []channel.Due{{Hash: h}}, Delivered: true}))
+	}
+	accept(t0, 1)
+	accept(t0, 2) // removed from the sitemaps later
+	if got, err := s.PendingDeliveries(ctx, "f", q(t0.Add(31*day))); err != nil || len(got) != 2 {
+		t.Fatalf("31 days later: %+v, %v", got, err)
+	}
+	accept(t0.Add(31*day), 1)
+	// A dry run, or a run that was not told to settle, leaves the floor where it was.
+	must(t, s.SettleResubmits(ctx, "f", model.PendingQuery{Resubmit: []string{"indexnow"}, Now: t0.Add(31 * day), ResubmitAfter: 30 * day, DryRun: true}))
+	if got, _ := s.PendingDeliveries(ctx, "f", q(t0.Add(32*day))); len(got) != 1 || got[0].Hash != 2 {
+		t.Errorf("before settling, the URL removed is still found: %+v", got)
+	}
+	must(t, s.SettleResubmits(ctx, "f", q(t0.Add(31*day))))
+	if got, _ := s.PendingDeliveries(ctx, "f", q(t0.Add(32*day))); len(got) != 0 {
+		t.Errorf("after settling: %+v", got)
+	}
+	// 30 days after the resubmission, a scan again: the URL removed is found with the other (a
+	// run does not send it, as no sitemap lists it).
+	if got, _ := s.PendingDeliveries(ctx, "f", q(t0.Add(62*day))); len(got) != 2 {
+		t.Errorf("30 days after the resubmission: %+v", got)
 	}
 }
 

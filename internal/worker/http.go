@@ -62,7 +62,7 @@ func (a *App) site(w http.ResponseWriter, id string) (*config.Site, bool) {
 
 // read answers with what f reads in an invocation of its own; a state that cannot be read is 503.
 func (a *App) read(w http.ResponseWriter, r *http.Request, f func(inv *invocation) (any, error)) {
-	inv := a.newInvocation(r.Context())
+	inv := a.newInvocation(r.Context(), a.env.Now())
 	defer a.flush(r.Context(), inv, "request "+r.URL.Path)
 	v, err := f(inv)
 	if err != nil {
@@ -136,7 +136,7 @@ func (a *App) feed(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	inv := a.newInvocation(r.Context())
+	inv := a.newInvocation(r.Context(), a.env.Now())
 	defer a.flush(r.Context(), inv, "request "+r.URL.Path)
 	f, err := api.RenderFeed(r.Context(), inv.state, site, time.Time{})
 	switch {
@@ -166,7 +166,7 @@ func (a *App) trigger(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	ctx := context.WithoutCancel(r.Context())
-	inv := a.newInvocation(ctx)
+	inv := a.newInvocation(ctx, a.env.Now())
 	started, done := make(chan int64, 1), make(chan error, 1)
 	var once sync.Once
 	finish := func(err error) { once.Do(func() { done <- err }) }

@@ -23,7 +23,7 @@ func (a *App) Tick(ctx context.Context, at time.Time) error {
 		a.env.Logger.Error("the configuration does not load: nothing runs", "err", a.err)
 		return a.err
 	}
-	inv := a.newInvocation(ctx)
+	inv := a.newInvocation(ctx, at)
 	defer a.flush(ctx, inv, "tick")
 	due, err := a.due(ctx, inv, at)
 	if err != nil {

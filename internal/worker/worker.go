@@ -90,11 +90,12 @@ func (e errSubrequests) Error() string {
 // errKVOps is why an invocation's runs stop when its KV operations are nearly spent.
 var errKVOps = errors.New("the KV operations of this invocation are nearly spent")
 
-// newInvocation starts an invocation's budget and state.
-func (a *App) newInvocation(ctx context.Context) *invocation {
+// newInvocation starts an invocation's budget and state; at is its time: a tick's scheduled
+// time, or now.
+func (a *App) newInvocation(ctx context.Context, at time.Time) *invocation {
 	budget, spend := context.WithCancelCause(ctx)
 	inv := &invocation{budget: budget, spend: spend}
-	inv.state = kvstate.New(a.env.KV, kvstate.Options{Spent: func() { spend(errKVOps) }})
+	inv.state = kvstate.New(a.env.KV, kvstate.Options{Spent: func() { spend(errKVOps) }, Now: func() time.Time { return at }})
 	limit := int64(a.subrequests)
 	stopAt := limit
 	if a.cfg != nil && a.cfg.Webhook != nil {
