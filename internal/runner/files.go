@@ -107,9 +107,23 @@ func (c *collector) endFile(ctx context.Context, sm *sitemap.Sitemap) {
 	if c.syncErr != nil {
 		return
 	}
-	changed := fresh[:0:0]
+	changed := fresh // every page, when none is remembered
+	if len(old) > 0 {
+		changed = c.merge(fresh, old)
+	}
+	c.sync(ctx, changed, f.arena)
+	if sm != nil && sm.Err == nil && f.whole {
+		f.pages = own
+		c.memo.read(sm, f)
+	}
+}
+
+// merge walks pages and old, both sorted by hash: a page as old has it is taken as known (same),
+// and the others are returned.
+func (c *collector) merge(pages []filePage, old []byte) []filePage {
+	var changed []filePage
 	j := 0
-	for _, p := range fresh {
+	for _, p := range pages {
 		for j < len(old) && pageHash(old, j) < p.hash {
 			j += model.PageBytes
 		}
@@ -119,11 +133,7 @@ func (c *collector) endFile(ctx context.Context, sm *sitemap.Sitemap) {
 		}
 		changed = append(changed, p)
 	}
-	c.sync(ctx, changed, f.arena)
-	if sm != nil && sm.Err == nil && f.whole {
-		f.pages = own
-		c.memo.read(sm, f)
-	}
+	return changed
 }
 
 // distinct sorts pages of the file being read by hash and returns them once each (own), and
