@@ -41,10 +41,8 @@ type collector struct {
 	selection []channel.Selection
 	newest    []newest // per channel, for those whose selection asks
 
-	// seen holds every page taken, seenOut every URL the filter left out; found and foundOut
-	// are where distinct and distinctOut put what they find new.
-	seen, seenOut   seen
-	found, foundOut []filePage
+	// seen holds every page taken, seenOut every URL the filter left out.
+	seen, seenOut seen
 
 	// known is set for a channel when a URL read is known on it: a channel with none known has
 	// its first run for the site, where the backlog setting applies.

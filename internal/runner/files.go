@@ -146,10 +146,10 @@ func (c *collector) merge(pages []filePage, old []byte) []filePage {
 func (c *collector) distinct(pages []filePage) (own, fresh []filePage) {
 	slices.SortFunc(pages, func(a, b filePage) int { return cmp.Or(cmp.Compare(a.hash, b.hash), cmp.Compare(a.off, b.off)) })
 	own = slices.CompactFunc(pages, func(a, b filePage) bool { return a.hash == b.hash })
-	c.found = c.seen.take(own, c.found[:0])
-	c.rec.TotalURLs -= len(pages) - len(c.found)
-	c.file.urls -= len(pages) - len(c.found)
-	return own, c.found
+	fresh = c.seen.take(own)
+	c.rec.TotalURLs -= len(pages) - len(fresh)
+	c.file.urls -= len(pages) - len(fresh)
+	return own, fresh
 }
 
 // distinctOut counts the URLs the filter left out of the file being read once each, in the whole
@@ -158,9 +158,9 @@ func (c *collector) distinctOut() {
 	f := &c.file
 	n := len(f.out)
 	slices.SortFunc(f.out, func(a, b filePage) int { return cmp.Compare(a.hash, b.hash) })
-	c.foundOut = c.seenOut.take(slices.CompactFunc(f.out, func(a, b filePage) bool { return a.hash == b.hash }), c.foundOut[:0])
-	c.rec.Filtered -= n - len(c.foundOut)
-	f.filtered -= n - len(c.foundOut)
+	fresh := c.seenOut.take(slices.CompactFunc(f.out, func(a, b filePage) bool { return a.hash == b.hash }))
+	c.rec.Filtered -= n - len(fresh)
+	f.filtered -= n - len(fresh)
 	f.out = f.out[:0]
 }
 

@@ -13,22 +13,25 @@ type seen struct {
 	at   []int // a cursor into each run, for take
 }
 
-// take appends to fresh those of pages, sorted by hash and distinct, not taken before, takes
-// them, and returns fresh.
-func (s *seen) take(pages, fresh []filePage) []filePage {
+// take returns those of pages, sorted by hash and distinct, not taken before, and takes them:
+// pages itself when none was (most often), a copy otherwise; pages is left as it is.
+func (s *seen) take(pages []filePage) []filePage {
 	s.at = slices.Grow(s.at[:0], len(s.runs))[:len(s.runs)]
 	clear(s.at)
-	from := len(fresh)
-	for _, p := range pages {
-		if !s.has(p.hash) {
+	fresh, copied := pages, false
+	for i, p := range pages {
+		switch taken := s.has(p.hash); {
+		case taken && !copied:
+			fresh, copied = slices.Clone(pages[:i]), true // the first taken before: a copy from here on
+		case !taken && copied:
 			fresh = append(fresh, p)
 		}
 	}
-	if len(fresh) == from {
+	if len(fresh) == 0 {
 		return fresh
 	}
-	run := make([]int64, len(fresh)-from)
-	for i, p := range fresh[from:] {
+	run := make([]int64, len(fresh))
+	for i, p := range fresh {
 		run[i] = p.hash
 	}
 	s.runs = append(s.runs, run)
