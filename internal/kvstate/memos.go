@@ -207,8 +207,12 @@ func (s *State) SettleResubmits(context.Context, string, model.PendingQuery) err
 // resubmit reports whether a delivery makes its URL due again: accepted at or before the time
 // before (0: never).
 func (d *delivery) resubmit(before int64) bool {
-	return before != 0 && (d.outcome == outcomeOK || d.outcome == outcomeRejected) && d.deliveredAt <= before
+	return before != 0 && d.accepted() && d.deliveredAt <= before
 }
+
+// accepted reports whether the channel's last answer took the URL (or refused it for good): the
+// deliveries resubmitAfter applies to.
+func (d *delivery) accepted() bool { return d.outcome == outcomeOK || d.outcome == outcomeRejected }
 
 // summary is what a shard's metadata says of it, by channel: how many of its URLs' last attempt
 // failed, and the earliest time one of its URLs was last accepted (0: none was).
@@ -223,7 +227,7 @@ func summarize(entries map[int64]*entry) summary {
 			if d.outcome == outcomeFailed {
 				v[0]++
 			}
-			if (d.outcome == outcomeOK || d.outcome == outcomeRejected) && d.deliveredAt != 0 && (v[1] == 0 || d.deliveredAt < v[1]) {
+			if d.accepted() && d.deliveredAt != 0 && (v[1] == 0 || d.deliveredAt < v[1]) {
 				v[1] = d.deliveredAt
 			}
 			sum[d.channel] = v

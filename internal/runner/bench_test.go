@@ -97,12 +97,5 @@ func BenchmarkSteadyState(b *testing.B) {
 }
 
 func newSiteIn(b *testing.B, dir string) *site {
-	s := &site{dir: dir}
-	os.WriteFile(filepath.Join(dir, "c.yaml"), []byte("sites:\n  - id: s\n    sitemaps: [sitemap.xml]\n    baseUrl: https://a.example\n    resubmitAfter: 0s\n"), 0o644)
-	c, err := loadConfig(filepath.Join(dir, "c.yaml"))
-	if err != nil {
-		b.Fatal(err)
-	}
-	s.site = &c.Sites[0]
-	return s
+	return siteIn(b, dir, "sitemap.xml", "    resubmitAfter: 0s\n")
 }

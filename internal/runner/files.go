@@ -144,9 +144,7 @@ func (c *collector) merge(pages []filePage, old []byte) []filePage {
 // 16. A file's memo holds its own pages, so that a page it shares with another stays known by it
 // when the other drops the page.
 func (c *collector) distinct(pages []filePage) (own, fresh []filePage) {
-	slices.SortFunc(pages, func(a, b filePage) int { return cmp.Or(cmp.Compare(a.hash, b.hash), cmp.Compare(a.off, b.off)) })
-	own = slices.CompactFunc(pages, func(a, b filePage) bool { return a.hash == b.hash })
-	fresh = c.seen.take(own)
+	own, fresh = once(&c.seen, pages)
 	c.rec.TotalURLs -= len(pages) - len(fresh)
 	c.file.urls -= len(pages) - len(fresh)
 	return own, fresh
@@ -156,12 +154,18 @@ func (c *collector) distinct(pages []filePage) (own, fresh []filePage) {
 // run, as distinct counts pages.
 func (c *collector) distinctOut() {
 	f := &c.file
-	n := len(f.out)
-	slices.SortFunc(f.out, func(a, b filePage) int { return cmp.Compare(a.hash, b.hash) })
-	fresh := c.seenOut.take(slices.CompactFunc(f.out, func(a, b filePage) bool { return a.hash == b.hash }))
-	c.rec.Filtered -= n - len(fresh)
-	f.filtered -= n - len(fresh)
+	_, fresh := once(&c.seenOut, f.out)
+	c.rec.Filtered -= len(f.out) - len(fresh)
+	f.filtered -= len(f.out) - len(fresh)
 	f.out = f.out[:0]
+}
+
+// once sorts pages by hash, the first listed first, and returns one of each (own, in pages'
+// array) and those of them s did not take before (fresh), which s takes.
+func once(s *seen, pages []filePage) (own, fresh []filePage) {
+	slices.SortFunc(pages, func(a, b filePage) int { return cmp.Or(cmp.Compare(a.hash, b.hash), cmp.Compare(a.off, b.off)) })
+	own = slices.CompactFunc(pages, func(a, b filePage) bool { return a.hash == b.hash })
+	return own, s.take(own)
 }
 
 // same takes a page that is as the file's memo has it: known and settled on every channel of the

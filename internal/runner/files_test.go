@@ -119,12 +119,7 @@ func TestPagesSetAside(t *testing.T) {
 			}
 			os.WriteFile(filepath.Join(dir, name), []byte(doc+"</urlset>"), 0o644)
 		}
-		os.WriteFile(filepath.Join(dir, "c.yaml"), []byte("sites:\n  - id: s\n    sitemaps: [a.xml, b.xml, c.xml]\n    baseUrl: https://a.example\n"), 0o644)
-		c, err := loadConfig(filepath.Join(dir, "c.yaml"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		s := &site{dir: dir, site: &c.Sites[0]}
+		s := siteIn(t, dir, "a.xml, b.xml, c.xml", "")
 		in := &fakeChannel{name: "indexnow", batch: 4}
 		r := runner.New(st)
 		run(t, r, s, runner.Options{Channels: []channel.Channel{in}})

@@ -63,12 +63,7 @@ func TestAPageInTwoSitemaps(t *testing.T) {
 			}
 			write("a.xml", "/u", "/x")
 			write("b.xml", "/u", "/v")
-			os.WriteFile(filepath.Join(dir, "c.yaml"), []byte("sites:\n  - id: s\n    sitemaps: [a.xml, b.xml]\n    baseUrl: https://a.example\n"), 0o644)
-			c, err := loadConfig(filepath.Join(dir, "c.yaml"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			s := &site{dir: dir, site: &c.Sites[0]}
+			s := siteIn(t, dir, "a.xml, b.xml", "")
 			in := &fakeChannel{name: "indexnow", batch: 50, failing: func(d channel.Due) string {
 				if d.URL == "https://a.example/u" {
 					return "HTTP 503"

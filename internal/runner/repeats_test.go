@@ -45,13 +45,7 @@ func TestAPageListedAgain(t *testing.T) {
 		os.WriteFile(filepath.Join(dir, "two.xml"), []byte(doc+"</urlset>"), 0o644)
 	}
 	two("/b", "/d", "/a")
-	cfg := fmt.Sprintf("sites:\n  - id: s\n    sitemaps: [%s/one.xml, two.xml]\n    baseUrl: https://a.example\n    sitemap: {retryInterval: 1ms}\n", srv.URL)
-	os.WriteFile(filepath.Join(dir, "c.yaml"), []byte(cfg), 0o644)
-	c, err := loadConfig(filepath.Join(dir, "c.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := &site{dir: dir, site: &c.Sites[0]}
+	s := siteIn(t, dir, srv.URL+"/one.xml, two.xml", "    sitemap: {retryInterval: 1ms}\n")
 	r := runner.New(storetest.Open(t))
 	in := &fakeChannel{name: "indexnow", batch: 50}
 	opt := runner.Options{Channels: []channel.Channel{in}}
@@ -120,14 +114,9 @@ func TestAURLLeftOutIsCountedOnce(t *testing.T) {
 	}))
 	defer srv.Close()
 	os.WriteFile(filepath.Join(dir, "two.xml"), []byte("<urlset><url><loc>https://a.example/private/x</loc></url></urlset>"), 0o644)
-	cfg := fmt.Sprintf("sites:\n  - id: s\n    sitemaps: [%s/one.xml, two.xml]\n    baseUrl: https://a.example\n    exclude: [\"/private/**\"]\n    sitemap: {retryInterval: 1ms}\n", srv.URL)
-	os.WriteFile(filepath.Join(dir, "c.yaml"), []byte(cfg), 0o644)
-	c, err := loadConfig(filepath.Join(dir, "c.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := siteIn(t, dir, srv.URL+"/one.xml, two.xml", "    exclude: [\"/private/**\"]\n    sitemap: {retryInterval: 1ms}\n")
 	in := &fakeChannel{name: "indexnow", batch: 500}
-	rec := run(t, runner.New(storetest.Open(t)), &site{dir: dir, site: &c.Sites[0]}, runner.Options{Channels: []channel.Channel{in}})
+	rec := run(t, runner.New(storetest.Open(t)), s, runner.Options{Channels: []channel.Channel{in}})
 	if rec.TotalURLs != 200 || rec.Filtered != 1 || fetches.Load() != 2 || len(in.take()) != 200 {
 		t.Errorf("counted %d URLs, %d left out (%d fetches); want 200 and 1", rec.TotalURLs, rec.Filtered, fetches.Load())
 	}

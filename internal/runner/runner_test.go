@@ -86,15 +86,20 @@ type site struct {
 }
 
 func newSite(t *testing.T, extra string) *site {
-	s := &site{dir: t.TempDir()}
-	cfg := "sites:\n  - id: s\n    sitemaps: [sitemap.xml]\n    baseUrl: https://a.example\n" + extra
-	os.WriteFile(filepath.Join(s.dir, "c.yaml"), []byte(cfg), 0o644)
-	c, err := loadConfig(filepath.Join(s.dir, "c.yaml"))
+	return siteIn(t, t.TempDir(), "sitemap.xml", extra)
+}
+
+// siteIn writes into dir the configuration of a site of https://a.example whose sitemaps are
+// those listed (YAML flow items), with extra lines, and loads the site.
+func siteIn(t testing.TB, dir, sitemaps, extra string) *site {
+	t.Helper()
+	cfg := "sites:\n  - id: s\n    sitemaps: [" + sitemaps + "]\n    baseUrl: https://a.example\n" + extra
+	os.WriteFile(filepath.Join(dir, "c.yaml"), []byte(cfg), 0o644)
+	c, err := loadConfig(filepath.Join(dir, "c.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	s.site = &c.Sites[0]
-	return s
+	return &site{dir: dir, site: &c.Sites[0]}
 }
 
 func loadConfig(path string) (*config.Config, error) {

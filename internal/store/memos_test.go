@@ -13,6 +13,12 @@ import (
 	"github.com/sitepush/sitepush/internal/store/storetest"
 )
 
+// indexnowQuery asks for what is pending on IndexNow at at, with resubmitAfter.
+func indexnowQuery(at time.Time, resubmitAfter time.Duration) model.PendingQuery {
+	ch := []string{"indexnow"}
+	return model.PendingQuery{Failed: ch, Resubmit: ch, Now: at, ResubmitAfter: resubmitAfter}
+}
+
 // The URLs to resubmit are looked for only once the channel's floor — its earliest acceptance of
 // a URL still standing — is old enough. A clock set back shows it: a URL accepted at a time
 // before the floor waits until the floor is passed. A dry run does not move the floor.
@@ -30,8 +36,9 @@ func TestResubmitFloor(t *testing.T) {
 	}
 	pending := func(at time.Time, dryRun bool) []int64 {
 		t.Helper()
-		ch := []string{"indexnow"}
-		got, err := s.PendingDeliveries(ctx, "f", model.PendingQuery{Failed: ch, Resubmit: ch, Now: at, ResubmitAfter: 5 * day, DryRun: dryRun})
+		q := indexnowQuery(at, 5*day)
+		q.DryRun = dryRun
+		got, err := s.PendingDeliveries(ctx, "f", q)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -72,10 +79,7 @@ func TestResubmitFloorAheadOfTheClock(t *testing.T) {
 	ctx := context.Background()
 	s := storetest.Open(t)
 	day := 24 * time.Hour
-	q := func(at time.Time) model.PendingQuery {
-		ch := []string{"indexnow"}
-		return model.PendingQuery{Failed: ch, Resubmit: ch, Now: at, ResubmitAfter: 30 * day}
-	}
+	q := func(at time.Time) model.PendingQuery { return indexnowQuery(at, 30*day) }
 	if _, err := s.PendingDeliveries(ctx, "f", q(t0.Add(365*day))); err != nil {
 		t.Fatal(err)
 	}
@@ -91,10 +95,7 @@ func TestSettleResubmits(t *testing.T) {
 	ctx := context.Background()
 	s := storetest.Open(t)
 	day := 24 * time.Hour
-	q := func(at time.Time) model.PendingQuery {
-		ch := []string{"indexnow"}
-		return model.PendingQuery{Failed: ch, Resubmit: ch, Now: at, ResubmitAfter: 30 * day}
-	}
+	q := func(at time.Time) model.PendingQuery { return indexnowQuery(at, 30*day) }
 	accept := func(at time.Time, h int64) {
 		must(t, s.RecordOutcome(ctx, "f", at, channel.Outcome{Channel: "indexnow", URLs: []channel.Due{{Hash: h}}, Delivered: true}))
 	}
@@ -105,7 +106,9 @@ func TestSettleResubmits(t *testing.T) {
 	}
 	accept(t0.Add(31*day), 1)
 	// A dry run, or a run that was not told to settle, leaves the floor where it was.
-	must(t, s.SettleResubmits(ctx, "f", model.PendingQuery{Resubmit: []string{"indexnow"}, Now: t0.Add(31 * day), ResubmitAfter: 30 * day, DryRun: true}))
+	dry := q(t0.Add(31 * day))
+	dry.DryRun = true
+	must(t, s.SettleResubmits(ctx, "f", dry))
 	if got, _ := s.PendingDeliveries(ctx, "f", q(t0.Add(32*day))); len(got) != 1 || got[0].Hash != 2 {
 		t.Errorf("before settling, the URL removed is still found: %+v", got)
 	}
