@@ -84,12 +84,23 @@ func (s *State) shardAt(ctx context.Context, st *site, n int) (*shard, error) {
 	sh := &shard{n: n, entries: map[int64]*entry{}, used: s.clock}
 	if ok {
 		if sh.entries, err = decodeShard(b); err != nil {
-			return nil, fmt.Errorf("%s: %w", shardKey(st.id, n), err)
+			// The memos speak for pages the shard held: forgotten, so that once it is deleted
+			// the next run looks every page up, and sends again those it held.
+			st.memos = &memoSet{byName: map[string]model.SitemapMemo{}, dirty: true}
+			return nil, damagedShard(shardKey(st.id, n), err)
 		}
 	}
 	st.shards[n] = sh
 	s.entries += len(sh.entries)
 	return sh, nil
+}
+
+// damagedShard explains a shard that does not decode, and how to get the site going again: the
+// site's runs fail until it is deleted, and deleting it loses no URL — its pages are found again
+// in the sitemaps, and those it had delivered are sent once more.
+func damagedShard(key string, err error) error {
+	return fmt.Errorf("%s: %w; the site's runs stop here until it is deleted: npx wrangler kv key delete --binding STATE %q "+
+		"(its URLs are found again in the sitemaps: those it had delivered are sent once more, none is lost)", key, err, key)
 }
 
 // makeRoom drops the shards of other sites than current used longest ago, written first if they
@@ -134,7 +145,8 @@ func (s *State) writeShard(ctx context.Context, st *site, sh *shard) error {
 
 // SyncCatalog records pages present in site's sitemaps — new URLs, changed lastmods — and returns
 // each page's delivery state on each channel (that of pages[i] on channels[c] is at
-// i*len(channels)+c). With dryRun it only reads. Nothing is written before the run finishes.
+// i*len(channels)+c). A page without its URL (one a run takes from a memo, not from a sitemap)
+// is only looked up. With dryRun it only reads. Nothing is written before the run finishes.
 func (s *State) SyncCatalog(ctx context.Context, site string, now time.Time, pages []channel.Page, channels []string, dryRun bool) (_ []model.DeliveryState, err error) {
 	defer failed(&err, "syncing the catalogue", site)
 	s.mu.Lock()
@@ -153,7 +165,7 @@ func (s *State) SyncCatalog(ctx context.Context, site string, now time.Time, pag
 				states[i*len(channels)+c] = stateOf(e.of(name))
 			}
 		}
-		if dryRun || e != nil && e.synced == s.syncs {
+		if dryRun || p.URL == "" || e != nil && e.synced == s.syncs {
 			continue
 		}
 		switch {

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"slices"
 	"strconv"
 	"strings"
@@ -53,7 +55,13 @@ func (s *State) memosOf(ctx context.Context, st *site) (*memoSet, error) {
 	}
 	var v memosValue
 	if _, err := s.getJSON(ctx, memosKey(st.id), &v); err != nil {
-		return nil, err
+		if !errors.Is(err, errNotOurs) {
+			return nil, err
+		}
+		// A cache that does not decode is no loss: without it the site's next run reads its
+		// sitemaps whole and looks every page up, and this one is written over.
+		s.warn(fmt.Sprintf("%v: dropped; the site's runs read its sitemaps whole until it is written again", err))
+		v = memosValue{}
 	}
 	st.memos = &memoSet{byName: make(map[string]model.SitemapMemo, len(v.Memos)), written: fromMS(v.Written)}
 	for _, m := range v.Memos {
@@ -79,7 +87,9 @@ func (s *State) writeMemos(ctx context.Context, st *site) error {
 }
 
 // SitemapMemos returns what runs remember of site's sitemaps, by sitemap, without their pages:
-// none while they were written less than memosSettle ago.
+// no settled one while they were written less than memosSettle ago. An unfinished memo's pages
+// are each looked up, whatever the memo says: it is returned at once, so that the next run reads
+// on where the last one stopped.
 func (s *State) SitemapMemos(ctx context.Context, site string) (_ map[string]model.SitemapMemo, err error) {
 	defer failed(&err, "reading what is known of the sitemaps", site)
 	s.mu.Lock()
@@ -88,11 +98,12 @@ func (s *State) SitemapMemos(ctx context.Context, site string) (_ map[string]mod
 	if err != nil {
 		return nil, err
 	}
-	if s.now().Sub(set.written) < memosSettle {
-		return map[string]model.SitemapMemo{}, nil
-	}
+	settling := s.now().Sub(set.written) < memosSettle
 	out := make(map[string]model.SitemapMemo, len(set.byName))
 	for name, m := range set.byName {
+		if settling && !m.Unfinished {
+			continue
+		}
 		m.Pages = nil
 		out[name] = m
 	}
@@ -116,9 +127,6 @@ func (s *State) SitemapPages(ctx context.Context, site, sitemap string) (_ []byt
 // with what the run did, after its shards.
 func (s *State) SaveSitemapMemos(ctx context.Context, site string, memos []model.SitemapMemo) (err error) {
 	defer failed(&err, "remembering the sitemaps", site)
-	if len(memos) == 0 {
-		return nil
-	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	set, err := s.memosOf(ctx, s.siteOf(site))
@@ -150,7 +158,8 @@ func sameMemos(a, b map[string]model.SitemapMemo) bool {
 	for name, x := range a {
 		y, ok := b[name]
 		if !ok || x.ETag != y.ETag || x.LastModified != y.LastModified || x.Size != y.Size || x.ModTime != y.ModTime ||
-			x.Hash != y.Hash || x.Scope != y.Scope || x.URLs != y.URLs || x.Filtered != y.Filtered || !bytes.Equal(x.Pages, y.Pages) {
+			x.Hash != y.Hash || x.Scope != y.Scope || x.URLs != y.URLs || x.Filtered != y.Filtered || x.Unfinished != y.Unfinished ||
+			!bytes.Equal(x.Pages, y.Pages) {
 			return false
 		}
 	}

@@ -186,7 +186,7 @@ func (c *flaky) Deliver(ctx context.Context, q *channel.Queue, rep channel.Repor
 			ok = append(ok, d)
 		}
 	}
-	if err := rep.Finished(channel.Outcome{Channel: "indexnow", URLs: ok, Delivered: true}); err != nil {
+	if err := rep.Finished(channel.Outcome{Channel: "indexnow", URLs: ok, Delivered: true}); err != nil || len(bad) == 0 {
 		return err
 	}
 	return rep.Finished(channel.Outcome{Channel: "indexnow", URLs: bad, Err: "HTTP 503"})

@@ -2,6 +2,8 @@ package kvstate
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"time"
 
 	"github.com/sitepush/sitepush/internal/model"
@@ -28,7 +30,13 @@ func (s *State) runsOf(ctx context.Context, st *site) (*runList, error) {
 	}
 	l := &runList{}
 	if _, err := s.getJSON(ctx, runsKey(st.id), &l.records); err != nil {
-		return nil, err
+		if !errors.Is(err, errNotOurs) {
+			return nil, err
+		}
+		// The history only tells what runs did: without it the site runs on, and the next
+		// record written starts it again.
+		s.warn(fmt.Sprintf("%v: the site's history of runs is dropped, and starts again with its next run", err))
+		l.records = nil
 	}
 	st.runs = l
 	return l, nil

@@ -21,6 +21,9 @@ type Options struct {
 	// shards of the other sites used longest ago are written if they changed and dropped, and a
 	// site whose catalogue alone is larger is refused (ErrTooBig). 0 means DefaultEntries.
 	Entries int
+	// Warn, when set, is told what the State worked around: a damaged value it could do
+	// without (a memo, the history of runs), dropped.
+	Warn func(msg string)
 	// Now is the invocation's clock (a Cron Trigger's scheduled time), by which the State tells
 	// how old the memos it reads are; nil means time.Now. Memos are stamped with the later of it
 	// and the wall clock, so that a tick that ran late does not date them early.
@@ -166,9 +169,20 @@ func (s *State) getJSON(ctx context.Context, key string, v any) (bool, error) {
 		return false, err
 	}
 	if err := json.Unmarshal(b, v); err != nil {
-		return false, fmt.Errorf("the value of %s is not what this sitepush writes: %w", key, err)
+		return false, fmt.Errorf("the value of %s is %w (%v)", key, errNotOurs, err)
 	}
 	return true, nil
+}
+
+// errNotOurs is a value that does not decode as what this sitepush writes: damaged, or written
+// by something else.
+var errNotOurs = errors.New("not what this sitepush writes")
+
+// warn tells Options.Warn, when set, what went wrong but did not stop anything.
+func (s *State) warn(msg string) {
+	if s.opt.Warn != nil {
+		s.opt.Warn(msg)
+	}
 }
 
 // put writes a key, with metadata when it is not empty; s.mu is held.

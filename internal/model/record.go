@@ -51,6 +51,10 @@ type Record struct {
 	// Stopped is set when the run ended before its end — its budget, a signal — with deliveries
 	// left, or sitemaps read in part: the next run goes on where it stopped.
 	Stopped bool `json:"stopped,omitempty"`
+	// Stalled counts the runs in a row, this one included, that its budget stopped before they
+	// made any progress: no sitemap read whole that the read in progress had not, no URL
+	// accepted. Three in a row fail the site: its budget is too small to ever get on.
+	Stalled int `json:"stalled,omitempty"`
 }
 
 // ChannelStats is what one channel did in a run.

@@ -54,7 +54,8 @@ type SiteReads struct {
 }
 
 // SitemapMemo is what a run remembers of one sitemap of pages it read whole, once what it found
-// there was settled on every channel: how to tell that the file did not change, and its pages.
+// there was settled on every channel — or, Unfinished, while the read of the site's sitemaps
+// goes on over several runs: how to tell that the file did not change, and its pages.
 type SitemapMemo struct {
 	Sitemap string
 	// ETag and LastModified are the server's validators; Size and ModTime (Unix ns) a local
@@ -65,6 +66,11 @@ type SitemapMemo struct {
 	// Scope names the filter and the channels the pages were settled for: a run of another
 	// scope does not use the memo.
 	Scope string
+	// Unfinished marks the memo of a sitemap read whole by a read of the site's sitemaps that
+	// has not reached its end yet (a run's budget cut it short): the runs after take its pages
+	// from here instead of reading it again, and read on from the sitemaps not yet read, until
+	// one reaches the end. Its pages are not settled: each is looked up in the state.
+	Unfinished bool
 	// URLs and Filtered count the entries in scope and those the filter left out.
 	URLs, Filtered int
 	// Pages are the pages in scope, sorted by hash: PageBytes bytes each, the hash then the

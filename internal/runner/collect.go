@@ -57,6 +57,9 @@ type collector struct {
 	// urls holds the text of the due URLs in a dry run, which writes nothing to the state: the
 	// queues read their URLs from it.
 	urls channel.URLMap
+	// readStart is when the read began, and lastDone when the reader last told the end of a
+	// sitemap's read: the one being read when the budget ran out had taken the time since.
+	readStart, lastDone time.Time
 }
 
 func newCollector(state State, site *config.Site, rec *model.Record, channels []string, selection []channel.Selection, now time.Time, dryRun bool) *collector {
@@ -190,7 +193,7 @@ func (c *collector) sync(ctx context.Context, pages []filePage, arena []byte) {
 		}
 		var states []model.DeliveryState
 		var err error
-		if c.fresh {
+		if c.fresh && arena != nil { // pages without their URLs (taken from memos) are looked up
 			states, err = make([]model.DeliveryState, len(c.batch)*len(c.channels)), c.state.AddPages(ctx, c.site.ID, c.now, c.batch, c.dryRun)
 		} else {
 			states, err = c.state.SyncCatalog(ctx, c.site.ID, c.now, c.batch, c.channels, c.dryRun)

@@ -95,9 +95,9 @@ func (r *Runner) now() time.Time { return r.Now().UTC() }
 // only when the run could not be carried out at all (the site busy with NoWait, the store failing).
 func (r *Runner) Run(ctx context.Context, site *config.Site, opt Options) (*model.Record, error) {
 	if opt.URLs != nil && !site.BacklogAll() {
-		if last, err := r.State.LastStarted(ctx, site.ID); err != nil {
+		if last, err := r.lastRun(ctx, site.ID); err != nil {
 			return nil, err
-		} else if last.IsZero() {
+		} else if last.StartedAt.IsZero() {
 			return nil, fmt.Errorf("%w: site %q has backlog %s and never ran, so chosen URLs sent now would make its first run send every URL: "+
 				"run it first (sitepush run --site %s, or POST /trigger?site=%s), then submit", ErrFirstRunPending, site.ID, site.Backlog, site.ID, site.ID)
 		}
@@ -107,6 +107,7 @@ func (r *Runner) Run(ctx context.Context, site *config.Site, opt Options) (*mode
 	for _, w := range site.Warnings() {
 		rec.AddNote(w)
 	}
+	var stalls int // the runs in a row before this one that its budget stopped before they got anywhere
 	if !opt.DryRun {
 		release, lost, err := r.lease(ctx, site.ID, holderID(), opt.NoWait)
 		if err != nil {
@@ -123,16 +124,15 @@ func (r *Runner) Run(ctx context.Context, site *config.Site, opt Options) (*mode
 			case <-ctx.Done():
 			}
 		}()
-		if !opt.Since.IsZero() {
-			last, err := r.State.LastStarted(ctx, site.ID)
-			if err != nil {
-				return nil, err
-			}
-			// Start times are stored to the millisecond.
-			if !last.Before(opt.Since.Truncate(time.Millisecond)) {
-				return nil, fmt.Errorf("%w: a run of site %q started at %s", ErrAlreadyRun, site.ID, last.Format(time.RFC3339))
-			}
+		last, err := r.lastRun(ctx, site.ID)
+		if err != nil {
+			return nil, err
 		}
+		// Start times are stored to the millisecond.
+		if !opt.Since.IsZero() && !last.StartedAt.Before(opt.Since.Truncate(time.Millisecond)) {
+			return nil, fmt.Errorf("%w: a run of site %q started at %s", ErrAlreadyRun, site.ID, last.StartedAt.Format(time.RFC3339))
+		}
+		stalls = last.Stalled
 		rec.StartedAt = r.now()
 		if rec.ID, err = r.State.StartRun(ctx, site.ID, opt.Trigger, rec.StartedAt); err != nil {
 			return nil, err
@@ -141,7 +141,7 @@ func (r *Runner) Run(ctx context.Context, site *config.Site, opt Options) (*mode
 			opt.Started(rec.ID)
 		}
 	}
-	err := r.run(ctx, site, opt, rec)
+	err := r.run(ctx, site, opt, rec, stalls)
 	rec.FinishedAt = r.now()
 	if !opt.DryRun {
 		if ferr := r.State.FinishRun(context.WithoutCancel(ctx), rec); ferr != nil && err == nil {
@@ -151,8 +151,18 @@ func (r *Runner) Run(ctx context.Context, site *config.Site, opt Options) (*mode
 	return rec, err
 }
 
-// run does the work of Run between the lease and the record.
-func (r *Runner) run(ctx context.Context, site *config.Site, opt Options, rec *model.Record) error {
+// lastRun returns the site's latest execution record; a zero one when it never ran.
+func (r *Runner) lastRun(ctx context.Context, site string) (model.Record, error) {
+	runs, err := r.State.Runs(ctx, site, 1)
+	if err != nil || len(runs) == 0 {
+		return model.Record{}, err
+	}
+	return runs[0], nil
+}
+
+// run does the work of Run between the lease and the record; stalls counts the runs before it
+// that made no progress.
+func (r *Runner) run(ctx context.Context, site *config.Site, opt Options, rec *model.Record, stalls int) error {
 	budget, stop := r.budget(ctx, site, opt)
 	defer stop()
 	names := make([]string, len(opt.Channels))
@@ -170,7 +180,10 @@ func (r *Runner) run(ctx context.Context, site *config.Site, opt Options, rec *m
 	for _, s := range selection {
 		col.memo.on = col.memo.on && s.Newest == 0
 	}
+	col.memo.keep = !opt.DryRun && opt.URLs == nil
 	defer col.memo.close()
+	rep := r.newRecorder(ctx, site.ID, rec)
+	rep.dryRun = opt.DryRun
 	var res *sitemap.Result
 	query := model.PendingQuery{Failed: names, Now: rec.StartedAt, ResubmitAfter: site.ResubmitAfter.D(), DryRun: opt.DryRun}
 	for i, s := range selection {
@@ -187,7 +200,11 @@ func (r *Runner) run(ctx context.Context, site *config.Site, opt Options, rec *m
 	case opt.URLs != nil:
 		res, err = col.take(ctx, opt.URLs)
 	default:
-		res, err = r.reader(ctx, site, col).Read(budget, site.Sitemaps, func(e sitemap.Entry) error { return col.add(ctx, e) })
+		if err = r.carryOn(ctx, budget, col, opt.Channels, rep); err == nil {
+			col.readStart = time.Now()
+			col.lastDone = col.readStart
+			res, err = r.reader(ctx, site, col).Read(budget, site.Sitemaps, func(e sitemap.Entry) error { return col.add(ctx, e) })
+		}
 	}
 	if budget.Err() != nil && errors.Is(err, budget.Err()) {
 		err = nil // the budget or a signal cut the read short: not a failure of the run
@@ -206,8 +223,6 @@ func (r *Runner) run(ctx context.Context, site *config.Site, opt Options, rec *m
 	}
 	cut := r.countSitemaps(rec, res, budget)
 	complete := rec.Sitemaps.Failed == 0 && !cut
-	rep := r.newRecorder(ctx, site.ID, rec)
-	rep.dryRun = opt.DryRun
 	switch {
 	case opt.DryRun:
 		col.previewFirstRuns()
@@ -219,7 +234,12 @@ func (r *Runner) run(ctx context.Context, site *config.Site, opt Options, rec *m
 	case !res.Unreadable():
 		for i, ch := range opt.Channels {
 			q := col.due[i]
-			q.Read(col.newest[i].list(), complete)
+			newest, err := col.newestOf(ctx, i)
+			if err != nil {
+				rep.Failed(names[i], err.Error())
+				continue
+			}
+			q.Read(newest, complete)
 			if col.backlog(ctx, i, complete, rep) {
 				r.deliver(budget, ch, q, rep)
 			}
@@ -227,12 +247,48 @@ func (r *Runner) run(ctx context.Context, site *config.Site, opt Options, rec *m
 		}
 	}
 	if !opt.DryRun && !res.Unreadable() {
-		if err := col.memo.save(context.WithoutCancel(ctx), rec, complete && budget.Err() == nil); err != nil {
+		if err := col.memo.save(context.WithoutCancel(ctx), readEnd(rec, cut, complete, budget)); err != nil {
 			rec.AddError(err.Error())
 		}
 	}
 	rec.Status = r.status(ctx, budget, rec, res, cut)
+	if !opt.DryRun && opt.URLs == nil {
+		r.stall(ctx, budget, col, rec, res, stalls)
+	}
 	return nil
+}
+
+// readEnd says how a run's read of the sitemaps ended, for what it keeps of them (memos.save):
+// it goes on when the run stopped before its end with sitemaps not read or due URLs not sent,
+// and is settled when every sitemap was read whole and every due URL answered (a failure is
+// found again through its delivery state).
+func readEnd(rec *model.Record, cut, complete bool, budget context.Context) int {
+	left, settled := 0, complete && budget.Err() == nil
+	for _, st := range rec.Channels {
+		left += st.Left
+		settled = settled && st.Due == st.Submitted+st.Failed
+	}
+	switch {
+	case cut || left > 0 && budget.Err() != nil:
+		return readOn
+	case settled:
+		return readSettled
+	}
+	return readEnded
+}
+
+// stall counts the run among those its budget stopped before they made progress — or ends the
+// count, when it got anywhere or was not stopped — and fails the site at stallLimit in a row,
+// saying what to raise.
+func (r *Runner) stall(ctx, budget context.Context, col *collector, rec *model.Record, res *sitemap.Result, before int) {
+	if !rec.Stopped || ctx.Err() != nil || budget.Err() == nil || progressed(col, rec) {
+		return
+	}
+	rec.Stalled = before + 1
+	if rec.Stalled >= stallLimit {
+		rec.Status = model.StatusFailed
+		rec.AddError(stalled(budget, col, res, rec.Stalled))
+	}
 }
 
 // countSitemaps counts the sitemaps read and failed. A sitemap whose read the run's end cut
@@ -285,7 +341,7 @@ func (r *Runner) status(ctx, budget context.Context, rec *model.Record, res *sit
 	if stopped && ctx.Err() == nil && budget.Err() != nil {
 		what := fmt.Sprintf("%d deliveries are left for the next run", left)
 		if cut {
-			what = fmt.Sprintf("the sitemaps were read only in part (%d URLs); the next run reads them again", rec.TotalURLs)
+			what = fmt.Sprintf("the sitemaps were read only in part (%d URLs); the next run takes the sitemaps read whole and reads on from there", rec.TotalURLs)
 		}
 		rec.AddNote(fmt.Sprintf("%v: %s", context.Cause(budget), what))
 	}

@@ -323,9 +323,21 @@ func TestFailuresComeBeforeTheBudget(t *testing.T) {
 		return ""
 	}
 	ch.batch = 2
+	// The run goes on where the last one stopped: it sends what that one left before it reads
+	// the sitemap again.
 	rec = run(t, r, s, runner.Options{Channels: []channel.Channel{ch}})
-	if st := rec.Channels["indexnow"]; rec.Status != model.StatusPartial || st.Submitted != 1 || st.Failed != 1 || st.Left != 2 {
+	if st := rec.Channels["indexnow"]; rec.Status != model.StatusPartial || st.Due != 3 || st.Submitted != 1 || st.Failed != 1 || st.Left != 1 {
 		t.Errorf("%s %+v", rec.Status, st)
+	}
+	ch.block = false
+	rec = run(t, r, s, runner.Options{Channels: []channel.Channel{ch}})
+	if st := rec.Channels["indexnow"]; rec.Status != model.StatusPartial || st.Due != 2 || st.Submitted != 1 || st.Failed != 1 {
+		t.Errorf("then the rest: %s %+v", rec.Status, st)
+	}
+	ch.take()
+	run(t, r, s, runner.Options{Channels: []channel.Channel{ch}})
+	if got := ch.take(); !slices.Equal(got, urls("/a", "/d")) {
+		t.Errorf("the run after the read ended sent %v; want the failed one again and the new page", got)
 	}
 }
 

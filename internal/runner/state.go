@@ -21,7 +21,8 @@ type State interface {
 
 	// SyncCatalog records pages present in the site's sitemaps (new ones, changed lastmods) unless
 	// dryRun, and returns the delivery state of each page on each channel, flattened: the state of
-	// pages[i] on channels[c] is at i*len(channels)+c. It writes nothing when dryRun is set.
+	// pages[i] on channels[c] is at i*len(channels)+c. A page without its URL (taken from a memo)
+	// is only looked up. It writes nothing when dryRun is set.
 	SyncCatalog(ctx context.Context, site string, now time.Time, pages []channel.Page, channels []string, dryRun bool) ([]model.DeliveryState, error)
 	// CatalogEmpty reports whether the state holds no URL of the site; AddPages records pages
 	// new to the site (one already there is left as it is) without returning their state,
@@ -32,8 +33,9 @@ type State interface {
 	// pages; SitemapPages the pages of one (nil when none are remembered).
 	SitemapMemos(ctx context.Context, site string) (map[string]model.SitemapMemo, error)
 	SitemapPages(ctx context.Context, site, sitemap string) ([]byte, error)
-	// SaveSitemapMemos replaces what is remembered of the site's sitemaps with memos, in one
-	// transaction: a memo without Pages keeps the pages remembered before.
+	// SaveSitemapMemos replaces what is remembered of the site's sitemaps with memos (none: it
+	// forgets them all), in one transaction: a memo without Pages keeps the pages remembered
+	// before.
 	SaveSitemapMemos(ctx context.Context, site string, memos []model.SitemapMemo) error
 	// PendingDeliveries returns the site's URLs whose last attempt on one of q.Failed failed and
 	// those a channel of q.Resubmit last accepted at or before q.Before(). It may keep what
@@ -49,8 +51,9 @@ type State interface {
 	// RecordRequests adds requests to the day's per-endpoint statistics.
 	RecordRequests(ctx context.Context, site string, now time.Time, reqs []channel.Request) error
 
-	// LastStarted returns when the site's latest run started; zero when it never ran.
-	LastStarted(ctx context.Context, site string) (time.Time, error)
+	// Runs returns the site's execution records, newest first, at most limit: a run going (or
+	// killed) has only its start.
+	Runs(ctx context.Context, site string, limit int) ([]model.Record, error)
 	// StartRun creates the execution record of a run and returns its id.
 	StartRun(ctx context.Context, site, trigger string, now time.Time) (int64, error)
 	// FinishRun stores the finished execution record.

@@ -67,6 +67,9 @@ type Sitemap struct {
 	// Validators identify what was read (or, when NotModified, what the Cache knew), for a
 	// Cache of later reads; a sitemap that failed has the ones its answer gave, and no Hash.
 	Validators Validators
+	// Received counts the bytes of its body that arrived in the last attempt at it, as sent
+	// (compressed or not); Length is that body's length as announced, -1 when it was not.
+	Received, Length int64
 	// Err is why the sitemap could not be read, or stopped early; nil when it was read whole.
 	Err error
 }

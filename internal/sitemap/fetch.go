@@ -29,6 +29,9 @@ type Validators struct {
 	ETag, LastModified string // the server's answer headers, for a conditional GET
 	Size, ModTime      int64  // a local file's size and modification time (Unix ns)
 	Hash               uint64 // xxHash64 of the bytes after decompression; 0 when not read
+	// Current, from a Cache, says that the caller read the sitemap whole so recently that it is
+	// not asked for at all: it is reported NotModified, with these validators.
+	Current bool
 }
 
 // sameFile reports whether a local file's size and modification time are those remembered.

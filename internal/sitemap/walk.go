@@ -151,6 +151,12 @@ func (w *walk) readOnce(s source, idx int) ([]source, error) {
 // attempt reads a sitemap with ctx.
 func (w *walk) attempt(ctx context.Context, s source, idx int) ([]source, error) {
 	known := w.known(s)
+	st := &w.res.Sitemaps[idx]
+	st.Received, st.Length = 0, -1
+	if known.Current {
+		st.NotModified, st.Validators = true, known
+		return nil, nil
+	}
 	resp, err := w.r.open(ctx, w.client, s, known)
 	if err != nil {
 		return nil, err
@@ -159,13 +165,15 @@ func (w *walk) attempt(ctx context.Context, s source, idx int) ([]source, error)
 		w.arrived(resp.base)
 	}
 	defer resp.body.Close()
-	st := &w.res.Sitemaps[idx]
 	st.Validators = Validators{ETag: resp.etag, LastModified: resp.lastMod, Size: resp.size, ModTime: resp.modTime}
+	st.Length = resp.size
 	if resp.notModified {
 		st.NotModified, st.Validators = true, known
 		return nil, nil
 	}
-	var in io.Reader = resp.body
+	got := &counting{r: resp.body}
+	defer func() { w.res.Sitemaps[idx].Received = got.n }()
+	var in io.Reader = got
 	if s.url != nil {
 		in = transientReader{in, w.r.opt.Timeout}
 	}
@@ -195,6 +203,18 @@ func (w *walk) attempt(ctx context.Context, s source, idx int) ([]source, error)
 	st.Validators.Hash = digest.Sum64()
 	st.NotModified = known.Hash == st.Validators.Hash && st.Kind != KindIndex
 	return d.children, nil
+}
+
+// counting counts the bytes read through it.
+type counting struct {
+	r io.Reader
+	n int64
+}
+
+func (c *counting) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	return n, err
 }
 
 // known returns what the cache remembers of a sitemap, if there is a cache.

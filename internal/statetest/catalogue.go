@@ -75,6 +75,24 @@ func testCatalogueWrites(t *testing.T, b Backend) {
 	}
 }
 
+// testCatalogueLookups: a page without its URL (one a run takes from a memo) is looked up, and
+// neither adds a URL nor rewrites one.
+func testCatalogueLookups(t *testing.T, b Backend) {
+	s := b.Open(t)
+	p := page(9, t0)
+	sync(t, s, "a", t0, []channel.Page{p}, nil)
+	must(t, s.RecordOutcome(ctx, "a", t0, channel.Outcome{Channel: "indexnow", URLs: []channel.Due{{Hash: 9, Lastmod: t0}}, Delivered: true}))
+	s = b.Reopen(t, s)
+	got := sync(t, s, "a", t0.Add(48*time.Hour), []channel.Page{{Hash: 9, Lastmod: t0}, {Hash: 10, Lastmod: t0}}, []string{"indexnow"})
+	if want := []model.DeliveryState{{Known: true, Lastmod: t0, DeliveredAt: t0}, {}}; !slices.Equal(got, want) {
+		t.Errorf("states of pages without URLs = %+v, want %+v", got, want)
+	}
+	s = b.Reopen(t, s)
+	if u, _ := s.URLs(ctx, "a", []int64{9, 10}); u[0] != p.URL || u[1] != "" {
+		t.Errorf("after looking pages up without their URLs: URLs %q; want %q and none", u, p.URL)
+	}
+}
+
 func testOutcomes(t *testing.T, b Backend) {
 	s := b.Open(t)
 	lm := t0.Add(-time.Hour)

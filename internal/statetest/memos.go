@@ -49,6 +49,35 @@ func testMemos(t *testing.T, b Backend) {
 	}
 }
 
+// testUnfinishedMemos: a memo of an unfinished read says so once read back, and is read back at
+// once (the next run reads on from it); saving no memo forgets them all.
+func testUnfinishedMemos(t *testing.T, b Backend) {
+	s := b.Open(t)
+	one := model.SitemapMemo{Sitemap: "https://a.example/1.xml", Hash: 3, Scope: "s", URLs: 1, Unfinished: true, Pages: make([]byte, model.PageBytes)}
+	two := model.SitemapMemo{Sitemap: "https://a.example/2.xml", Hash: 4, Scope: "s", URLs: 1, Pages: make([]byte, model.PageBytes)}
+	must(t, s.SaveSitemapMemos(ctx, "a", []model.SitemapMemo{one, two}))
+	s = b.Reopen(t, s)
+	got, err := s.SitemapMemos(ctx, "a")
+	if err != nil || !got[one.Sitemap].Unfinished {
+		t.Fatalf("an unfinished memo read back: %+v, %v", got, err)
+	}
+	if m, ok := got[two.Sitemap]; ok && m.Unfinished {
+		t.Errorf("a settled memo read back as unfinished: %+v", m)
+	}
+	settled := one
+	settled.Unfinished, settled.Pages = false, nil
+	must(t, s.SaveSitemapMemos(ctx, "a", []model.SitemapMemo{settled}))
+	s = b.Reopen(t, s)
+	if pages, _ := s.SitemapPages(ctx, "a", one.Sitemap); !bytes.Equal(pages, one.Pages) {
+		t.Errorf("a memo settled without its pages lost them: %v", pages)
+	}
+	must(t, s.SaveSitemapMemos(ctx, "a", nil))
+	s = b.Reopen(t, s)
+	if pages, _ := s.SitemapPages(ctx, "a", one.Sitemap); pages != nil {
+		t.Errorf("saving no memo kept %s", one.Sitemap)
+	}
+}
+
 // testPendingDeliveries: the URLs whose last attempt failed, and with resubmitAfter those
 // accepted that long ago (rejected ones too), on the channels asked for — wherever their hashes
 // fall.

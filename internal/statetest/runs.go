@@ -80,7 +80,7 @@ func testRuns(t *testing.T, b Backend) {
 	rec := &model.Record{ID: id, Site: "a", Trigger: "cli", StartedAt: t0.Add(time.Hour), FinishedAt: t0.Add(time.Hour + 3*time.Second),
 		Status: model.StatusPartial, TotalURLs: 10, Channels: map[string]*model.ChannelStats{"indexnow": {Due: 3, Submitted: 2, Failed: 1,
 			Endpoints: map[string]*model.EndpointStats{"e": {Requests: 2, Accepted: 1, Failed: 1, AvgResponseMS: 12.5}}}},
-		Errors: []string{"HTTP 503"}}
+		Errors: []string{"HTTP 503"}, Stopped: true, Stalled: 2}
 	must(t, s.FinishRun(ctx, rec))
 	s = b.Reopen(t, s)
 	runs, err = s.Runs(ctx, "a", 10)
@@ -89,7 +89,7 @@ func testRuns(t *testing.T, b Backend) {
 	}
 	got := runs[0]
 	if got.ID != id || got.Status != model.StatusPartial || got.Channels["indexnow"].Endpoints["e"].AvgResponseMS != 12.5 ||
-		!got.FinishedAt.Equal(rec.FinishedAt) || got.Errors[0] != "HTTP 503" {
+		!got.FinishedAt.Equal(rec.FinishedAt) || got.Errors[0] != "HTTP 503" || !got.Stopped || got.Stalled != 2 {
 		t.Errorf("finished run = %+v", got)
 	}
 	if runs, _ := s.Runs(ctx, "a", 1); len(runs) != 1 {

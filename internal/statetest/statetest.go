@@ -19,7 +19,7 @@ type State interface {
 	runner.State
 	feed.Store
 	bing.QuotaStore
-	Runs(ctx context.Context, site string, limit int) ([]model.Record, error)
+	LastStarted(ctx context.Context, site string) (time.Time, error)
 	Leased(ctx context.Context, site string, now time.Time) (bool, error)
 	ChannelDays(ctx context.Context, since time.Time, site string) ([]model.ChannelDay, error)
 	LastSuccess(ctx context.Context, site, channel string) (time.Time, error)
@@ -47,6 +47,7 @@ func Run(t *testing.T, b Backend) {
 	}{
 		{"Catalogue", testCatalogue},
 		{"CatalogueWrites", testCatalogueWrites},
+		{"CatalogueLookups", testCatalogueLookups},
 		{"Outcomes", testOutcomes},
 		{"RejectedAndSkipped", testRejectedAndSkipped},
 		{"Statistics", testStatistics},
@@ -58,6 +59,7 @@ func Run(t *testing.T, b Backend) {
 		{"FeedReset", testFeedReset},
 		{"FeedRetitle", testFeedRetitle},
 		{"Memos", testMemos},
+		{"UnfinishedMemos", testUnfinishedMemos},
 		{"PendingDeliveries", testPendingDeliveries},
 	} {
 		t.Run(tc.name, func(t *testing.T) { tc.test(t, b) })

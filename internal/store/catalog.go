@@ -24,7 +24,8 @@ type known struct {
 
 // SyncCatalog records pages present in site's sitemaps — new URLs, changed lastmods — and returns
 // each page's delivery state on each channel (that of pages[i] on channels[c] is at
-// i*len(channels)+c). With dryRun it only reads. The whole batch costs one query and, when
+// i*len(channels)+c). A page without its URL (one a run takes from a memo, not from a sitemap)
+// is only looked up. With dryRun it only reads. The whole batch costs one query and, when
 // something changed, one transaction.
 func (s *Store) SyncCatalog(ctx context.Context, site string, now time.Time, pages []channel.Page, channels []string, dryRun bool) (_ []model.DeliveryState, err error) {
 	defer s.failed(&err, "syncing the catalogue", site)
@@ -123,7 +124,7 @@ func (s *Store) readCatalog(ctx context.Context, site string, hashes []int64, in
 func (s *Store) writeCatalog(ctx context.Context, site string, now time.Time, pages []channel.Page, index map[int64]int, have map[int64]known) error {
 	var added, changed []channel.Page
 	for i, p := range pages {
-		if index[p.Hash] != i {
+		if index[p.Hash] != i || p.URL == "" {
 			continue
 		}
 		k, ok := have[p.Hash]

@@ -12,7 +12,7 @@ import (
 // SitemapMemos returns what runs remember of a site's sitemaps, by sitemap, without their pages.
 func (s *Store) SitemapMemos(ctx context.Context, site string) (_ map[string]model.SitemapMemo, err error) {
 	defer s.failed(&err, "reading what is known of the sitemaps", site)
-	rows, err := s.rdb.QueryContext(ctx, `SELECT sitemap, etag, last_modified, size, mod_time, content_hash, scope, urls, filtered
+	rows, err := s.rdb.QueryContext(ctx, `SELECT sitemap, etag, last_modified, size, mod_time, content_hash, scope, urls, filtered, unfinished
 		FROM sitemap_memos WHERE site_id = $1`, site)
 	if err != nil {
 		return nil, err
@@ -22,10 +22,11 @@ func (s *Store) SitemapMemos(ctx context.Context, site string) (_ map[string]mod
 	for rows.Next() {
 		var m model.SitemapMemo
 		var hash int64
-		if err := rows.Scan(&m.Sitemap, &m.ETag, &m.LastModified, &m.Size, &m.ModTime, &hash, &m.Scope, &m.URLs, &m.Filtered); err != nil {
+		var unfinished int
+		if err := rows.Scan(&m.Sitemap, &m.ETag, &m.LastModified, &m.Size, &m.ModTime, &hash, &m.Scope, &m.URLs, &m.Filtered, &unfinished); err != nil {
 			return nil, err
 		}
-		m.Hash = uint64(hash)
+		m.Hash, m.Unfinished = uint64(hash), unfinished != 0
 		out[m.Sitemap] = m
 	}
 	return out, rows.Err()
@@ -44,13 +45,10 @@ func (s *Store) SitemapPages(ctx context.Context, site, sitemap string) (_ []byt
 }
 
 // SaveSitemapMemos replaces what is remembered of a site's sitemaps with memos, in one
-// transaction: a memo without Pages keeps the pages remembered before; the memos of other
-// sitemaps are forgotten.
+// transaction: a memo without Pages keeps the pages remembered before (none, when there were
+// none); the memos of other sitemaps are forgotten.
 func (s *Store) SaveSitemapMemos(ctx context.Context, site string, memos []model.SitemapMemo) (err error) {
 	defer s.failed(&err, "remembering the sitemaps", site)
-	if len(memos) == 0 {
-		return nil
-	}
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return err
@@ -81,15 +79,19 @@ func (s *Store) SaveSitemapMemos(ctx context.Context, site string, memos []model
 		}
 	}
 	for _, m := range memos {
-		args := []any{site, m.Sitemap, m.ETag, m.LastModified, m.Size, m.ModTime, int64(m.Hash), m.Scope, m.URLs, m.Filtered}
+		unfinished := 0
+		if m.Unfinished {
+			unfinished = 1
+		}
+		args := []any{site, m.Sitemap, m.ETag, m.LastModified, m.Size, m.ModTime, int64(m.Hash), m.Scope, m.URLs, m.Filtered, unfinished}
 		query := `UPDATE sitemap_memos SET etag = $3, last_modified = $4, size = $5, mod_time = $6, content_hash = $7,
-			scope = $8, urls = $9, filtered = $10 WHERE site_id = $1 AND sitemap = $2`
+			scope = $8, urls = $9, filtered = $10, unfinished = $11 WHERE site_id = $1 AND sitemap = $2`
 		if m.Pages != nil {
 			args = append(args, m.Pages)
-			query = `INSERT INTO sitemap_memos (site_id, sitemap, etag, last_modified, size, mod_time, content_hash, scope, urls, filtered, pages)
-				VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
+			query = `INSERT INTO sitemap_memos (site_id, sitemap, etag, last_modified, size, mod_time, content_hash, scope, urls, filtered, unfinished, pages)
+				VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
 				ON CONFLICT (site_id, sitemap) DO UPDATE SET etag = $3, last_modified = $4, size = $5, mod_time = $6,
-				content_hash = $7, scope = $8, urls = $9, filtered = $10, pages = $11`
+				content_hash = $7, scope = $8, urls = $9, filtered = $10, unfinished = $11, pages = $12`
 		}
 		if _, err := tx.ExecContext(ctx, query, args...); err != nil {
 			return err

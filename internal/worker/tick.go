@@ -9,6 +9,7 @@ import (
 	"github.com/sitepush/sitepush/internal/alert"
 	"github.com/sitepush/sitepush/internal/channels"
 	"github.com/sitepush/sitepush/internal/config"
+	"github.com/sitepush/sitepush/internal/kvstate"
 	"github.com/sitepush/sitepush/internal/model"
 	"github.com/sitepush/sitepush/internal/runner"
 )
@@ -52,12 +53,16 @@ func (a *App) due(ctx context.Context, inv *invocation, at time.Time) ([]*config
 	for i := range a.cfg.Sites {
 		site := &a.cfg.Sites[i]
 		last, err := inv.state.LastStarted(ctx, site.ID)
-		if err != nil {
+		var resume bool
+		if err == nil {
+			resume, err = inv.state.Resume(ctx, site.ID)
+		}
+		if errors.Is(err, kvstate.ErrOpsSpent) {
 			return nil, err
 		}
-		resume, err := inv.state.Resume(ctx, site.ID)
-		if err != nil {
-			return nil, err
+		if err != nil { // one site's state that cannot be read stops no other
+			a.env.Logger.Error("a site's schedule could not be read: it does not run", "site", site.ID, "err", err)
+			continue
 		}
 		sched := site.Cron()
 		if resume || last.IsZero() || sched != nil && !sched.Next(last).After(at) {

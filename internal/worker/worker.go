@@ -95,7 +95,8 @@ var errKVOps = errors.New("the KV operations of this invocation are nearly spent
 func (a *App) newInvocation(ctx context.Context, at time.Time) *invocation {
 	budget, spend := context.WithCancelCause(ctx)
 	inv := &invocation{budget: budget, spend: spend}
-	inv.state = kvstate.New(a.env.KV, kvstate.Options{Spent: func() { spend(errKVOps) }, Now: func() time.Time { return at }})
+	inv.state = kvstate.New(a.env.KV, kvstate.Options{Spent: func() { spend(errKVOps) }, Now: func() time.Time { return at },
+		Warn: func(msg string) { a.env.Logger.Warn(msg) }})
 	limit := int64(a.subrequests)
 	stopAt := limit
 	if a.cfg != nil && a.cfg.Webhook != nil {

@@ -1,0 +1,140 @@
+package kvstate_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/sitepush/sitepush/internal/channel"
+	"github.com/sitepush/sitepush/internal/config"
+	"github.com/sitepush/sitepush/internal/kvstate"
+	"github.com/sitepush/sitepush/internal/model"
+	"github.com/sitepush/sitepush/internal/runner"
+)
+
+// damaged runs two sites, a and b, each of a local sitemap, on one KV: each call is an
+// invocation of its own, an hour after the last.
+type damaged struct {
+	t      *testing.T
+	kv     *kvstate.MemKV
+	cfg    *config.Config
+	dirs   map[string]string
+	at     time.Time
+	warned []string
+}
+
+func newDamaged(t *testing.T) *damaged {
+	d := &damaged{t: t, kv: &kvstate.MemKV{}, dirs: map[string]string{}, at: time.Now()}
+	root := t.TempDir()
+	var yaml strings.Builder
+	yaml.WriteString("sites:\n")
+	for _, id := range []string{"a", "b"} {
+		d.dirs[id] = filepath.Join(root, id)
+		os.MkdirAll(d.dirs[id], 0o755)
+		writeSitemap(d.dirs[id], 20, "2026-01-01")
+		yaml.WriteString("  - {id: " + id + ", sitemaps: [" + filepath.Join(d.dirs[id], "sitemap.xml") + "], baseUrl: https://a.example}\n")
+	}
+	cfg, err := config.Parse([]byte(yaml.String()), root, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d.cfg = cfg
+	return d
+}
+
+// tick runs both sites in one invocation and returns each one's record and what it sent.
+func (d *damaged) tick() (map[string]*model.Record, map[string][]string) {
+	d.t.Helper()
+	d.at = d.at.Add(time.Hour)
+	at := d.at
+	s := kvstate.New(d.kv, kvstate.Options{Now: func() time.Time { return at }, Warn: func(msg string) { d.warned = append(d.warned, msg) }})
+	recs, sent := map[string]*model.Record{}, map[string][]string{}
+	for i := range d.cfg.Sites {
+		site := &d.cfg.Sites[i]
+		ch := &flaky{}
+		// A run that fails as a whole has its record, and says why in it too.
+		rec, err := runner.New(s).Run(context.Background(), site, runner.Options{Trigger: "schedule", Channels: []channel.Channel{ch}, NoWait: true})
+		if rec == nil {
+			d.t.Fatalf("site %s: %v", site.ID, err)
+		}
+		recs[site.ID], sent[site.ID] = rec, ch.sent
+	}
+	if err := s.Flush(context.Background()); err != nil {
+		d.t.Fatal(err)
+	}
+	return recs, sent
+}
+
+// TestADamagedMemoIsDropped: memos are a cache; one that does not decode is dropped with a
+// warning, and the run reads the sitemap whole and sends what changed.
+func TestADamagedMemoIsDropped(t *testing.T) {
+	d := newDamaged(t)
+	d.tick()
+	d.tick() // memos are used from memosSettle after they were written
+	d.kv.Put(context.Background(), "memos:a", []byte("{not json"), 0, "")
+	writeSitemap(d.dirs["a"], 21, "2026-01-01")
+	recs, sent := d.tick()
+	if recs["a"].Status != model.StatusOK || len(sent["a"]) != 1 || sent["a"][0] != "https://a.example/p/20" {
+		t.Errorf("with memos:a damaged: %s %q, sent %v; want the one new page", recs["a"].Status, recs["a"].Errors, sent["a"])
+	}
+	if len(d.warned) != 1 || !strings.Contains(d.warned[0], "memos:a") || !strings.Contains(d.warned[0], "dropped") {
+		t.Errorf("warnings: %q", d.warned)
+	}
+	if _, sent := d.tick(); len(sent["a"]) != 0 || len(d.warned) != 1 {
+		t.Errorf("the run after: sent %v, warnings %q; want the memo written again", sent["a"], d.warned)
+	}
+}
+
+// TestADamagedShardStopsItsSiteOnly: a catalogue shard that does not decode fails its site's runs
+// with the key and the command that deletes it; the other site runs on, and once the shard is
+// deleted the site runs again, sending its URLs again rather than losing any.
+func TestADamagedShardStopsItsSiteOnly(t *testing.T) {
+	d := newDamaged(t)
+	d.tick()
+	keys, _ := d.kv.List(context.Background(), "cat:a:")
+	if len(keys) == 0 {
+		t.Fatal("no shard of site a")
+	}
+	for _, k := range keys {
+		d.kv.Put(context.Background(), k.Name, []byte("\x01damaged"), 0, "")
+	}
+	writeSitemap(d.dirs["b"], 21, "2026-01-01")
+	recs, sent := d.tick()
+	a := strings.Join(recs["a"].Errors, " ")
+	if recs["a"].Status != model.StatusFailed || !strings.Contains(a, "cat:a:") ||
+		!strings.Contains(a, `npx wrangler kv key delete --binding STATE "cat:a:`) || !strings.Contains(a, "none is lost") {
+		t.Errorf("site a with its shards damaged: %s %q", recs["a"].Status, recs["a"].Errors)
+	}
+	if recs["b"].Status != model.StatusOK || len(sent["b"]) != 1 {
+		t.Errorf("site b beside it: %s, sent %v", recs["b"].Status, sent["b"])
+	}
+	for _, k := range keys {
+		d.kv.Delete(context.Background(), k.Name)
+	}
+	if recs, sent := d.tick(); recs["a"].Status != model.StatusOK || len(sent["a"]) != 20 {
+		t.Errorf("once the shards are deleted: %s, sent %d; want the 20 URLs again", recs["a"].Status, len(sent["a"]))
+	}
+}
+
+// TestADamagedHistoryIsDropped: a site's history of runs that does not decode is dropped with a
+// warning, and begins again with the next run.
+func TestADamagedHistoryIsDropped(t *testing.T) {
+	d := newDamaged(t)
+	d.tick()
+	d.kv.Put(context.Background(), "runs:a", []byte("[{"), 0, "")
+	s := kvstate.New(d.kv, kvstate.Options{Warn: func(msg string) { d.warned = append(d.warned, msg) }})
+	if runs, err := s.Runs(context.Background(), "a", 5); err != nil || len(runs) != 0 {
+		t.Errorf("the history of a, damaged: %v, %v", runs, err)
+	}
+	if len(d.warned) != 1 || !strings.Contains(d.warned[0], "runs:a") {
+		t.Errorf("warnings: %q", d.warned)
+	}
+	recs, _ := d.tick()
+	s = kvstate.New(d.kv, kvstate.Options{})
+	if runs, err := s.Runs(context.Background(), "a", 5); err != nil || len(runs) != 1 || runs[0].ID != recs["a"].ID {
+		t.Errorf("the history after the next run: %+v, %v", runs, err)
+	}
+}

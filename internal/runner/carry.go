@@ -1,0 +1,171 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/sitepush/sitepush/internal/channel"
+	"github.com/sitepush/sitepush/internal/model"
+	"github.com/sitepush/sitepush/internal/sitemap"
+)
+
+// stallLimit is how many runs in a row a site's budget may stop before they make any progress,
+// before the site's runs fail: its budget is too small for it ever to get on.
+const stallLimit = 3
+
+// carryOn goes on with a read of the sitemaps that earlier runs left unfinished: it takes the
+// pages of the sitemaps they read whole from their memos — the reader does not ask for those
+// again — looks each up, and, in a run that writes, delivers what is due of them before the read
+// goes on, on each channel that need not wait for a whole read. So a site whose sitemaps take
+// several runs to read delivers as it goes, whatever the rest of the read costs.
+func (r *Runner) carryOn(ctx, budget context.Context, col *collector, chans []channel.Channel, rep *recorder) error {
+	taken := col.memo.carryOn()
+	for _, memo := range taken {
+		if err := col.takeMemo(ctx, memo); err != nil {
+			return err
+		}
+	}
+	if len(taken) == 0 || col.dryRun {
+		return nil
+	}
+	for i, ch := range chans {
+		q := col.due[i]
+		if q.Len() == 0 || col.waitsForWholeRead(i) {
+			continue // kept for the end of the read
+		}
+		col.rec.Channels[ch.Name()].Due -= q.SortByHash()
+		q.Read(nil, false)
+		r.deliver(budget, ch, q, rep)
+		col.due[i] = col.newQueue()
+	}
+	return nil
+}
+
+// takeMemo takes the pages of a sitemap the unfinished read read whole, as its memo holds them,
+// and looks those no earlier sitemap gave up in the state.
+func (c *collector) takeMemo(ctx context.Context, memo model.SitemapMemo) error {
+	pages, err := c.state.SitemapPages(ctx, c.site.ID, memo.Sitemap)
+	if err != nil {
+		return err
+	}
+	f := &c.file
+	f.reset(memo.Sitemap)
+	defer f.reset("")
+	for at := 0; at+model.PageBytes <= len(pages); at += model.PageBytes {
+		f.pages = append(f.pages, filePage{hash: pageHash(pages, at), lastmod: pageLastmod(pages, at)})
+	}
+	c.rec.TotalURLs += len(f.pages)
+	c.rec.Filtered += memo.Filtered
+	_, fresh := c.distinct(f.pages)
+	c.sync(ctx, fresh, nil)
+	return c.syncErr
+}
+
+// waitsForWholeRead reports whether channel ch delivers only once the read of the sitemaps is
+// whole: its first run, when it takes only the newest pages (the feed) or when the backlog
+// setting leaves some out.
+func (c *collector) waitsForWholeRead(ch int) bool {
+	return c.selection[ch].FirstRun || !c.site.BacklogAll() && !c.known[ch]
+}
+
+// newQueue returns an empty queue of the run's due URLs on a channel.
+func (c *collector) newQueue() *channel.Queue {
+	if c.urls != nil {
+		return channel.NewQueue(c.site.ID, c.urls)
+	}
+	return channel.NewQueue(c.site.ID, c.state)
+}
+
+// newestOf returns the newest pages of channel ch, with their URLs: those taken from memos are
+// read from the state.
+func (c *collector) newestOf(ctx context.Context, ch int) ([]channel.Page, error) {
+	pages := c.newest[ch].list()
+	var hashes []int64
+	for _, p := range pages {
+		if p.URL == "" {
+			hashes = append(hashes, p.Hash)
+		}
+	}
+	if len(hashes) == 0 {
+		return pages, nil
+	}
+	var urls channel.URLs = c.state
+	if c.urls != nil {
+		urls = c.urls
+	}
+	found, err := urls.URLs(ctx, c.site.ID, hashes)
+	if err != nil {
+		return nil, err
+	}
+	byHash := make(map[int64]string, len(hashes))
+	for i, h := range hashes {
+		byHash[h] = found[i]
+	}
+	for i := range pages {
+		if pages[i].URL == "" {
+			pages[i].URL = byHash[pages[i].Hash]
+		}
+	}
+	return pages, nil
+}
+
+// progressed reports whether a run got anywhere: a sitemap read whole that the read in progress
+// had not, or a URL delivered.
+func progressed(col *collector, rec *model.Record) bool {
+	if col.memo.readWhole() > 0 {
+		return true
+	}
+	for _, st := range rec.Channels {
+		if st.Submitted > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// stalled says why a site's runs make no progress — its budget ran out before a sitemap was read
+// whole or a URL delivered, stallLimit runs in a row — and what to raise, by how much as far as
+// the run can tell.
+func stalled(budget context.Context, col *collector, res *sitemap.Result, runs int) string {
+	cause := context.Cause(budget)
+	msg := fmt.Sprintf("%v before a sitemap was read whole or a URL delivered, %d runs in a row: the site makes no progress", cause, runs)
+	if !errors.Is(cause, errRunBudget) {
+		return msg + fmt.Sprintf("; this run read %s (indexes included) without getting one sitemap of pages whole: raise that budget, or split the site", fileCount(len(res.Sitemaps)))
+	}
+	budgetLen := col.site.RunBudget.D()
+	for _, sm := range res.Sitemaps {
+		if sm.Err == nil || !errors.Is(sm.Err, budget.Err()) {
+			continue
+		}
+		took, before := time.Since(col.lastDone), col.lastDone.Sub(col.readStart)
+		switch {
+		case sm.Received == 0:
+			return msg + fmt.Sprintf("; %s had sent nothing after %s: check that it answers, or raise runBudget well above %s",
+				sm.URL, took.Round(time.Second), budgetLen)
+		case sm.Length > 0 && sm.Received < sm.Length:
+			need := before + time.Duration(float64(took)*float64(sm.Length)/float64(sm.Received))
+			return msg + fmt.Sprintf("; %s had sent %d of %d bytes after %s: reading it whole takes about %s at that pace, so raise runBudget (%s) to at least %s",
+				sm.URL, sm.Received, sm.Length, took.Round(time.Second), need.Round(time.Second), budgetLen, roundUp(need))
+		default:
+			return msg + fmt.Sprintf("; %s had sent %d bytes after %s and was not finished: raise runBudget (%s) by more than that",
+				sm.URL, sm.Received, took.Round(time.Second), budgetLen)
+		}
+	}
+	return msg + fmt.Sprintf(": raise runBudget (%s)", budgetLen)
+}
+
+// roundUp rounds a duration up to the next whole second, 1s at least.
+func roundUp(d time.Duration) time.Duration {
+	return time.Duration(math.Ceil(max(d.Seconds(), 1))) * time.Second
+}
+
+// fileCount writes n files for a person.
+func fileCount(n int) string {
+	if n == 1 {
+		return "1 file"
+	}
+	return fmt.Sprintf("%d files", n)
+}

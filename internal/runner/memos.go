@@ -1,0 +1,322 @@
+package runner
+
+import (
+	"cmp"
+	"context"
+	"encoding/binary"
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+
+	"github.com/sitepush/sitepush/internal/model"
+	"github.com/sitepush/sitepush/internal/sitemap"
+)
+
+// memos is what a run knows of the site's sitemaps from earlier runs, and what it learns. A memo
+// is settled — its pages were settled on every channel, so a page as it has it is no news — or
+// unfinished: the sitemap was read whole by a read of the site's sitemaps that a run's end cut
+// short, and is not read again until the read reaches its end (docs/runs.md, "A read over several
+// runs"); its pages are looked up.
+type memos struct {
+	state State
+	site  string
+	// query is what the pending deliveries were asked for with, when they were.
+	query *model.PendingQuery
+	// on is set when the run uses and keeps settled memos: a run of the sitemaps, neither forced
+	// nor of the failed URLs only, in which no channel asks for the newest pages (a feed's first
+	// run). keep is set when the run keeps what it reads for the runs after: neither a dry run
+	// nor one of chosen URLs.
+	on, keep bool
+	// scope is the run's: its filter and channels.
+	scope string
+	// settled and unfinished are the memos of the run's scope (an unfinished one needs only its
+	// filter); known holds the settled ones the run uses (on).
+	settled, unfinished, known map[string]model.SitemapMemo
+	// met holds the unfinished memos whose sitemaps the read met: taken, not read again.
+	met    map[string]bool
+	kept   []model.SitemapMemo // of the sitemaps that did not change, with their validators now
+	learnt []model.SitemapMemo // of the sitemaps read; their pages in spill until save
+	// spill holds the pages of the sitemaps read, one after the other, out of memory until the
+	// run is settled (16 MB for a million pages); buf is where a sitemap's are made.
+	spill *os.File
+	end   int64     // of what spill holds
+	spans []spilled // of each learnt memo's pages in spill
+	buf   []byte
+	// pending holds the delivery states that make a URL due whatever its sitemap says (failed,
+	// resubmitAfter passed), by hash, until a page of the read takes them.
+	pending map[int64][]model.Pending
+}
+
+// load reads the memos of the run's scope and, when it uses settled ones, the pending
+// deliveries q asks for.
+func (m *memos) load(ctx context.Context, q model.PendingQuery) error {
+	m.settled, m.unfinished, m.known, m.met = map[string]model.SitemapMemo{}, map[string]model.SitemapMemo{}, map[string]model.SitemapMemo{}, map[string]bool{}
+	if !m.on && !m.keep {
+		return nil
+	}
+	all, err := m.state.SitemapMemos(ctx, m.site)
+	if err != nil {
+		return err
+	}
+	for name, memo := range all {
+		switch {
+		case memo.Unfinished && sameFilter(memo.Scope, m.scope):
+			m.unfinished[name] = memo
+		case !memo.Unfinished && covers(memo.Scope, m.scope):
+			m.settled[name] = memo
+		}
+	}
+	if !m.on || len(m.settled) == 0 {
+		return nil
+	}
+	m.known, m.query = m.settled, &q
+	pending, err := m.state.PendingDeliveries(ctx, m.site, q)
+	if err != nil {
+		return err
+	}
+	m.pending = make(map[int64][]model.Pending, len(pending))
+	for _, p := range pending {
+		m.pending[p.Hash] = append(m.pending[p.Hash], p)
+	}
+	return nil
+}
+
+// Known is the sitemap.Cache of the run's reader: a sitemap of an unfinished read is not asked
+// for again; one of a settled memo is, with its validators.
+func (m *memos) Known(name string) (sitemap.Validators, bool) {
+	if memo, ok := m.unfinished[name]; ok {
+		return validators(memo, true), true
+	}
+	memo, ok := m.known[name]
+	return validators(memo, false), ok
+}
+
+func validators(memo model.SitemapMemo, current bool) sitemap.Validators {
+	return sitemap.Validators{ETag: memo.ETag, LastModified: memo.LastModified, Size: memo.Size, ModTime: memo.ModTime, Hash: memo.Hash, Current: current}
+}
+
+// carryOn returns the unfinished memos, in the order of their names: what the run takes before
+// it reads.
+func (m *memos) carryOn() []model.SitemapMemo {
+	out := slices.Collect(func(yield func(model.SitemapMemo) bool) {
+		for _, memo := range m.unfinished {
+			if !yield(memo) {
+				return
+			}
+		}
+	})
+	slices.SortFunc(out, func(a, b model.SitemapMemo) int { return cmp.Compare(a.Sitemap, b.Sitemap) })
+	return out
+}
+
+// carried reports whether the reader met a sitemap of the unfinished read, not asked for again:
+// its pages were taken before the read.
+func (m *memos) carried(sm sitemap.Sitemap) bool {
+	if _, ok := m.unfinished[sm.URL]; !ok || !sm.NotModified {
+		return false
+	}
+	m.met[sm.URL] = true
+	return true
+}
+
+// unchanged takes a sitemap the reader found unchanged, and returns its memo, with the validators
+// of this read, if it has one.
+func (m *memos) unchanged(sm sitemap.Sitemap) (model.SitemapMemo, bool) {
+	memo, ok := m.known[sm.URL]
+	if !ok || !sm.NotModified {
+		return memo, false
+	}
+	memo.ETag, memo.LastModified, memo.Size, memo.ModTime = sm.Validators.ETag, sm.Validators.LastModified, sm.Validators.Size, sm.Validators.ModTime
+	m.kept = append(m.kept, memo)
+	return memo, true
+}
+
+// pages returns the pages of the settled memo of a sitemap the run uses; nil for none.
+func (m *memos) pages(ctx context.Context, name string) ([]byte, error) {
+	if _, ok := m.known[name]; !ok {
+		return nil, nil
+	}
+	return m.state.SitemapPages(ctx, m.site, name)
+}
+
+// take returns, and forgets, the pending delivery states of a URL.
+func (m *memos) take(hash int64) []model.Pending {
+	p := m.pending[hash]
+	delete(m.pending, hash)
+	return p
+}
+
+// lookedUp forgets the pending states of a URL looked up in the store: its state came with it.
+func (m *memos) lookedUp(hash int64) {
+	delete(m.pending, hash)
+}
+
+// read learns a sitemap read whole: its validators and its pages, sorted by hash, set aside in
+// the spill file (kept in memory when no temporary file can be made).
+func (m *memos) read(sm *sitemap.Sitemap, f *file) {
+	if !m.keep {
+		return
+	}
+	m.buf = slices.Grow(m.buf[:0], len(f.pages)*model.PageBytes)[:len(f.pages)*model.PageBytes]
+	for i, p := range f.pages {
+		binary.LittleEndian.PutUint64(m.buf[i*model.PageBytes:], uint64(p.hash))
+		binary.LittleEndian.PutUint64(m.buf[i*model.PageBytes+8:], uint64(p.lastmod))
+	}
+	v := sm.Validators
+	memo := model.SitemapMemo{Sitemap: sm.URL, ETag: v.ETag, LastModified: v.LastModified, Size: v.Size, ModTime: v.ModTime,
+		Hash: v.Hash, Scope: m.scope, URLs: f.urls, Filtered: f.filtered}
+	at := m.setAside(m.buf)
+	if at < 0 {
+		memo.Pages = append([]byte{}, m.buf...)
+	}
+	m.learnt, m.spans = append(m.learnt, memo), append(m.spans, spilled{at, len(m.buf)})
+}
+
+// readWhole counts the sitemaps the run read whole, or found unchanged: those of the
+// unfinished read it took are not counted.
+func (m *memos) readWhole() int { return len(m.learnt) + len(m.kept) }
+
+// spilled is where a memo's pages are in the spill file: n bytes at at; at is -1 for pages kept in
+// memory.
+type spilled struct {
+	at int64
+	n  int
+}
+
+// setAside writes pages at the end of the spill file, made at the first call, and returns
+// where; -1 when they could not be written.
+func (m *memos) setAside(pages []byte) int64 {
+	if m.spill == nil {
+		f, err := os.CreateTemp("", "sitepush-pages-*")
+		if err != nil {
+			return -1
+		}
+		m.spill = f
+	}
+	if _, err := m.spill.WriteAt(pages, m.end); err != nil {
+		return -1
+	}
+	at := m.end
+	m.end += int64(len(pages))
+	return at
+}
+
+// pagesBack reads the pages of the learnt memos back from the spill file, in the order set aside.
+func (m *memos) pagesBack() error {
+	if m.spill == nil {
+		return nil
+	}
+	for i, sp := range m.spans {
+		if sp.at < 0 {
+			continue
+		}
+		m.learnt[i].Pages = make([]byte, sp.n)
+		if _, err := m.spill.ReadAt(m.learnt[i].Pages, sp.at); err != nil {
+			return fmt.Errorf("reading back the pages set aside in %s: %w", m.spill.Name(), err)
+		}
+	}
+	return nil
+}
+
+// close removes the spill file.
+func (m *memos) close() {
+	if m.spill != nil {
+		m.spill.Close()
+		os.Remove(m.spill.Name())
+	}
+}
+
+// How a run's read of the sitemaps ended, for what it keeps of them (memos.save).
+const (
+	// readOn: the run stopped before its end (its budget, a signal) with sitemaps not read yet
+	// or due URLs not sent: the runs after take what it read and go on from there.
+	readOn = iota
+	// readSettled: every sitemap read whole and every due URL answered.
+	readSettled
+	// readEnded: the read reached its end, but not everything found was settled (a sitemap
+	// failed, a quota held URLs back): the next run reads the sitemaps again.
+	readEnded
+)
+
+// save keeps what the run learnt, as its read ended (readOn, readSettled, readEnded). A read that
+// goes on remembers every sitemap read whole so far as unfinished, the others' settled memos as
+// they were. A settled run remembers the sitemaps it met as settled (a failure is found again
+// through its delivery state), and forgets the others. A read that ended unsettled forgets the
+// unfinished read, and keeps the settled memos as they were: the next run merges against them, so
+// that URLs held back are found again.
+func (m *memos) save(ctx context.Context, ended int) error {
+	if !m.keep {
+		return nil
+	}
+	var out []model.SitemapMemo
+	switch {
+	case ended == readOn:
+		if err := m.pagesBack(); err != nil {
+			return err
+		}
+		read := map[string]bool{}
+		for _, memo := range append(m.learnt, m.kept...) {
+			memo.Unfinished, memo.Scope = true, m.scope
+			out, read[memo.Sitemap] = append(out, memo), true
+		}
+		for _, group := range []map[string]model.SitemapMemo{m.unfinished, m.settled} {
+			for name, memo := range group {
+				if !read[name] {
+					out, read[name] = append(out, memo), true
+				}
+			}
+		}
+	case ended == readSettled && m.on:
+		if err := m.pagesBack(); err != nil {
+			return err
+		}
+		out = append(m.learnt, m.kept...)
+		for name := range m.met {
+			memo := m.unfinished[name]
+			memo.Unfinished, memo.Scope = false, m.scope
+			out = append(out, memo)
+		}
+	case len(m.unfinished) > 0:
+		for _, memo := range m.settled {
+			out = append(out, memo)
+		}
+	default:
+		return nil
+	}
+	if err := m.state.SaveSitemapMemos(ctx, m.site, out); err != nil || ended != readSettled || m.query == nil {
+		return err
+	}
+	return m.state.SettleResubmits(ctx, m.site, *m.query)
+}
+
+// scopeOf names what the pages of a run are settled for: its filter, then its channels.
+func scopeOf(host string, include, exclude, channels []string) string {
+	sorted := slices.Sorted(slices.Values(channels))
+	return fmt.Sprintf("host=%q include=%q exclude=%q channels=%s", host, include, exclude, strings.Join(sorted, ","))
+}
+
+// covers reports whether the pages of a memo of scope have are settled for a run of scope want:
+// the same filter, and every channel of the run among the memo's.
+func covers(have, want string) bool {
+	hf, hc, _ := strings.Cut(have, " channels=")
+	wf, wc, _ := strings.Cut(want, " channels=")
+	if hf != wf {
+		return false
+	}
+	got := strings.Split(hc, ",")
+	for _, ch := range strings.Split(wc, ",") {
+		if ch != "" && !slices.Contains(got, ch) {
+			return false
+		}
+	}
+	return true
+}
+
+// sameFilter reports whether two scopes have the same filter, whatever their channels: the pages
+// an unfinished memo holds are those of the filter, each looked up for every channel of the run.
+func sameFilter(have, want string) bool {
+	hf, _, _ := strings.Cut(have, " channels=")
+	wf, _, _ := strings.Cut(want, " channels=")
+	return hf == wf
+}
