@@ -233,3 +233,29 @@ func TestAStallNeedsThreeInARow(t *testing.T) {
 		}
 	}
 }
+
+// TestAFirstRunAfterAReadOverSeveralRuns checks that what needs every sitemap — a feed's first
+// run, with its newest pages — waits for the run that reaches the end of the read, and gets the
+// newest pages of every sitemap then, those taken from memory with their URLs.
+func TestAFirstRunAfterAReadOverSeveralRuns(t *testing.T) {
+	big := newBigSite(t, 5, 2)
+	r := runner.New(storetest.Open(t))
+	s := newSite(t, "    sitemap: {retries: 0}\n")
+	s.site.Sitemaps = []string{big.srv.URL + "/index.xml"}
+	ch := &selective{sel: channel.Selection{OnlyNew: true, Newest: 3, FirstRun: true}}
+	var rec *model.Record
+	for runs := 1; runs <= 3; runs++ {
+		budget, spend := context.WithCancelCause(context.Background())
+		r.Client = &http.Client{Transport: &countedClient{limit: 4, spend: spend}}
+		ch.due, ch.newest = nil, nil
+		rec = run(t, r, s, runner.Options{Channels: []channel.Channel{ch}, Budget: budget})
+		if runs < 3 && (ch.due != nil || rec.Channels["feed"].Submitted != 0) {
+			t.Fatalf("run %d, before the read reached its end: delivered %v", runs, ch.due)
+		}
+	}
+	// Children 0–4 are dated Jan 1–5: the newest three pages are child 4's two and one of child 3's.
+	if len(ch.newest) != 3 || !strings.HasPrefix(ch.newest[0], "https://a.example/p/4-") || !strings.HasPrefix(ch.newest[2], "https://a.example/p/3-") ||
+		ch.partial || rec.Channels["feed"].Submitted != 3 || rec.Channels["feed"].Skipped != 7 {
+		t.Errorf("the run that ended the read: newest %q (partial %v), %+v", ch.newest, ch.partial, rec.Channels["feed"])
+	}
+}

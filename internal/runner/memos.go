@@ -49,12 +49,8 @@ type memos struct {
 }
 
 // load reads the memos of the run's scope and, when it uses settled ones, the pending
-// deliveries q asks for.
+// deliveries q asks for: what a run of the sitemaps starts from.
 func (m *memos) load(ctx context.Context, q model.PendingQuery) error {
-	m.settled, m.unfinished, m.known, m.met = map[string]model.SitemapMemo{}, map[string]model.SitemapMemo{}, map[string]model.SitemapMemo{}, map[string]bool{}
-	if !m.on && !m.keep {
-		return nil
-	}
 	all, err := m.state.SitemapMemos(ctx, m.site)
 	if err != nil {
 		return err

@@ -191,16 +191,17 @@ func (r *Runner) run(ctx context.Context, site *config.Site, opt Options, rec *m
 			query.Resubmit = append(query.Resubmit, names[i])
 		}
 	}
-	err := col.memo.load(ctx, query)
-	if err == nil {
-		col.fresh, err = r.State.CatalogEmpty(ctx, site.ID)
-	}
+	var err error
+	col.fresh, err = r.State.CatalogEmpty(ctx, site.ID)
 	switch {
 	case err != nil:
 	case opt.URLs != nil:
 		res, err = col.take(ctx, opt.URLs)
 	default:
-		if err = r.carryOn(ctx, budget, col, opt.Channels, rep); err == nil {
+		if err = col.memo.load(ctx, query); err == nil {
+			err = r.carryOn(ctx, budget, col, opt.Channels, rep)
+		}
+		if err == nil {
 			col.readStart = time.Now()
 			col.lastDone = col.readStart
 			res, err = r.reader(ctx, site, col).Read(budget, site.Sitemaps, func(e sitemap.Entry) error { return col.add(ctx, e) })
@@ -378,9 +379,7 @@ func (r *Runner) budget(ctx context.Context, site *config.Site, opt Options) (co
 // col remembers sitemaps, does not read again those that did not change.
 func (r *Runner) reader(ctx context.Context, site *config.Site, col *collector) *sitemap.Reader {
 	opt := ReaderOptions(site, r.Client, r.UserAgent)
-	if col.memo.on {
-		opt.Cache = col.memo
-	}
+	opt.Cache = col.memo
 	opt.Done = func(sm sitemap.Sitemap) { col.done(ctx, sm) }
 	opt.Repeats = true // col.distinct
 	opt.Warn = func(w sitemap.Warning) {

@@ -187,6 +187,48 @@ func TestASubrequestBudget(t *testing.T) {
 	}
 }
 
+// TestAnIndexOverSeveralTicks reads an index of 30 sitemaps under a budget of 12 subrequests a
+// tick: each tick delivers what the last one read, reads the index again and goes on from the
+// sitemaps not read yet, so that every URL goes once, by the tick after the one that reads the
+// last sitemap.
+func TestAnIndexOverSeveralTicks(t *testing.T) {
+	w := newWorld(t)
+	w.vars[SubrequestsVar] = "12"
+	w.vars[ConfigVar] = strings.Replace(w.vars[ConfigVar], `"bing": {"enabled": true`, `"bing": {"enabled": false`, 1)
+	w.vars[ConfigVar] = strings.Replace(w.vars[ConfigVar], `"feed": {"enabled": true`, `"feed": {"enabled": false`, 1)
+	var index strings.Builder
+	index.WriteString("<sitemapindex>")
+	want := map[string]bool{}
+	for c := range 30 {
+		var child strings.Builder
+		child.WriteString("<urlset>")
+		for i := range 10 {
+			u := fmt.Sprintf("%s/p/%d-%d", w.site.URL, c, i)
+			want[u] = true
+			fmt.Fprintf(&child, "<url><loc>%s</loc><lastmod>2026-01-%02d</lastmod></url>", u, 1+c%28)
+		}
+		child.WriteString("</urlset>")
+		w.files[fmt.Sprintf("/child-%d.xml", c)] = child.String()
+		fmt.Fprintf(&index, "<sitemap><loc>%s/child-%d.xml</loc></sitemap>", w.site.URL, c)
+	}
+	index.WriteString("</sitemapindex>")
+	w.files["/sitemap.xml"] = index.String()
+	ticks := 0
+	for ; ticks < 6 && len(w.engine.Accepted()) < len(want); ticks++ {
+		w.tick(t0.Add(time.Duration(ticks) * time.Minute))
+	}
+	got := w.engine.Accepted()
+	seen := map[string]int{}
+	for _, u := range got {
+		seen[u]++
+	}
+	// 31 files at 10 a tick (12 less the IndexNow request and the one that spends the budget)
+	// take 4 ticks to read.
+	if len(seen) != len(want) || len(got) != len(want) || ticks > 5 {
+		t.Errorf("after %d ticks: %d URLs sent, %d distinct; want %d once each within 5 ticks\n%s", ticks, len(got), len(seen), len(want), w.log.String())
+	}
+}
+
 func TestHTTPFace(t *testing.T) {
 	w := newWorld(t)
 	w.publish(pages(8, "2026-01-01")...)
