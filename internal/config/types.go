@@ -32,6 +32,9 @@ type Config struct {
 
 	// Dir is the directory of the configuration file: relative paths in it are resolved against Dir.
 	Dir string `yaml:"-"`
+	// Unread are the ${VAR} left unset in settings the command that loaded the file does not
+	// read (LoadFor); those settings are not given.
+	Unread []Unread `yaml:"-"`
 }
 
 // Webhook is where alerts go.
@@ -97,6 +100,9 @@ type Site struct {
 	compiled compiled
 	// warnings are what Warnings returns.
 	warnings []string
+	// unread holds the settings whose ${VAR} is not set, which the command does not read
+	// (Config.Unread): a key required when its channel is on is not required of them.
+	unread map[string]bool
 }
 
 // Settings are the parts of a site that may also be given once under `defaults`.

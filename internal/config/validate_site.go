@@ -163,18 +163,19 @@ func checkSitemapLimits(s *Sitemap, p *problems) {
 	p.between("sitemap.maxDepth", int64(s.MaxDepth), 1, 10, "")
 }
 
-// checkRequired checks what only a whole site can satisfy, whatever it inherited: the secrets a channel needs once it is
-// enabled, and the key file's host, which must be baseUrl's.
+// checkRequired checks what only a whole site can satisfy, whatever it inherited: the secrets a
+// channel needs once it is enabled (but for one whose ${VAR} is unset and that the command does
+// not read), and the key file's host, which must be baseUrl's.
 func checkRequired(s *Site, p *problems) {
 	in := &s.IndexNow
-	if in.Enabled && in.Key == "" {
+	if in.Enabled && in.Key == "" && !s.unread["indexnow.key"] {
 		p.addf("indexnow.key is required when indexnow.enabled is true")
 	}
 	if in.Enabled && len(in.Endpoints) == 0 {
 		p.addf("indexnow.endpoints needs at least one endpoint when indexnow.enabled is true, like [https://api.indexnow.org/indexnow]")
 	}
 	checkKeyLocation(in.KeyLocation, s.BaseURL, p)
-	if s.Bing.Enabled && s.Bing.APIKey == "" {
+	if s.Bing.Enabled && s.Bing.APIKey == "" && !s.unread["bing.apiKey"] {
 		p.addf("bing.apiKey is required when bing.enabled is true")
 	}
 }

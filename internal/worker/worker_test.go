@@ -236,6 +236,8 @@ func TestABadConfiguration(t *testing.T) {
 		{"missing", "", "SITEPUSH_CONFIG is not set"},
 		{"state", `{"state": "sqlite:x.db", "sites": []}`, "state: is not used by the Worker"},
 		{"metrics", `{"metricsToken": "x", "sites": []}`, "metricsToken: is not used by the Worker (the Worker has no /metrics)"},
+		{"an unset token", `{"adminToken": "${SITEPUSH_UNSET_TOKEN}", "sites": []}`,
+			"line 1: environment variable SITEPUSH_UNSET_TOKEN is not set"},
 		{"a file", `{"sites": [{"id": "a", "baseUrl": "https://a.example", "sitemaps": ["sitemap.xml"], "indexnow": {"enabled": true, "key": "abcdefgh"}}]}`,
 			`site "a": sitemaps[0] "sitemap.xml" must be an http(s) URL`},
 		{"a rule", `{"sites": [{"id": "a", "sitemaps": ["https://a.example/s.xml"], "bing": {"enabled": true}}]}`,
