@@ -433,7 +433,7 @@ func (s *initSite) report(e *env, path, keyFile string) {
 	if keyFile != "" {
 		fmt.Fprintf(w, "wrote the IndexNow key file %s\n", keyFile)
 	}
-	fmt.Fprintf(w, "wrote %s: site %s, IndexNow on\n\nNext:\n", path, s.id)
+	fmt.Fprintf(w, "wrote %s: site %s, IndexNow on (its first run sends the pages changed in the last week: backlog 168h)\n\nNext:\n", path, s.id)
 	keyURL := s.base + "/" + s.key + ".txt"
 	if keyFile != "" {
 		fmt.Fprintf(w, "  1. publish the site so that %s serves the key file %s\n", keyURL, keyFile)

@@ -170,7 +170,8 @@ func TestInitSendsTheLastWeek(t *testing.T) {
 	}
 	w.files["/sitemap.xml"] = b.String() + "</urlset>"
 	cfgPath := w.path("sitepush.yaml")
-	if code, out, errOut := run(t, "init", site+"/sitemap.xml", "--config", cfgPath); code != exitOK {
+	if code, out, errOut := run(t, "init", site+"/sitemap.xml", "--config", cfgPath); code != exitOK ||
+		!strings.Contains(out, "IndexNow on (its first run sends the pages changed in the last week: backlog 168h)") {
 		t.Fatalf("init: exit %d\n%s%s", code, out, errOut)
 	}
 	cfg, err := config.Load(cfgPath, os.LookupEnv)
