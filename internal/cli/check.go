@@ -92,13 +92,16 @@ func runCheck(e *env, cmd command, args []string) error {
 		return err
 	}
 	c := &checker{e: e, json: *f.json, client: httpClient(), report: checkReport{Config: *f.config}}
-	cfg, err := loadConfig(*f.config)
+	cfg, err := loadConfig(*f.config, config.Needs{})
 	if err != nil {
 		c.fail("configuration", "configuration %s: %v", *f.config, err)
 		return c.finish(err)
 	}
 	c.cfg = cfg
 	c.pass("configuration", "configuration %s: valid, %s", *f.config, plural(len(cfg.Sites), "site"))
+	for _, u := range cfg.Unread {
+		c.warn("configuration", "%v", u)
+	}
 	c.state()
 	if c.st != nil {
 		defer c.st.Close()

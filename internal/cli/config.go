@@ -21,10 +21,11 @@ func configFlag(fs *flag.FlagSet) *string {
 	return fs.String("config", def, "the configuration `FILE` ($SITEPUSH_CONFIG, else ./sitepush.yaml)")
 }
 
-// loadConfig loads the configuration; any problem is a usage error (exit 2: nothing was done). A
-// site with no channel on is one: a run of it would send nothing and say it did well.
-func loadConfig(path string) (*config.Config, error) {
-	cfg, err := config.Load(path, os.LookupEnv)
+// loadConfig loads the configuration for a command that reads what needs says (a ${VAR} unset in
+// a setting it does not read is no error); any problem is a usage error (exit 2: nothing was
+// done). A site with no channel on is one: a run of it would send nothing and say it did well.
+func loadConfig(path string, needs config.Needs) (*config.Config, error) {
+	cfg, err := config.LoadFor(path, os.LookupEnv, needs)
 	if err == nil {
 		if err = cfg.NothingOn(); err != nil {
 			err = fmt.Errorf("%s: %w", path, err)

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 
 	"github.com/sitepush/sitepush/internal/channel/feed"
+	"github.com/sitepush/sitepush/internal/config"
 	"github.com/sitepush/sitepush/internal/store"
 )
 
@@ -22,7 +23,7 @@ func runFeed(e *env, cmd command, args []string) error {
 	if *id == "" {
 		return usageError("sitepush feed needs --site ID")
 	}
-	cfg, err := loadConfig(*path)
+	cfg, err := loadConfig(*path, config.Needs{Channel: "feed"})
 	if err != nil {
 		return err
 	}

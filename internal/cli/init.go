@@ -345,15 +345,16 @@ sites:
 	for _, sm := range s.sitemaps {
 		fmt.Fprintf(&b, "      - %s\n", sm)
 	}
-	fmt.Fprintf(&b, `    # backlog: none   # first run: submit nothing, only later changes
-    # schedule: "0 */6 * * *"   # when sitepush serve runs the site: cron, UTC (default: daily at midnight)
+	fmt.Fprintf(&b, `    # schedule: "0 */6 * * *"   # when sitepush serve runs the site: cron, UTC (default: daily at midnight)
     indexnow:
       enabled: true
       key: %[1]s   # public by design: the site serves it at keyLocation
       keyLocation: %[2]s/%[1]s.txt
+      backlog: 168h   # first run: only the pages changed in the last week, as the IndexNow FAQ asks (all: every page)
     # bing:   # the Bing Webmaster API: a key from https://www.bing.com/webmasters (Settings, API access)
     #   enabled: true
     #   apiKey: ${BING_API_KEY}   # read from the environment, kept out of this file
+    #   backlog: all   # first run: every page; Bing's daily quota paces them, newest first
     # feed:   # an RSS feed of the new pages, at /feeds/%[3]s.xml of sitepush serve
     #   enabled: true
     #   out: feed.xml   # also written here after each run that changes it
@@ -432,7 +433,7 @@ func (s *initSite) report(e *env, path, keyFile string) {
 	if keyFile != "" {
 		fmt.Fprintf(w, "wrote the IndexNow key file %s\n", keyFile)
 	}
-	fmt.Fprintf(w, "wrote %s: site %s, IndexNow on\n\nNext:\n", path, s.id)
+	fmt.Fprintf(w, "wrote %s: site %s, IndexNow on (its first run sends the pages changed in the last week: backlog 168h)\n\nNext:\n", path, s.id)
 	keyURL := s.base + "/" + s.key + ".txt"
 	if keyFile != "" {
 		fmt.Fprintf(w, "  1. publish the site so that %s serves the key file %s\n", keyURL, keyFile)

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/sitepush/sitepush/internal/config"
 	"github.com/sitepush/sitepush/internal/model"
@@ -135,7 +136,8 @@ func TestInitFromRobots(t *testing.T) {
 		t.Errorf("the configuration: state %s, site %+v", cfg.State, s)
 	}
 	text := readFile(t, cfgPath)
-	for _, want := range []string{"# backlog: none   # first run: submit nothing, only later changes", "#   apiKey: ${BING_API_KEY}", "# feed:", "# schedule:"} {
+	for _, want := range []string{"      backlog: 168h   # first run: only the pages changed in the last week", "#   apiKey: ${BING_API_KEY}",
+		"#   backlog: all   # first run: every page; Bing's daily quota paces them", "# feed:", "# schedule:"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("the configuration lacks %q:\n%s", want, text)
 		}
@@ -144,8 +146,49 @@ func TestInitFromRobots(t *testing.T) {
 	w.files["/"+key+".txt"] = key
 	code, out, errOut = run(t, "run", "--config", cfgPath, "--dry-run", "--json")
 	var rec model.Record
-	if err := json.Unmarshal([]byte(out), &rec); err != nil || code != exitOK || rec.Channels["indexnow"] == nil || rec.Channels["indexnow"].Due != 20 {
+	// The pages changed in January 2026, more than a week ago: the first run sends none of them.
+	if err := json.Unmarshal([]byte(out), &rec); err != nil || code != exitOK || rec.Channels["indexnow"] == nil ||
+		rec.Channels["indexnow"].Due != 0 || rec.Channels["indexnow"].Skipped != 20 {
 		t.Errorf("run --dry-run --json on the configuration init wrote: exit %d, %v\n%s%s", code, err, out, errOut)
+	}
+}
+
+// TestInitSendsTheLastWeek: the configuration init writes follows the IndexNow FAQ — IndexNow's
+// first run sends only the pages changed in the last week — and leaves Bing's backlog at all.
+func TestInitSendsTheLastWeek(t *testing.T) {
+	w := newInitWorld(t)
+	site := w.srv.URL
+	now := time.Now().UTC()
+	var b strings.Builder
+	b.WriteString(`<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">`)
+	for i := range 10 {
+		age := 24 * time.Hour * time.Duration(1+i%3) // the first 4 of 10: 1 to 3 days old
+		if i >= 4 {
+			age = 24 * time.Hour * time.Duration(30+i)
+		}
+		fmt.Fprintf(&b, "<url><loc>%s/p-%d</loc><lastmod>%s</lastmod></url>", site, i, now.Add(-age).Format(time.RFC3339))
+	}
+	w.files["/sitemap.xml"] = b.String() + "</urlset>"
+	cfgPath := w.path("sitepush.yaml")
+	if code, out, errOut := run(t, "init", site+"/sitemap.xml", "--config", cfgPath); code != exitOK ||
+		!strings.Contains(out, "IndexNow on (its first run sends the pages changed in the last week: backlog 168h)") {
+		t.Fatalf("init: exit %d\n%s%s", code, out, errOut)
+	}
+	cfg, err := config.Load(cfgPath, os.LookupEnv)
+	if err != nil {
+		t.Fatalf("the configuration init wrote does not load: %v", err)
+	}
+	s := &cfg.Sites[0]
+	if s.IndexNow.Backlog != "168h" || s.BacklogOf("indexnow") != "168h" || !s.BacklogAll("bing") || s.Backlog != config.BacklogAll {
+		t.Errorf("backlog %q, indexnow %q, bing all %v; want indexnow 168h and the rest all\n%s",
+			s.Backlog, s.BacklogOf("indexnow"), s.BacklogAll("bing"), readFile(t, cfgPath))
+	}
+	w.files["/"+s.IndexNow.Key+".txt"] = s.IndexNow.Key
+	code, out, errOut := run(t, "run", "--config", cfgPath, "--dry-run", "--json")
+	var rec model.Record
+	if err := json.Unmarshal([]byte(out), &rec); err != nil || code != exitOK || rec.Channels["indexnow"] == nil ||
+		rec.Channels["indexnow"].Due != 4 || rec.Channels["indexnow"].Skipped != 6 {
+		t.Errorf("run --dry-run --json: exit %d, %v; want 4 due and 6 skipped\n%s%s", code, err, out, errOut)
 	}
 }
 

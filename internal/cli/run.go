@@ -53,7 +53,7 @@ func runRun(e *env, cmd command, args []string) error {
 	if err := checkViewFlags(f); err != nil {
 		return err
 	}
-	cfg, err := loadConfig(*f.config)
+	cfg, err := loadConfig(*f.config, config.Needs{Channel: *f.channel})
 	if err != nil {
 		return err
 	}

@@ -45,7 +45,7 @@ func runServe(e *env, cmd command, args []string) error {
 	if _, err := parseArgs(e, cmd, fs, args, 0, 0); err != nil {
 		return err
 	}
-	cfg, err := loadConfig(*path)
+	cfg, err := loadConfig(*path, config.Everything)
 	if err != nil {
 		return err
 	}

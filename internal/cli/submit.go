@@ -40,7 +40,7 @@ func runSubmit(e *env, cmd command, args []string) error {
 	if err != nil {
 		return err
 	}
-	cfg, err := loadConfig(*f.config)
+	cfg, err := loadConfig(*f.config, config.Needs{Channel: *f.channel})
 	if err != nil {
 		return err
 	}

@@ -16,8 +16,9 @@ const (
 // IndexNow FAQ asks), or those whose lastmod is within a duration ("720h").
 type Backlog string
 
-// parse returns the duration of a backlog written as one; all is -1, none 0.
-func (b Backlog) parse() (time.Duration, error) {
+// parse returns the duration of a backlog written as one; all is -1, none 0. field names the
+// setting in the message.
+func (b Backlog) parse(field string) (time.Duration, error) {
 	switch b {
 	case "", BacklogAll:
 		return -1, nil
@@ -26,17 +27,79 @@ func (b Backlog) parse() (time.Duration, error) {
 	}
 	d, err := time.ParseDuration(string(b))
 	if err != nil || d <= 0 {
-		return 0, fmt.Errorf("backlog must be all, none or a duration like 720h (the lastmods a first run sends), got %q", string(b))
+		return 0, fmt.Errorf("%s must be all, none or a duration like 720h (the lastmods a first run sends), got %q", field, string(b))
 	}
 	return d, nil
 }
 
-// FirstRunSends reports whether a channel's first run for the site sends a URL with this lastmod
-// (zero when the sitemap gives none), at now: by the site's backlog setting.
-func (s *Site) FirstRunSends(lastmod, now time.Time) bool {
-	d := s.compiled.backlog
+// backlogChannels are the channels the backlog setting applies to: the feed's first run is its
+// own (feed.baselineItems).
+var backlogChannels = []string{"indexnow", "bing"}
+
+// channelBacklog returns the channel's own backlog setting, "" when it has none (and for the feed).
+func (s *Settings) channelBacklog(channel string) Backlog {
+	switch channel {
+	case "indexnow":
+		return s.IndexNow.Backlog
+	case "bing":
+		return s.Bing.Backlog
+	}
+	return ""
+}
+
+// checkBacklogs parses the backlog settings: the site's, and each channel's, which is the
+// site's when not given. It returns each channel's, by name.
+func checkBacklogs(s *Settings, p *problems) map[string]time.Duration {
+	site, err := s.Backlog.parse("backlog")
+	if err != nil {
+		p.fieldf("backlog", "%v", err)
+	}
+	out := map[string]time.Duration{}
+	for _, ch := range backlogChannels {
+		out[ch] = site
+		if own := s.channelBacklog(ch); own != "" {
+			field := ch + ".backlog"
+			if out[ch], err = own.parse(field); err != nil {
+				p.fieldf(field, "%v", err)
+			}
+		}
+	}
+	return out
+}
+
+// layerBacklog makes a site's own backlog set both channels, as it always did: a channel's
+// backlog inherited from the defaults gives way to the site's backlog, unless the site gives
+// that channel's too. own holds the keys the site wrote itself (nil: every value is its own).
+func (s *Site) layerBacklog(own keySet) {
+	if !own.has("backlog") {
+		return
+	}
+	if !own.has("indexnow.backlog") {
+		s.IndexNow.Backlog = ""
+	}
+	if !own.has("bing.backlog") {
+		s.Bing.Backlog = ""
+	}
+}
+
+// BacklogOf returns the backlog setting of channel's first run for the site, for messages: the
+// channel's own, else the site's; all for the feed, whose first run is its own.
+func (s *Site) BacklogOf(channel string) Backlog {
+	switch b := s.channelBacklog(channel); {
+	case s.BacklogAll(channel):
+		return BacklogAll
+	case b != "":
+		return b
+	}
+	return s.Backlog
+}
+
+// FirstRunSends reports whether channel's first run for the site sends a URL with this lastmod
+// (zero when the sitemap gives none), at now: by the channel's backlog setting.
+func (s *Site) FirstRunSends(channel string, lastmod, now time.Time) bool {
+	d, ok := s.compiled.backlog[channel]
 	switch {
-	case d < 0:
+	case !ok || d < 0:
 		return true
 	case d == 0 || lastmod.IsZero():
 		return false
@@ -44,5 +107,9 @@ func (s *Site) FirstRunSends(lastmod, now time.Time) bool {
 	return !lastmod.Before(now.Add(-d))
 }
 
-// BacklogAll reports whether a first run sends every URL: the setting is all.
-func (s *Site) BacklogAll() bool { return s.compiled.backlog < 0 }
+// BacklogAll reports whether channel's first run for the site sends every URL: its setting is
+// all, as the feed's always is.
+func (s *Site) BacklogAll(channel string) bool {
+	d, ok := s.compiled.backlog[channel]
+	return !ok || d < 0
+}

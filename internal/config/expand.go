@@ -20,31 +20,158 @@ func isVarName(name string) bool {
 	return name != ""
 }
 
-// expandTree replaces ${VAR} in every scalar value of the tree, in place. It works on values after
-// parsing, not on the text, so that a secret containing YAML syntax stays one string, comments are
-// never expanded, keys are left alone and line numbers stay exact. Every problem is reported.
-func expandTree(root *yaml.Node, lookupEnv func(string) (string, bool)) error {
-	var errs []error
-	var walk func(n *yaml.Node)
-	walk = func(n *yaml.Node) {
-		switch n.Kind {
-		case yaml.ScalarNode:
-			if err := expandScalar(n, lookupEnv); err != nil {
-				errs = append(errs, err)
+// unsetError is a ${NAME} whose variable is not set.
+type unsetError struct {
+	line int
+	name string
+}
+
+func (e *unsetError) Error() string {
+	return fmt.Sprintf("line %d: environment variable %s is not set; export it or remove ${%s}", e.line, e.name, e.name)
+}
+
+// expander replaces ${VAR} in every scalar value of a flattened tree, in place. It works on
+// values after parsing, not on the text, so that a secret containing YAML syntax stays one
+// string, comments are never expanded, keys are left alone and line numbers stay exact; and after
+// flattening, so that each place an alias is used is a value of its own, read or not by the
+// command. Every problem is reported, once.
+type expander struct {
+	lookupEnv func(string) (string, bool)
+	needs     Needs
+	errs      []error
+	said      map[string]bool
+	unread    []Unread
+}
+
+// expandTree expands the tree for a command that reads what needs says, and returns the ${VAR}
+// left unset in the settings it does not read: those settings are made empty (not given).
+func expandTree(root *yaml.Node, lookupEnv func(string) (string, bool), needs Needs) ([]Unread, error) {
+	x := &expander{lookupEnv: lookupEnv, needs: needs, said: map[string]bool{}}
+	if root.Kind != yaml.MappingNode {
+		x.walk(root)
+		return nil, x.err()
+	}
+	for i := 1; i < len(root.Content); i += 2 {
+		key, v := root.Content[i-1].Value, root.Content[i]
+		switch {
+		case (key == "adminToken" || key == "metricsToken") && !needs.Tokens:
+			root.Content[i] = x.optional(v, Unread{Setting: key, NeededBy: tokenReaders(key), site: -1})
+		case key == "defaults":
+			x.scope(v, "defaults", -1)
+		case key == "sites" && v.Kind == yaml.SequenceNode:
+			for j, s := range v.Content {
+				x.scope(s, siteLabel(idOf(s), j), j)
 			}
-		case yaml.MappingNode:
-			for i := 1; i < len(n.Content); i += 2 {
-				walk(n.Content[i])
-			}
-		case yaml.SequenceNode:
-			for _, c := range n.Content {
-				walk(c)
-			}
+		default:
+			x.walk(v)
 		}
 	}
-	walk(root)
-	return errors.Join(errs...)
+	return x.unread, x.err()
 }
+
+// tokenReaders says what reads adminToken or metricsToken: the Worker has no /metrics.
+func tokenReaders(key string) string {
+	if key == "metricsToken" {
+		return "sitepush serve needs it (run, check, submit and feed do not)"
+	}
+	return "sitepush serve and the Cloudflare Worker need it (run, check, submit and feed do not)"
+}
+
+// idOf returns the id a site's mapping gives, or "".
+func idOf(site *yaml.Node) string {
+	if v := lookup(site, "id"); v != nil && v.Kind == yaml.ScalarNode {
+		return v.Value
+	}
+	return ""
+}
+
+// scope expands the defaults or a site (site is its index, -1 for the defaults): the settings of
+// a channel the command leaves out are optional.
+func (x *expander) scope(m *yaml.Node, label string, site int) {
+	if m.Kind != yaml.MappingNode {
+		x.walk(m)
+		return
+	}
+	for i := 1; i < len(m.Content); i += 2 {
+		ch, block := m.Content[i-1].Value, m.Content[i]
+		if block.Kind != yaml.MappingNode || !isChannel(ch) || x.needs.reads(ch) {
+			x.walk(block)
+			continue
+		}
+		for j := 1; j < len(block.Content); j += 2 {
+			setting := ch + "." + block.Content[j-1].Value
+			block.Content[j] = x.optional(block.Content[j], Unread{Scope: label, Setting: setting, NeededBy: channelReaders(ch), site: site})
+		}
+	}
+}
+
+// channelReaders says what reads the settings of channel ch.
+func channelReaders(ch string) string {
+	return fmt.Sprintf("what delivers through %s needs it (run and submit with --channel of another channel do not)", ch)
+}
+
+// isChannel reports whether name is one of Channels.
+func isChannel(name string) bool {
+	for _, c := range Channels {
+		if c == name {
+			return true
+		}
+	}
+	return false
+}
+
+// optional expands a setting the command does not read. When a variable in it is not set, the
+// setting becomes not given (an empty value, which keeps the inherited one) and each such
+// variable is recorded as u; any other problem of a reference is an error, as anywhere.
+func (x *expander) optional(n *yaml.Node, u Unread) *yaml.Node {
+	inner := &expander{lookupEnv: x.lookupEnv, said: map[string]bool{}}
+	inner.walk(n)
+	var unset []*unsetError
+	for _, err := range inner.errs {
+		var ue *unsetError
+		if errors.As(err, &ue) {
+			unset = append(unset, ue)
+		} else {
+			x.add(err)
+		}
+	}
+	if len(unset) == 0 {
+		return n
+	}
+	for _, ue := range unset {
+		u.Var, u.Line = ue.name, ue.line
+		x.unread = append(x.unread, u)
+	}
+	return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!null", Line: n.Line, Column: n.Column}
+}
+
+// walk expands every scalar value under n.
+func (x *expander) walk(n *yaml.Node) {
+	switch n.Kind {
+	case yaml.ScalarNode:
+		if err := expandScalar(n, x.lookupEnv); err != nil {
+			x.add(err)
+		}
+	case yaml.MappingNode:
+		for i := 1; i < len(n.Content); i += 2 {
+			x.walk(n.Content[i])
+		}
+	case yaml.SequenceNode:
+		for _, c := range n.Content {
+			x.walk(c)
+		}
+	}
+}
+
+// add records a problem once: a value an alias repeats is expanded at each place it is used.
+func (x *expander) add(err error) {
+	if !x.said[err.Error()] {
+		x.said[err.Error()] = true
+		x.errs = append(x.errs, err)
+	}
+}
+
+func (x *expander) err() error { return errors.Join(x.errs...) }
 
 // expandScalar expands one value. A plain (unquoted) scalar loses its resolved tag so that YAML
 // resolves the expanded text again: `dailyQuota: ${QUOTA}` is a number. An empty result is an
@@ -54,6 +181,10 @@ func expandScalar(n *yaml.Node, lookupEnv func(string) (string, bool)) error {
 		return nil
 	}
 	v, err := expandString(n.Value, lookupEnv)
+	if ue, ok := err.(*unsetError); ok {
+		ue.line = n.Line
+		return ue
+	}
 	if err != nil {
 		return fmt.Errorf("line %d: %w", n.Line, err)
 	}
@@ -113,7 +244,7 @@ func expandRef(s string, lookupEnv func(string) (string, bool)) (value, rest str
 	}
 	v, ok := lookupEnv(name)
 	if !ok {
-		return "", "", fmt.Errorf("environment variable %s is not set; export it or remove ${%s}", name, name)
+		return "", "", &unsetError{name: name}
 	}
 	return v, s[end+1:], nil
 }

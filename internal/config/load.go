@@ -13,10 +13,16 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
-// Load reads and parses the configuration file at path. Config.Dir is the file's absolute
-// directory, so relative paths in the file mean the same whichever directory cron starts sitepush
-// from. Every error starts with the file's name as given.
+// Load reads and parses the configuration file at path for what reads every setting (serve).
+// Config.Dir is the file's absolute directory, so relative paths in the file mean the same
+// whichever directory cron starts sitepush from. Every error starts with the file's name as given.
 func Load(path string, lookupEnv func(string) (string, bool)) (*Config, error) {
+	return LoadFor(path, lookupEnv, Everything)
+}
+
+// LoadFor is Load for a command that reads what needs says: a ${VAR} left unset in a setting it
+// does not read is no error, and is listed in Config.Unread.
+func LoadFor(path string, lookupEnv func(string) (string, bool), needs Needs) (*Config, error) {
 	data, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("%s: no such file; create it, or point at another with --config FILE or $SITEPUSH_CONFIG: %w",
@@ -29,19 +35,25 @@ func Load(path string, lookupEnv func(string) (string, bool)) (*Config, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	c, err := Parse(data, dir, lookupEnv)
+	c, err := ParseFor(data, dir, lookupEnv, needs)
 	if err != nil {
 		return nil, prefixEach(path, err)
 	}
 	return c, nil
 }
 
-// Parse parses a configuration: ${VAR} expansion from lookupEnv, strict keys, defaults inherited by
-// every site, derived values, relative paths resolved against dir, and validation. It reports every
-// problem it finds at a stage, in file order, before giving up; the returned errors are joined.
-// A nil lookupEnv means no variable is set. Empty values are dropped after the key check, so that
-// a mistyped or misplaced key is reported even when its value is empty.
+// Parse parses a configuration for what reads every setting: ${VAR} expansion from lookupEnv,
+// strict keys, defaults inherited by every site, derived values, relative paths resolved against
+// dir, and validation. It reports every problem it finds at a stage, in file order, before giving
+// up; the returned errors are joined. A nil lookupEnv means no variable is set. Empty values are
+// dropped after the key check, so that a mistyped or misplaced key is reported even when its
+// value is empty.
 func Parse(data []byte, dir string, lookupEnv func(string) (string, bool)) (*Config, error) {
+	return ParseFor(data, dir, lookupEnv, Everything)
+}
+
+// ParseFor is Parse for a command that reads what needs says (LoadFor).
+func ParseFor(data []byte, dir string, lookupEnv func(string) (string, bool), needs Needs) (*Config, error) {
 	if lookupEnv == nil {
 		lookupEnv = func(string) (string, bool) { return "", false }
 	}
@@ -49,10 +61,11 @@ func Parse(data []byte, dir string, lookupEnv func(string) (string, bool)) (*Con
 	if err != nil {
 		return nil, err
 	}
-	if err := expandTree(root, lookupEnv); err != nil {
+	if root, err = flatten(root); err != nil {
 		return nil, err
 	}
-	if root, err = flatten(root); err != nil {
+	unread, err := expandTree(root, lookupEnv, needs)
+	if err != nil {
 		return nil, err
 	}
 	if err := checkTree(root); err != nil {
@@ -63,7 +76,7 @@ func Parse(data []byte, dir string, lookupEnv func(string) (string, bool)) (*Con
 	if err != nil {
 		return nil, err
 	}
-	c.Dir = dir
+	c.Dir, c.Unread = dir, unread
 	c.resolvePaths()
 	if err := c.validate(root); err != nil {
 		return nil, err

@@ -50,6 +50,7 @@ func (c *Config) ParseSite(data []byte) (*Site, error) {
 	}
 	s.Feed.Out = resolvePath(c.Dir, s.Feed.Out)
 	own := keysOf(root)
+	s.unread = c.unreadOf(-1, own)
 	if !own.has("feed.url") && s.Feed.URL == "" {
 		// sitepush serve serves the feed of a site of the API: its self link is there.
 		s.Feed.URL = c.ServedFeedURL(s.ID)

@@ -149,6 +149,10 @@ func unknownKey(k *yaml.Node, p place, fields []field) error {
 			return atLine(k, "defaults: %s belongs to each site and cannot be given in defaults", k.Value)
 		}
 	}
+	if p.path == "feed" && k.Value == "backlog" {
+		return atLine(k, "%sfeed.backlog is not a setting: the feed's first run is its own, and lists the newest "+
+			"feed.baselineItems pages; remove backlog here (backlog applies to indexnow and bing)", p.prefix())
+	}
 	names := make([]string, len(fields))
 	for i, f := range fields {
 		names[i] = f.name

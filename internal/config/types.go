@@ -32,6 +32,9 @@ type Config struct {
 
 	// Dir is the directory of the configuration file: relative paths in it are resolved against Dir.
 	Dir string `yaml:"-"`
+	// Unread are the ${VAR} left unset in settings the command that loaded the file does not
+	// read (LoadFor); those settings are not given.
+	Unread []Unread `yaml:"-"`
 }
 
 // Webhook is where alerts go.
@@ -97,6 +100,9 @@ type Site struct {
 	compiled compiled
 	// warnings are what Warnings returns.
 	warnings []string
+	// unread holds the settings whose ${VAR} is not set, which the command does not read
+	// (Config.Unread): a key required when its channel is on is not required of them.
+	unread map[string]bool
 }
 
 // Settings are the parts of a site that may also be given once under `defaults`.
@@ -108,7 +114,8 @@ type Settings struct {
 	// ResubmitAfter makes an unchanged URL due again after this long; 0 means never.
 	ResubmitAfter Duration `yaml:"resubmitAfter" json:"resubmitAfter"`
 	// Backlog is what IndexNow and Bing send of the URLs already there when they first run for
-	// the site: all, none, or those whose lastmod is within a duration.
+	// the site: all, none, or those whose lastmod is within a duration. indexnow.backlog and
+	// bing.backlog, when given, set it for their channel.
 	Backlog Backlog `yaml:"backlog" json:"backlog"`
 	// Include lists URL path globs ("/blog/**") a URL must match to be submitted; empty means every path.
 	Include []string `yaml:"include" json:"include,omitempty"`
@@ -162,6 +169,8 @@ type IndexNow struct {
 	Backoff []Duration `yaml:"backoff" json:"backoff"`
 	// ThrottleWait is the wait after HTTP 429 when the response gives no Retry-After.
 	ThrottleWait Duration `yaml:"throttleWait" json:"throttleWait"`
+	// Backlog is the site's backlog setting for IndexNow alone; empty, it is the site's.
+	Backlog Backlog `yaml:"backlog" json:"backlog,omitempty"`
 }
 
 // Bing configures the Bing Webmaster API channel.
@@ -178,6 +187,8 @@ type Bing struct {
 	Endpoint string `yaml:"endpoint" json:"endpoint"`
 	// BatchSize is the number of URLs per SubmitUrlbatch request (Bing accepts up to 500).
 	BatchSize int `yaml:"batchSize" json:"batchSize"`
+	// Backlog is the site's backlog setting for Bing alone; empty, it is the site's.
+	Backlog Backlog `yaml:"backlog" json:"backlog,omitempty"`
 }
 
 // Feed configures the RSS feed of the site's new pages.

@@ -100,7 +100,9 @@ func (c *Config) validate(root *yaml.Node) error {
 	nodes := siteNodes(root)
 	for i := range c.Sites {
 		s := &c.Sites[i]
-		p := s.prepare(keysOf(nodes[i]))
+		own := keysOf(nodes[i])
+		s.unread = c.unreadOf(i, own)
+		p := s.prepare(own)
 		c.checkTaken(i, nodes, &p)
 		errs = append(errs, labelled(siteLabel(s.ID, i), p)...)
 	}

@@ -27,8 +27,9 @@ func validID(id string) bool {
 type compiled struct {
 	schedule         cron.Schedule
 	include, exclude []*regexp.Regexp
-	// backlog is the backlog setting's duration: -1 for all, 0 for none.
-	backlog time.Duration
+	// backlog is the backlog setting's duration for each channel it applies to: -1 for all, 0
+	// for none.
+	backlog map[string]time.Duration
 }
 
 // Cron returns the site's schedule, parsed in UTC, for the scheduler. It is nil before Validate
@@ -39,6 +40,7 @@ func (s *Site) Cron() cron.Schedule { return s.compiled.schedule }
 // site wrote itself (nil: every value is its own).
 func (s *Site) prepare(own keySet) problems {
 	s.derive()
+	s.layerBacklog(own)
 	p := problems{own: own}
 	checkID(s.ID, &p)
 	checkSitemaps(s.Sitemaps, &p)
@@ -107,10 +109,7 @@ func checkSettings(s *Settings, p *problems) compiled {
 	if s.ResubmitAfter < 0 {
 		p.fieldf("resubmitAfter", "resubmitAfter must be 0 (never) or more, got %s", s.ResubmitAfter)
 	}
-	var err error
-	if c.backlog, err = s.Backlog.parse(); err != nil {
-		p.fieldf("backlog", "%v", err)
-	}
+	c.backlog = checkBacklogs(s, p)
 	c.include = checkGlobs("include", s.Include, p)
 	c.exclude = checkGlobs("exclude", s.Exclude, p)
 	checkSitemapLimits(&s.Sitemap, p)
@@ -163,18 +162,19 @@ func checkSitemapLimits(s *Sitemap, p *problems) {
 	p.between("sitemap.maxDepth", int64(s.MaxDepth), 1, 10, "")
 }
 
-// checkRequired checks what only a whole site can satisfy, whatever it inherited: the secrets a channel needs once it is
-// enabled, and the key file's host, which must be baseUrl's.
+// checkRequired checks what only a whole site can satisfy, whatever it inherited: the secrets a
+// channel needs once it is enabled (but for one whose ${VAR} is unset and that the command does
+// not read), and the key file's host, which must be baseUrl's.
 func checkRequired(s *Site, p *problems) {
 	in := &s.IndexNow
-	if in.Enabled && in.Key == "" {
+	if in.Enabled && in.Key == "" && !s.unread["indexnow.key"] {
 		p.addf("indexnow.key is required when indexnow.enabled is true")
 	}
 	if in.Enabled && len(in.Endpoints) == 0 {
 		p.addf("indexnow.endpoints needs at least one endpoint when indexnow.enabled is true, like [https://api.indexnow.org/indexnow]")
 	}
 	checkKeyLocation(in.KeyLocation, s.BaseURL, p)
-	if s.Bing.Enabled && s.Bing.APIKey == "" {
+	if s.Bing.Enabled && s.Bing.APIKey == "" && !s.unread["bing.apiKey"] {
 		p.addf("bing.apiKey is required when bing.enabled is true")
 	}
 }

@@ -7,29 +7,28 @@ import (
 	"github.com/sitepush/sitepush/internal/channel"
 )
 
-// backlog applies the site's backlog setting to channel ch's first run for the site — a run in
+// backlog applies the channel's backlog setting to channel ch's first run for the site — a run in
 // which none of the URLs read is known on the channel — unless the channel selects its first run
 // itself (the feed): the URLs the setting leaves out are recorded as known (skipped) and not
 // sent. A first run that did not read every sitemap whole waits for one that does, so that no
 // URL of the backlog is taken for a new one later. It reports whether the channel goes on.
 func (c *collector) backlog(ctx context.Context, ch int, complete bool, rep *recorder) bool {
-	q := c.due[ch]
-	if c.site.BacklogAll() || c.known[ch] || c.selection[ch].FirstRun || c.chosen || q.Len() == 0 {
+	q, name := c.due[ch], c.channels[ch]
+	if c.site.BacklogAll(name) || c.known[ch] || c.selection[ch].FirstRun || c.chosen || q.Len() == 0 {
 		return true
 	}
-	name := c.channels[ch]
 	if !complete {
-		rep.Noted(name, fmt.Sprintf("a first run with backlog %s waits for a run that reads every sitemap whole: nothing was sent", c.site.Backlog))
+		rep.Noted(name, fmt.Sprintf("a first run with backlog %s waits for a run that reads every sitemap whole: nothing was sent", c.site.BacklogOf(name)))
 		return false
 	}
-	old := q.Split(func(m channel.Meta) bool { return c.site.FirstRunSends(m.Lastmod, c.now) })
+	old := q.Split(func(m channel.Meta) bool { return c.site.FirstRunSends(name, m.Lastmod, c.now) })
 	for from := 0; from < old.Len(); from += syncBatch {
 		if err := rep.Finished(channel.Outcome{Channel: name, URLs: old.Refs(from, from+syncBatch), Skipped: true}); err != nil {
 			return false
 		}
 	}
 	if old.Len() > 0 {
-		rep.Noted(name, fmt.Sprintf("first run with backlog %s: %s already there recorded as known, not sent", c.site.Backlog, urlCount(old.Len())))
+		rep.Noted(name, fmt.Sprintf("first run with backlog %s: %s already there recorded as known, not sent", c.site.BacklogOf(name), urlCount(old.Len())))
 	}
 	return true
 }

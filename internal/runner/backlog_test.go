@@ -108,3 +108,33 @@ func TestChosenURLsWaitForTheFirstRun(t *testing.T) {
 		t.Errorf("chosen URLs after the first run: sent %v", got)
 	}
 }
+
+// TestBacklogPerChannel: each channel's first run follows its own backlog, the site's when it
+// has none; chosen URLs wait for the first run only on a channel whose backlog is not all.
+func TestBacklogPerChannel(t *testing.T) {
+	st := storetest.Open(t)
+	r := runner.New(st)
+	now := time.Date(2026, 5, 1, 0, 0, 0, 0, time.UTC)
+	r.Now = func() time.Time { return now }
+	s := newSite(t, "    backlog: none\n    bing:\n      backlog: 720h\n")
+	in, bing := &fakeChannel{name: "indexnow", batch: 10}, &fakeChannel{name: "bing", batch: 10}
+	s.publish("/new 2026-04-26", "/old 2026-01-01", "/none")
+	_, err := r.Run(context.Background(), s.site, runner.Options{Trigger: "manual", Channels: []channel.Channel{bing}, URLs: urls("/old")})
+	if !errors.Is(err, runner.ErrFirstRunPending) || !strings.Contains(err.Error(), "has backlog 720h on bing") {
+		t.Fatalf("chosen URLs for bing before the first run: %v", err)
+	}
+	rec := run(t, r, s, runner.Options{Channels: []channel.Channel{in, bing}})
+	if a, b := in.take(), bing.take(); len(a) != 0 || !slices.Equal(b, urls("/new")) ||
+		rec.Channels["indexnow"].Skipped != 3 || rec.Channels["bing"].Skipped != 2 {
+		t.Errorf("first run with backlog none, bing 720h: indexnow sent %v, bing %v; %+v %+v", a, b, rec.Channels["indexnow"], rec.Channels["bing"])
+	}
+
+	// A site that never ran: chosen URLs go through indexnow, whose backlog is all.
+	r = runner.New(storetest.Open(t))
+	all := newSite(t, "    backlog: none\n    indexnow: {backlog: all}\n")
+	all.publish("/a", "/b")
+	rec = run(t, r, all, runner.Options{Trigger: "manual", Channels: []channel.Channel{in}, URLs: urls("/a")})
+	if got := in.take(); !slices.Equal(got, urls("/a")) || rec.Channels["indexnow"].Submitted != 1 {
+		t.Errorf("chosen URLs for indexnow, backlog all, before the first run: sent %v", got)
+	}
+}

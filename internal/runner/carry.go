@@ -68,7 +68,7 @@ func (c *collector) takeMemo(ctx context.Context, memo model.SitemapMemo) error 
 // whole: its first run, when it takes only the newest pages (the feed) or when the backlog
 // setting leaves some out.
 func (c *collector) waitsForWholeRead(ch int) bool {
-	return c.selection[ch].FirstRun || !c.site.BacklogAll() && !c.known[ch]
+	return c.selection[ch].FirstRun || !c.site.BacklogAll(c.channels[ch]) && !c.known[ch]
 }
 
 // newQueue returns an empty queue of the run's due URLs on a channel.

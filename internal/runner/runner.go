@@ -78,10 +78,21 @@ type Options struct {
 // ErrAlreadyRun is returned when a run with Options.Since finds that another run started since.
 var ErrAlreadyRun = errors.New("the site was already run")
 
-// ErrFirstRunPending is returned for chosen URLs (Options.URLs) of a site whose backlog setting
-// is not all and that never ran: the URLs would be known, and the site's first run would no
-// longer be one — it would send the whole site.
+// ErrFirstRunPending is returned for chosen URLs (Options.URLs) of a site that never ran and
+// whose backlog setting is not all on a channel of the run: the URLs would be known, and the
+// site's first run would no longer be one — it would send the whole site.
 var ErrFirstRunPending = errors.New("the site's first run has not happened")
+
+// limitedBacklog returns the first of chans whose first run for the site does not send every URL
+// (its backlog is not all), or "".
+func limitedBacklog(site *config.Site, chans []channel.Channel) string {
+	for _, ch := range chans {
+		if !site.BacklogAll(ch.Name()) {
+			return ch.Name()
+		}
+	}
+	return ""
+}
 
 // New returns a Runner over state, with the default clock and lease polling.
 func New(state State) *Runner {
@@ -94,12 +105,12 @@ func (r *Runner) now() time.Time { return r.Now().UTC() }
 // channel in turn, within the site's runBudget. The record says what happened; the error is set
 // only when the run could not be carried out at all (the site busy with NoWait, the store failing).
 func (r *Runner) Run(ctx context.Context, site *config.Site, opt Options) (*model.Record, error) {
-	if opt.URLs != nil && !site.BacklogAll() {
+	if name := limitedBacklog(site, opt.Channels); opt.URLs != nil && name != "" {
 		if last, err := r.lastRun(ctx, site.ID); err != nil {
 			return nil, err
 		} else if last.StartedAt.IsZero() {
-			return nil, fmt.Errorf("%w: site %q has backlog %s and never ran, so chosen URLs sent now would make its first run send every URL: "+
-				"run it first (sitepush run --site %s, or POST /trigger?site=%s), then submit", ErrFirstRunPending, site.ID, site.Backlog, site.ID, site.ID)
+			return nil, fmt.Errorf("%w: site %q has backlog %s on %s and never ran, so chosen URLs sent now would make its first run send every URL: "+
+				"run it first (sitepush run --site %s, or POST /trigger?site=%s), then submit", ErrFirstRunPending, site.ID, site.BacklogOf(name), name, site.ID, site.ID)
 		}
 	}
 	rec := &model.Record{Site: site.ID, Trigger: opt.Trigger, DryRun: opt.DryRun, StartedAt: r.now(),

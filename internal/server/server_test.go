@@ -92,6 +92,11 @@ func TestSitesAPI(t *testing.T) {
 		{"POST", "/api/sites", `{"id": "y", "sitemaps": ["https://y.example/s.xml"], "bing": {"dailyquota": 5}}`, 400, `did you mean \"dailyQuota\"?`},
 		{"PUT", "/api/sites/apisite", `{"sitemaps": ["` + w.site.URL + `/sitemap.xml"], "schedule": "@hourly", "bing": {"enabled": true, "apiKey": "api-…"}}`, 200, `"schedule":"@hourly"`},
 		{"GET", "/api/sites/apisite", "", 200, `"apiKey":"api-…"`},
+		{"PUT", "/api/sites/apisite", `{"sitemaps": ["` + w.site.URL + `/sitemap.xml"], "backlog": "none", "indexnow": {"enabled": true, "key": "` + siteKey + `", "backlog": "168h"},
+			"bing": {"enabled": true, "apiKey": "api-…"}}`,
+			200, `"backlog":"168h"`},
+		{"POST", "/api/sites", `{"id": "y", "sitemaps": ["https://y.example/s.xml"], "feed": {"enabled": true, "backlog": "none"}}`, 400,
+			"feed.backlog is not a setting: the feed's first run is its own"},
 	} {
 		code, body := w.call(tc.method, tc.path, tc.body)
 		if code != tc.code || !strings.Contains(body, tc.want) {

@@ -13,7 +13,9 @@ import (
 
 // loadConfig reads the configuration from the Worker's vars, with the file's rules and messages
 // and the Worker's own: no state (it is the KV namespace), no file to read or write, no listen.
-// ${NAME} is taken from the Worker's vars and secrets.
+// ${NAME} is taken from the Worker's vars and secrets. The Worker reads every setting, as serve
+// does: it answers the admin routes with adminToken, and runs every channel; so an unset variable
+// is an error wherever it is, and the Worker runs nothing until it is set.
 func loadConfig(vars func(string) (string, bool)) (*config.Config, int, error) {
 	text, ok := vars(ConfigVar)
 	if !ok || strings.TrimSpace(text) == "" {
@@ -27,7 +29,7 @@ func loadConfig(vars func(string) (string, bool)) (*config.Config, int, error) {
 	if err := workerKeys(text); err != nil {
 		return nil, 0, err
 	}
-	cfg, err := config.Parse([]byte(text), "", vars)
+	cfg, err := config.ParseFor([]byte(text), "", vars, config.Everything)
 	if err != nil {
 		return nil, 0, fmt.Errorf("%s: %w", ConfigVar, err)
 	}

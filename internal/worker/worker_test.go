@@ -278,6 +278,10 @@ func TestABadConfiguration(t *testing.T) {
 		{"missing", "", "SITEPUSH_CONFIG is not set"},
 		{"state", `{"state": "sqlite:x.db", "sites": []}`, "state: is not used by the Worker"},
 		{"metrics", `{"metricsToken": "x", "sites": []}`, "metricsToken: is not used by the Worker (the Worker has no /metrics)"},
+		{"an unset token", `{"adminToken": "${SITEPUSH_UNSET_TOKEN}", "sites": []}`,
+			"line 1: environment variable SITEPUSH_UNSET_TOKEN is not set"},
+		{"a feed backlog", `{"sites": [{"id": "a", "sitemaps": ["https://a.example/s.xml"], "feed": {"enabled": true, "backlog": "none"}}]}`,
+			`site "a": feed.backlog is not a setting`},
 		{"a file", `{"sites": [{"id": "a", "baseUrl": "https://a.example", "sitemaps": ["sitemap.xml"], "indexnow": {"enabled": true, "key": "abcdefgh"}}]}`,
 			`site "a": sitemaps[0] "sitemap.xml" must be an http(s) URL`},
 		{"a rule", `{"sites": [{"id": "a", "sitemaps": ["https://a.example/s.xml"], "bing": {"enabled": true}}]}`,
@@ -309,6 +313,19 @@ func TestABadConfiguration(t *testing.T) {
 	w.vars[SubrequestsVar] = "lots"
 	if err := w.app().Err(); err == nil || !strings.Contains(err.Error(), "SITEPUSH_SUBREQUESTS \"lots\" must be a whole number") {
 		t.Errorf("a bad budget: %v", err)
+	}
+}
+
+// TestBacklogPerChannelOnTheWorker: the Worker's configuration takes each channel's backlog.
+func TestBacklogPerChannelOnTheWorker(t *testing.T) {
+	vars := map[string]string{ConfigVar: `{"sites": [{"id": "a", "sitemaps": ["https://a.example/s.xml"], "backlog": "none",
+		"indexnow": {"enabled": true, "key": "abcdefgh", "backlog": "168h"}, "bing": {"enabled": true, "apiKey": "k", "backlog": "all"}}]}`}
+	cfg, _, err := loadConfig(func(name string) (string, bool) { v, ok := vars[name]; return v, ok })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := cfg.Sites[0]; s.BacklogOf("indexnow") != "168h" || !s.BacklogAll("bing") {
+		t.Errorf("indexnow %q, bing %q", s.BacklogOf("indexnow"), s.BacklogOf("bing"))
 	}
 }
 
