@@ -43,14 +43,14 @@ type answer struct {
 	msg     string        // the cause and the fix
 }
 
-// judge classifies an engine's answer (docs/runs.md, "IndexNow"): 200 and 202 accept; 429
-// throttles; 5xx may pass (a 503 with Retry-After after that wait); 400, 403 and 422 never
-// will, each explained.
+// judge classifies an engine's answer (docs/runs.md, "IndexNow"): any 2xx accepts (Bing's
+// endpoint answers 203 to some networks); 429 throttles; 5xx may pass (a 503 with Retry-After
+// after that wait); 400, 403 and 422 never will, each explained.
 func (c *Channel) judge(endpoint string, resp *http.Response) answer {
 	// Read even when accepted: a body left unread costs the connection its reuse.
 	body, _ := io.ReadAll(io.LimitReader(resp.Body, maxBody))
 	code := resp.StatusCode
-	if code == http.StatusOK || code == http.StatusAccepted {
+	if code >= 200 && code < 300 {
 		return answer{verdict: accepted, status: code}
 	}
 	status := fmt.Sprintf("HTTP %d %s from %s (%s)", code, http.StatusText(code), endpoint, c.describe(code, resp.Header.Get("Content-Type"), body))
