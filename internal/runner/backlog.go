@@ -13,11 +13,14 @@ import (
 // sent. A first run that did not read every sitemap whole waits for one that does, so that no
 // URL of the backlog is taken for a new one later. It reports whether the channel goes on.
 func (c *collector) backlog(ctx context.Context, ch int, complete bool, rep *recorder) bool {
-	q := c.due[ch]
+	q, name := c.due[ch], c.channels[ch]
+	if c.chosen && c.selection[ch].FirstRun {
+		rep.Noted(name, "its first run takes the newest pages of the sitemaps: the chosen URLs wait for the site's next run over them")
+		return false
+	}
 	if c.site.BacklogAll() || c.known[ch] || c.selection[ch].FirstRun || c.chosen || q.Len() == 0 {
 		return true
 	}
-	name := c.channels[ch]
 	if !complete {
 		rep.Noted(name, fmt.Sprintf("a first run with backlog %s waits for a run that reads every sitemap whole: nothing was sent", c.site.Backlog))
 		return false
