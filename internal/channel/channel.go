@@ -113,7 +113,8 @@ type Outcome struct {
 	Skipped bool
 }
 
-// Request is one request a channel made to one endpoint.
+// Request is one try of a request a channel made to one endpoint: a request is tried again after
+// a 429 or a 5xx, and each try is told of.
 type Request struct {
 	Channel  string
 	Endpoint string
@@ -121,6 +122,45 @@ type Request struct {
 	Accepted bool
 	Status   int // HTTP status, 0 when no answer came
 	Latency  time.Duration
-	// Retry is set when the request repeats one of the same URLs that failed or was throttled.
+	// Retry is set when the request is a try again of the one before it, with the same URLs.
 	Retry bool
+	// Again is set when the answer settled nothing — the engine asked to wait (429) or failed
+	// for now (5xx, no answer) — and the same URLs are to be tried again: after the wait in this
+	// run or, when the run ends first, in the next. Such a try is a wait, neither accepted nor
+	// failed: a request counts once, as its last try ends it.
+	Again bool
+}
+
+// What a try of a request came to (Request.Outcome).
+const (
+	TryAccepted = "accepted" // the endpoint took the URLs
+	TryFailed   = "failed"   // it refused them, or it was the request's last try
+	TryRetried  = "retried"  // a wait: the URLs are tried again (Again)
+)
+
+// Outcome says what the try came to, as every count of requests counts it: a try that is a
+// wait counts neither accepted nor failed. A request counts once, at its first try (not Retry).
+func (r Request) Outcome() string {
+	switch {
+	case r.Accepted:
+		return TryAccepted
+	case r.Again:
+		return TryRetried
+	}
+	return TryFailed
+}
+
+// Counts is what a try adds to its endpoint's daily statistics: a request unless it is a try
+// again (Retry), and its URLs accepted or failed — neither when it is a wait.
+func (r Request) Counts() (requests, accepted, failed int) {
+	if !r.Retry {
+		requests = 1
+	}
+	switch r.Outcome() {
+	case TryAccepted:
+		accepted = r.URLs
+	case TryFailed:
+		failed = r.URLs
+	}
+	return requests, accepted, failed
 }

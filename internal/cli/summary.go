@@ -101,7 +101,15 @@ func printChannel(w io.Writer, name string, st *model.ChannelStats, dryRun bool)
 	fmt.Fprintln(w)
 	for _, e := range slices.Sorted(maps.Keys(st.Endpoints)) {
 		s := st.Endpoints[e]
-		fmt.Fprintf(w, "    %s: %s, %s accepted, %s failed, %s ms average\n", e, plural(s.Requests, "request"), count(s.Accepted), count(s.Failed), count(int(math.Round(s.AvgResponseMS))))
+		fmt.Fprintf(w, "    %s: %s, %s accepted, %s failed", e, plural(s.Requests, "request"), count(s.Accepted), count(s.Failed))
+		switch {
+		// Tries again after a 429 or a 5xx: waits, not failures.
+		case s.Retries == 1:
+			fmt.Fprint(w, ", 1 retry")
+		case s.Retries > 1:
+			fmt.Fprintf(w, ", %s retries", count(s.Retries))
+		}
+		fmt.Fprintf(w, ", %s ms average\n", count(int(math.Round(s.AvgResponseMS))))
 	}
 }
 

@@ -39,6 +39,9 @@ type Submission struct {
 // the network; set it to serve the site's key file.
 type IndexNow struct {
 	FetchKey func(keyLocation string) (string, error)
+	// AcceptStatus is the status a request it accepts is answered with: 202 unless set (Bing's
+	// endpoint answers 203 to some networks, any 2xx being an acceptance).
+	AcceptStatus int
 
 	mu          sync.Mutex
 	faults      []Fault
@@ -85,7 +88,10 @@ func (e *IndexNow) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	sub := Submission{Method: r.Method, RawQuery: r.URL.RawQuery, Body: string(body)}
 	status, msg, urls := e.answer(w, r, body)
 	sub.Status = status
-	if status == http.StatusOK || status == http.StatusAccepted {
+	if status == http.StatusAccepted && e.AcceptStatus != 0 {
+		status = e.AcceptStatus
+	}
+	if status >= 200 && status < 300 {
 		sub.URLs = urls
 	}
 	e.mu.Lock()

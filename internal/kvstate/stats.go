@@ -101,11 +101,8 @@ func (s *State) RecordRequests(ctx context.Context, site string, now time.Time, 
 	defer s.mu.Unlock()
 	st := s.siteOf(site)
 	for _, r := range reqs {
-		ok, bad := r.URLs, 0
-		if !r.Accepted {
-			ok, bad = 0, r.URLs
-		}
-		if err := s.add(ctx, st, now, r.Channel, r.Endpoint, 1, ok, bad); err != nil {
+		n, ok, bad := r.Counts()
+		if err := s.add(ctx, st, now, r.Channel, r.Endpoint, n, ok, bad); err != nil {
 			return err
 		}
 	}

@@ -47,8 +47,9 @@ func New(reg *prometheus.Registry, sites func() []*config.Site, state *store.Sto
 			Help: "How long runs took, by site.", Buckets: []float64{0.1, 0.5, 1, 5, 15, 60, 300, 900, 1800}},
 			[]string{"site"}),
 		attempts: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "sitepush_url_attempts_total",
-			Help: "Attempts to send URLs to engines, one per URL in each request (a URL retried counts once a request), " +
-				"by site, channel, endpoint and outcome (accepted: the endpoint took them; failed)."},
+			Help: "Attempts to send URLs to engines, one per URL in each try of a request, by site, channel, endpoint and " +
+				"outcome (accepted: the endpoint took them; failed: it refused them, or the last try failed; retried: it asked " +
+				"to wait or failed for now, and they were tried again)."},
 			[]string{"site", "channel", "endpoint", "outcome"}),
 		requestSeconds: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "sitepush_engine_request_duration_seconds",
 			Help: "Latency of requests to engines, by channel and endpoint.", Buckets: prometheus.ExponentialBuckets(0.025, 2, 10)},
@@ -69,13 +70,11 @@ func (m *Metrics) Handler() http.Handler {
 	return promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{})
 }
 
-// Request counts one request to an engine; it is the runner's OnRequest.
+// Request counts one try of a request to an engine; it is the runner's OnRequest. A try the
+// engine asked to wait after (429) or failed for now (5xx), tried again, is "retried": a wait,
+// neither accepted nor failed.
 func (m *Metrics) Request(site string, r channel.Request) {
-	outcome := "failed"
-	if r.Accepted {
-		outcome = "accepted"
-	}
-	m.attempts.WithLabelValues(site, r.Channel, r.Endpoint, outcome).Add(float64(r.URLs))
+	m.attempts.WithLabelValues(site, r.Channel, r.Endpoint, r.Outcome()).Add(float64(r.URLs))
 	m.requestSeconds.WithLabelValues(r.Channel, r.Endpoint).Observe(r.Latency.Seconds())
 }
 

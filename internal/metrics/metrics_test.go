@@ -13,6 +13,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/sitepush/sitepush/internal/channel"
 	"github.com/sitepush/sitepush/internal/config"
 	"github.com/sitepush/sitepush/internal/model"
 	"github.com/sitepush/sitepush/internal/store"
@@ -150,5 +151,26 @@ func TestConcurrentScrapes(t *testing.T) {
 	close(errs)
 	for got := range errs {
 		t.Errorf("a concurrent scrape read last success %q, want %s", got, seconds(t0))
+	}
+}
+
+// TestARequestAcceptedAfterA429CountsOnce checks that a try the engine asked to wait after is
+// counted as a retry, not a failure: a request accepted on its second try counts its URLs once
+// accepted, and none failed.
+func TestARequestAcceptedAfterA429CountsOnce(t *testing.T) {
+	w := newWorld(t)
+	const e = "https://engine.example/indexnow"
+	w.m.Request("a", channel.Request{Channel: "indexnow", Endpoint: e, URLs: 10, Status: 429, Again: true})
+	w.m.Request("a", channel.Request{Channel: "indexnow", Endpoint: e, URLs: 10, Status: 200, Accepted: true, Retry: true})
+	text := w.scrape()
+	for outcome, want := range map[string]string{"accepted": "10", "retried": "10", "failed": ""} {
+		m := regexp.MustCompile(`(?m)^sitepush_url_attempts_total\{[^}]*outcome="` + outcome + `"[^}]*\} (\S+)$`).FindStringSubmatch(text)
+		got := ""
+		if m != nil {
+			got = m[1]
+		}
+		if got != want {
+			t.Errorf("sitepush_url_attempts_total{outcome=%q} = %q, want %q", outcome, got, want)
+		}
 	}
 }

@@ -78,13 +78,18 @@ type ChannelStats struct {
 
 // EndpointStats is what one endpoint of a channel answered in a run.
 type EndpointStats struct {
-	Requests      int     `json:"requests"`
-	Accepted      int     `json:"accepted"`
-	Failed        int     `json:"failed"`
+	// Requests counts the batches sent to the endpoint, each once however many tries it took;
+	// Accepted and Failed, how their last try ended (a request the run's end cut short is
+	// neither).
+	Requests int `json:"requests"`
+	Accepted int `json:"accepted"`
+	Failed   int `json:"failed"`
+	// AvgResponseMS is the average latency of every try.
 	AvgResponseMS float64 `json:"avgResponseMs"`
-	// Retries counts the requests that repeated one that failed or was throttled.
+	// Retries counts the tries again after an answer that settled nothing (a 429, a 5xx, no
+	// answer): waits, not failures.
 	Retries int `json:"retries,omitempty"`
-	// Statuses counts the answers by HTTP status ("200", "429"), "none" when none came.
+	// Statuses counts the answers of every try by HTTP status ("200", "429"), "none" when none came.
 	Statuses map[string]int `json:"statuses,omitempty"`
 }
 

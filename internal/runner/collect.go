@@ -224,11 +224,15 @@ func (c *collector) sync(ctx context.Context, pages []filePage, arena []byte) {
 func (c *collector) consider(ch int, p channel.Page, st model.DeliveryState) (channel.Due, bool) {
 	stats := c.rec.Channels[c.channels[ch]]
 	c.known[ch] = c.known[ch] || st.Known
-	due, retry := isDue(st, p.Lastmod, c.site.ResubmitAfter.D(), c.now, c.selection[ch].OnlyNew)
-	if c.retryFailed && !retry {
-		return channel.Due{}, false // a run of the failed URLs leaves the others alone: neither due nor delivered
+	sel := c.selection[ch]
+	due, retry := isDue(st, p.Lastmod, c.site.ResubmitAfter.D(), c.now, sel.OnlyNew)
+	// A run of the failed URLs leaves the others alone, and chosen URLs a channel whose first run
+	// needs the sitemaps (the feed's newest pages): neither due nor delivered.
+	if c.retryFailed && !retry || c.chosen && sel.FirstRun {
+		return channel.Due{}, false
 	}
-	if due = due || c.force && !c.selection[ch].OnlyNew || c.chosen && st.Skipped; !due {
+	// Force and choice send a URL again, but a channel of new URLs (the feed) takes each once.
+	if due = due || !sel.OnlyNew && (c.force || c.chosen && st.Skipped); !due {
 		stats.Skipped++
 		return channel.Due{}, false
 	}

@@ -51,21 +51,25 @@ func (r *recorder) Requested(req channel.Request) {
 		ep = &model.EndpointStats{}
 		ch.Endpoints[req.Endpoint] = ep
 	}
-	ep.Requests++
-	if req.Accepted {
-		ep.Accepted++
-	} else {
-		ep.Failed++
-	}
+	// A request counts once, however many tries it took, as its last try ended it: a try the
+	// engine asked to wait after (429) or failed for now (5xx) is a retry, not a failure.
 	if req.Retry {
 		ep.Retries++
+	} else {
+		ep.Requests++
+	}
+	switch req.Outcome() {
+	case channel.TryAccepted:
+		ep.Accepted++
+	case channel.TryFailed:
+		ep.Failed++
 	}
 	if ep.Statuses == nil {
 		ep.Statuses = map[string]int{}
 	}
 	ep.Statuses[statusKey(req.Status)]++
 	r.latency[ep] += req.Latency
-	ep.AvgResponseMS = float64(r.latency[ep].Microseconds()) / 1000 / float64(ep.Requests)
+	ep.AvgResponseMS = float64(r.latency[ep].Microseconds()) / 1000 / float64(ep.Requests+ep.Retries)
 	// Statistics are best effort: a failure to count one request must not stop delivery.
 	_ = r.state.RecordRequests(r.ctx, r.site, r.now(), []channel.Request{req})
 	if r.onRequest != nil {

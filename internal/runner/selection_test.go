@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/sitepush/sitepush/internal/channel"
@@ -107,5 +108,44 @@ func TestAQueueKnowsWhenTheReadWasNotWhole(t *testing.T) {
 	rec := run(t, runner.New(storetest.Open(t)), s, runner.Options{Channels: []channel.Channel{ch}})
 	if !ch.partial || rec.Status != model.StatusPartial || rec.Sitemaps.Failed != 1 || rec.Channels["feed"].Submitted != 2 {
 		t.Errorf("one sitemap of two gone: partial view %v, %s, sitemaps %+v, %+v", ch.partial, rec.Status, rec.Sitemaps, rec.Channels["feed"])
+	}
+}
+
+// TestChosenURLsAreNewToAFeedOnce checks that a channel of new URLs only (the feed) takes a
+// chosen URL only when it never had it: a page it has — delivered, or known without being sent
+// on its first run — is not due again, forced or not, while a page never seen is. Before the
+// channel's first run, which takes the newest pages of the sitemaps, chosen URLs wait for it.
+func TestChosenURLsAreNewToAFeedOnce(t *testing.T) {
+	s := newSite(t, "")
+	s.publish("/a 2026-01-01", "/b 2026-03-01", "/c 2026-02-01")
+	r := runner.New(storetest.Open(t))
+	ch := &selective{sel: channel.Selection{OnlyNew: true, Newest: 1, FirstRun: true}}
+	opt := runner.Options{Channels: []channel.Channel{ch}}
+
+	chosen := opt
+	chosen.URLs = urls("/a")
+	rec := run(t, r, s, chosen)
+	if st := rec.Channels["feed"]; ch.due != nil || st.Due != 0 || st.Skipped != 0 || rec.Status != model.StatusOK ||
+		!slices.ContainsFunc(rec.Notes, func(n string) bool { return strings.Contains(n, "the chosen URLs wait for the site's next run") }) {
+		t.Fatalf("a chosen URL before the feed's first run: delivered %v, %+v, %s, notes %q; want nothing due, a note", ch.due, st, rec.Status, rec.Notes)
+	}
+	if rec = run(t, r, s, opt); !slices.Equal(ch.newest, urls("/b")) || rec.Channels["feed"].Submitted != 1 || rec.Channels["feed"].Skipped != 2 {
+		t.Fatalf("the first run after it: newest %v, %+v; want /b its item, /a and /c known", ch.newest, rec.Channels["feed"])
+	}
+
+	ch.sel = channel.Selection{OnlyNew: true}
+	for _, force := range []bool{false, true} {
+		for _, u := range []string{"/a", "/b"} { // known without an item; an item
+			ch.due = nil
+			chosen.URLs, chosen.Force = urls(u), force
+			if rec := run(t, r, s, chosen); ch.due != nil || rec.Channels["feed"].Due != 0 || rec.Channels["feed"].Skipped != 1 {
+				t.Errorf("%s chosen (force %v): delivered %v, %+v; want it known, not due", u, force, ch.due, rec.Channels["feed"])
+			}
+		}
+	}
+	ch.due = nil
+	chosen.URLs, chosen.Force = urls("/new"), false
+	if rec := run(t, r, s, chosen); len(ch.due) != 1 || ch.due[0].URL != urls("/new")[0] || rec.Channels["feed"].Submitted != 1 {
+		t.Errorf("a page never seen, chosen: delivered %v, %+v; want it new", ch.due, rec.Channels["feed"])
 	}
 }

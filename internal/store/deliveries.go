@@ -115,11 +115,8 @@ func (s *Store) RecordRequests(ctx context.Context, site string, now time.Time, 
 	}
 	defer tx.Rollback()
 	for _, r := range reqs {
-		ok, failed := r.URLs, 0
-		if !r.Accepted {
-			ok, failed = 0, r.URLs
-		}
-		if err := addStats(ctx, tx, statsRow{day(now), site, r.Channel, r.Endpoint, 1, r.URLs, ok, failed, now}); err != nil {
+		n, ok, failed := r.Counts()
+		if err := addStats(ctx, tx, statsRow{day(now), site, r.Channel, r.Endpoint, n, ok + failed, ok, failed, now}); err != nil {
 			return err
 		}
 	}

@@ -91,6 +91,10 @@ func TestRecordRequestsAndDailyStats(t *testing.T) {
 		{Channel: "indexnow", Endpoint: "https://e1/indexnow", URLs: 100, Accepted: true, Status: 200},
 		{Channel: "indexnow", Endpoint: "https://e1/indexnow", URLs: 50, Status: 503},
 		{Channel: "indexnow", Endpoint: "https://e2/indexnow", URLs: 150, Accepted: true, Status: 202},
+		// A request accepted on its second try counts once, its URLs once accepted: the 429
+		// before is a wait.
+		{Channel: "indexnow", Endpoint: "https://e2/indexnow", URLs: 20, Status: 429, Again: true},
+		{Channel: "indexnow", Endpoint: "https://e2/indexnow", URLs: 20, Accepted: true, Status: 200, Retry: true},
 	}
 	s.RecordRequests(ctx, "a", t0, reqs)
 	s.RecordRequests(ctx, "b", t0.Add(-48*time.Hour), reqs[:1])
@@ -98,7 +102,7 @@ func TestRecordRequestsAndDailyStats(t *testing.T) {
 	got, err := s.DailyStats(ctx, t0.Add(-24*time.Hour), "")
 	want := []store.DayStats{
 		{Day: "2026-03-01", Site: "a", Channel: "indexnow", Endpoint: "https://e1/indexnow", Requests: 2, Total: 150, Successful: 100, Failed: 50},
-		{Day: "2026-03-01", Site: "a", Channel: "indexnow", Endpoint: "https://e2/indexnow", Requests: 1, Total: 150, Successful: 150},
+		{Day: "2026-03-01", Site: "a", Channel: "indexnow", Endpoint: "https://e2/indexnow", Requests: 2, Total: 170, Successful: 170},
 	}
 	if err != nil || !slices.Equal(got, want) {
 		t.Errorf("stats = %+v, %v", got, err)

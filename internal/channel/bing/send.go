@@ -113,7 +113,7 @@ func (c *Channel) send(ctx context.Context, urls []channel.Due, rep channel.Repo
 	}
 	for attempt := 0; ; attempt++ {
 		if wait := time.Until(c.pausedUntil); wait > 0 {
-			if end, ok := ctx.Deadline(); ok && c.pausedUntil.After(end) {
+			if c.pastEnd(ctx) {
 				return answer{verdict: refused, status: http.StatusTooManyRequests, msg: c.pauseWhy}, false
 			}
 			rep.Waiting(name, c.pauseCause, wait)
@@ -123,26 +123,52 @@ func (c *Channel) send(ctx context.Context, urls []channel.Due, rep channel.Repo
 		}
 		start := time.Now()
 		a = c.attempt(ctx, list)
+		again := c.again(ctx, &a, attempt)
 		rep.Requested(channel.Request{Channel: name, Endpoint: c.cfg.Endpoint, URLs: len(list), Accepted: a.verdict == accepted,
-			Status: a.status, Latency: time.Since(start), Retry: attempt > 0})
+			Status: a.status, Latency: time.Since(start), Retry: attempt > 0, Again: again})
 		switch {
-		case a.verdict == throttled, a.verdict == retryLater && a.asked != "":
-			// Every 429 (and a 503 that says when to come back) holds the next requests, this
-			// batch's and the next batches'.
-			c.pause(a)
 		case a.verdict == retryLater && a.status == 0 && ctx.Err() != nil:
 			return a, true // no answer before the run's end: the URLs stay due
-		}
-		if (a.verdict != retryLater && a.verdict != throttled) || attempt >= maxRetries {
-			if a.verdict == retryLater || a.verdict == throttled {
-				a.verdict, a.msg = refused, fmt.Sprintf("%s (gave up after %d attempts)", a.msg, attempt+1)
-			}
+		case !again:
 			return a, false
 		}
 		if a.verdict == retryLater && a.asked == "" && channel.Sleep(ctx, backoff[min(attempt, len(backoff)-1)]) != nil {
 			return a, true
 		}
 	}
+}
+
+// again pauses the requests to Bing as a 429 (or a 503 with Retry-After) asks, and says whether
+// the URLs of an answer are to be tried again: after a 429, a 5xx or no answer, while retries are
+// left and the pause ends within the run's budget — or when the run ended before an answer came,
+// in the next run. An answer given up on is refused, and says why.
+func (c *Channel) again(ctx context.Context, a *answer, attempt int) bool {
+	if a.verdict != retryLater && a.verdict != throttled {
+		return false
+	}
+	if a.verdict == throttled || a.asked != "" {
+		// Every 429 (and a 503 that says when to come back) holds the next requests, this
+		// batch's and the next batches'.
+		c.pause(*a)
+	}
+	switch {
+	case a.status == 0 && ctx.Err() != nil:
+		return true
+	case attempt >= maxRetries:
+		a.verdict, a.msg = refused, fmt.Sprintf("%s (gave up after %d attempts)", a.msg, attempt+1)
+		return false
+	case c.pastEnd(ctx):
+		a.verdict, a.msg = refused, c.pauseWhy
+		return false
+	}
+	return true
+}
+
+// pastEnd reports whether the pause holds Bing's requests beyond ctx's deadline (the run's
+// budget): no request is made in this run.
+func (c *Channel) pastEnd(ctx context.Context) bool {
+	end, ok := ctx.Deadline()
+	return ok && c.pausedUntil.After(end)
 }
 
 // pause holds the requests to Bing as a 429 (or a 503 with Retry-After) asks: Retry-After, else

@@ -1,12 +1,15 @@
 package indexnow
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
+	"mime"
 	"net/http"
 	"strings"
 	"time"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/sitepush/sitepush/internal/channel"
@@ -21,6 +24,10 @@ const (
 	maxSaid = 200
 	// maxBody is how much of an answer is read to judge it.
 	maxBody = 4096
+	// maxReason and maxReasonLines bound a plain-text answer that is quoted as the engine's
+	// reason: beyond them it is a document (a page, a file), described and never quoted.
+	maxReason      = 512
+	maxReasonLines = 3
 )
 
 // verdict is what to do after one attempt.
@@ -43,14 +50,14 @@ type answer struct {
 	msg     string        // the cause and the fix
 }
 
-// judge classifies an engine's answer (docs/runs.md, "IndexNow"): 200 and 202 accept; 429
-// throttles; 5xx may pass (a 503 with Retry-After after that wait); 400, 403 and 422 never
-// will, each explained.
+// judge classifies an engine's answer (docs/runs.md, "IndexNow"): any 2xx accepts (Bing's
+// endpoint answers 203 to some networks); 429 throttles; 5xx may pass (a 503 with Retry-After
+// after that wait); 400, 403 and 422 never will, each explained.
 func (c *Channel) judge(endpoint string, resp *http.Response) answer {
 	// Read even when accepted: a body left unread costs the connection its reuse.
 	body, _ := io.ReadAll(io.LimitReader(resp.Body, maxBody))
 	code := resp.StatusCode
-	if code == http.StatusOK || code == http.StatusAccepted {
+	if code >= 200 && code < 300 {
 		return answer{verdict: accepted, status: code}
 	}
 	status := fmt.Sprintf("HTTP %d %s from %s (%s)", code, http.StatusText(code), endpoint, c.describe(code, resp.Header.Get("Content-Type"), body))
@@ -79,33 +86,65 @@ func (c *Channel) judge(endpoint string, resp *http.Response) answer {
 }
 
 // describe says what an answer's body is. An endpoint may be any service — a proxy, a port of
-// the machine itself — so a body is quoted only when it is an engine's refusal (a 4xx, the
-// answers the protocol documents) in the shape of a JSON error, and then only its message,
-// clipped, with the key masked. Any other is described by its kind and type alone: a service's
-// 5xx JSON, whatever its members, says nothing an engine would.
+// the machine itself — so a body is quoted only when it is an engine's refusal (a 4xx, the answers
+// the protocol documents) that reads as its reason (enginesWords), and then only its printable
+// characters, cut to maxSaid, with the key masked. Any other body — an HTML page, XML, a long
+// text, other JSON, any 5xx — is described by its kind and type alone: it says nothing an engine
+// would, and may be a service's private page.
 func (c *Channel) describe(code int, contentType string, body []byte) string {
-	if said := enginesWords(body); said != "" && code >= 400 && code < 500 {
-		said = strings.ReplaceAll(strings.Join(strings.Fields(said), " "), c.cfg.Key, config.MaskKey(c.cfg.Key))
-		if utf8.RuneCountInString(said) > maxSaid {
-			said = string([]rune(said)[:maxSaid]) + "…"
-		}
-		return fmt.Sprintf("the engine said %q", said)
+	if code < 400 || code >= 500 {
+		return channel.Describe(contentType, body)
 	}
-	return channel.Describe(contentType, body)
+	said := printable(enginesWords(contentType, body))
+	if said == "" {
+		return channel.Describe(contentType, body)
+	}
+	said = strings.ReplaceAll(said, c.cfg.Key, config.MaskKey(c.cfg.Key))
+	if utf8.RuneCountInString(said) > maxSaid {
+		said = string([]rune(said)[:maxSaid]) + "…"
+	}
+	return fmt.Sprintf("the engine said %q", said)
 }
 
-// enginesWords returns the message of an engine's JSON error — an object with a string member
-// message, Message, error or detail — or "".
-func enginesWords(body []byte) string {
-	var members map[string]json.RawMessage
-	if json.Unmarshal(body, &members) != nil {
+// enginesWords returns an engine's reason in a body, or "": the message of a JSON error — an
+// object with a string member message, Message, error or detail — or a JSON string; or a short
+// plain text, sent as text/plain or without a Content-Type: at most maxReason bytes on at most
+// maxReasonLines lines. A longer text is a document, not a reason.
+func enginesWords(contentType string, body []byte) string {
+	body = bytes.TrimSpace(body)
+	if json.Valid(body) {
+		var said string
+		if json.Unmarshal(body, &said) == nil {
+			return said
+		}
+		var members map[string]json.RawMessage
+		if json.Unmarshal(body, &members) != nil {
+			return ""
+		}
+		for _, k := range []string{"message", "Message", "error", "detail"} {
+			if json.Unmarshal(members[k], &said) == nil && strings.TrimSpace(said) != "" {
+				return said
+			}
+		}
 		return ""
 	}
-	for _, k := range []string{"message", "Message", "error", "detail"} {
-		var s string
-		if json.Unmarshal(members[k], &s) == nil && strings.TrimSpace(s) != "" {
-			return s
-		}
+	mt, _, _ := mime.ParseMediaType(contentType)
+	sniffed, _, _ := mime.ParseMediaType(http.DetectContentType(body))
+	if contentType != "" && mt != "text/plain" || sniffed != "text/plain" ||
+		len(body) > maxReason || bytes.Count(body, []byte("\n")) >= maxReasonLines {
+		return ""
 	}
-	return ""
+	return string(body)
+}
+
+// printable returns s on one line, without what a terminal or a log would not show as text:
+// runs of white space become one space; control characters and bytes that are not UTF-8 go.
+func printable(s string) string {
+	s = strings.Join(strings.Fields(s), " ")
+	return strings.Map(func(r rune) rune {
+		if r == utf8.RuneError || !unicode.IsPrint(r) {
+			return -1
+		}
+		return r
+	}, s)
 }

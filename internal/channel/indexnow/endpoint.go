@@ -64,6 +64,15 @@ func (e *endpoint) ready(ctx context.Context, rep channel.Reporter) (past *hold,
 	}
 }
 
+// pastEnd returns the pause that holds the endpoint beyond ctx's deadline (the run's budget), if
+// one does: no request is made to it in this run.
+func (e *endpoint) pastEnd(ctx context.Context) (hold, bool) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	end, ok := ctx.Deadline()
+	return e.held, ok && e.pausedUntil.After(end)
+}
+
 // pending is the end of the endpoint's pause and what caused it. tell is set for the first
 // worker to see that pause: it is to tell of it. (A pause too long for the run's budget is
 // waited by none, and told by none: they all see the same deadline.)

@@ -108,8 +108,9 @@ func (r *result) Due() int { return len(r.due) }
 // Left is how many due URLs the channel did not get to: they stay due.
 func (r *result) Left() int { return r.Due() - r.Submitted() - r.FailedURLs() - r.Held() }
 
-// endpointStats counts the requests to one endpoint, as a run's record does.
-type endpointStats struct{ Requests, Accepted, Failed int }
+// endpointStats counts the requests to one endpoint, as a run's record does: a request once,
+// however many tries it took, as its last try ended it; the tries again are retries.
+type endpointStats struct{ Requests, Accepted, Failed, Retries int }
 
 func (r *result) endpoint(url string) endpointStats {
 	var st endpointStats
@@ -117,10 +118,15 @@ func (r *result) endpoint(url string) endpointStats {
 		if q.Endpoint != url {
 			continue
 		}
-		st.Requests++
-		if q.Accepted {
-			st.Accepted++
+		if q.Retry {
+			st.Retries++
 		} else {
+			st.Requests++
+		}
+		switch q.Outcome() {
+		case channel.TryAccepted:
+			st.Accepted++
+		case channel.TryFailed:
 			st.Failed++
 		}
 	}

@@ -169,34 +169,49 @@ func (c *Channel) submit(ctx context.Context, e *endpoint, urls []channel.Due, r
 		}
 		start := time.Now()
 		a := c.attempt(ctx, e.url, sub)
+		again := c.again(ctx, e, &a, attempt)
 		rep.Requested(channel.Request{Channel: name, Endpoint: e.url, URLs: sub.n, Accepted: a.verdict == accepted,
-			Status: a.status, Latency: time.Since(start), Retry: attempt > 0})
-		switch a.verdict {
-		case accepted, refused:
-			return a, false
-		case broken:
+			Status: a.status, Latency: time.Since(start), Retry: attempt > 0, Again: again})
+		switch {
+		case a.verdict == broken:
 			e.breakWith(a.msg)
 			return a, false
-		case throttled:
-			// Every 429 holds the endpoint: its other workers and later batches wait too.
-			e.pause(c.pauseFor(e.url, a))
-		case retryLater:
-			if a.status == 0 && ctx.Err() != nil {
-				return answer{}, true // no answer before the run's end: the URLs stay due
-			}
-			if a.asked != "" {
-				// A 503 with Retry-After: the engine said when to come back, as a 429 does.
-				e.pause(c.pauseFor(e.url, a))
-			}
-		}
-		if attempt >= c.cfg.MaxRetries {
-			a.msg = fmt.Sprintf("%s (gave up after %d attempts)", a.msg, attempt+1)
+		case a.verdict == retryLater && a.status == 0 && ctx.Err() != nil:
+			return answer{}, true // no answer before the run's end: the URLs stay due
+		case !again:
 			return a, false
 		}
 		if a.verdict == retryLater && a.asked == "" && channel.Sleep(ctx, c.backoff(attempt)) != nil {
 			return answer{}, true
 		}
 	}
+}
+
+// again pauses the endpoint as a 429 (or a 503 with Retry-After) asks, and says whether the URLs
+// of an answer are to be tried again: after a 429, a 5xx or no answer, while retries are left and
+// the pause ends within the run's budget — or when the run ended before an answer came, in the
+// next run. An answer given up on says why in its message.
+func (c *Channel) again(ctx context.Context, e *endpoint, a *answer, attempt int) bool {
+	if a.verdict != throttled && a.verdict != retryLater {
+		return false
+	}
+	if a.verdict == throttled || a.asked != "" {
+		// Every 429 holds the endpoint: its other workers and later batches wait too. A 503
+		// with Retry-After says when the engine is back, as a 429 does.
+		e.pause(c.pauseFor(e.url, *a))
+	}
+	if a.status == 0 && ctx.Err() != nil {
+		return true
+	}
+	if attempt >= c.cfg.MaxRetries {
+		a.msg = fmt.Sprintf("%s (gave up after %d attempts)", a.msg, attempt+1)
+		return false
+	}
+	if h, past := e.pastEnd(ctx); past {
+		a.msg = h.why
+		return false
+	}
+	return true
 }
 
 // pauseFor is the pause an answer asks of the endpoint: Retry-After, else (a 429 without one)
