@@ -15,8 +15,8 @@ type meta struct {
 	Running int64 `json:"running,omitempty"`
 	// NextID numbers the runs.
 	NextID int64 `json:"nextId"`
-	// Resume is set when the last run stopped before its end (its budget, the invocation's): the
-	// next tick runs the site again, whatever its schedule.
+	// Resume is set when the last run stopped before its end (its budget, the invocation's), having
+	// got somewhere: the next tick runs the site again, whatever its schedule.
 	Resume bool `json:"resume,omitempty"`
 	// LastSuccess is, by channel, when a URL was last accepted (Unix ms).
 	LastSuccess map[string]int64 `json:"lastSuccess,omitempty"`

@@ -108,7 +108,9 @@ func (s *State) FinishRun(ctx context.Context, rec *model.Record) (err error) {
 	if m.Running == rec.ID {
 		m.Running = 0
 	}
-	m.Resume, m.dirty = rec.Stopped, true
+	// A run that got nowhere (Stalled) would get nowhere again at once: its site waits for its
+	// schedule.
+	m.Resume, m.dirty = rec.Stopped && rec.Stalled == 0, true
 	return s.flushSite(ctx, st)
 }
 
