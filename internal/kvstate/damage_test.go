@@ -138,3 +138,27 @@ func TestADamagedHistoryIsDropped(t *testing.T) {
 		t.Errorf("the history after the next run: %+v, %v", runs, err)
 	}
 }
+
+// TestAStalledRunIsNotResumed: a run its budget stopped is run again at the next tick, unless it
+// got nowhere: then its site waits for its schedule.
+func TestAStalledRunIsNotResumed(t *testing.T) {
+	kv := &kvstate.MemKV{}
+	for _, tc := range []struct {
+		stalled int
+		resume  bool
+	}{{0, true}, {1, false}} {
+		s := kvstate.New(kv, kvstate.Options{})
+		id, err := s.StartRun(context.Background(), "a", "schedule", time.Now())
+		if err != nil {
+			t.Fatal(err)
+		}
+		rec := &model.Record{ID: id, Site: "a", StartedAt: time.Now(), FinishedAt: time.Now(), Status: model.StatusBudgetExhausted,
+			Channels: map[string]*model.ChannelStats{}, Stopped: true, Stalled: tc.stalled}
+		if err := s.FinishRun(context.Background(), rec); err != nil {
+			t.Fatal(err)
+		}
+		if resume, err := kvstate.New(kv, kvstate.Options{}).Resume(context.Background(), "a"); err != nil || resume != tc.resume {
+			t.Errorf("a stopped run, stalled %d: resume %v, %v; want %v", tc.stalled, resume, err, tc.resume)
+		}
+	}
+}
