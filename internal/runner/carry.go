@@ -140,26 +140,43 @@ func stalled(budget context.Context, col *collector, res *sitemap.Result, runs i
 		if sm.Err == nil || !errors.Is(sm.Err, budget.Err()) {
 			continue
 		}
-		took, before := time.Since(col.lastDone), col.lastDone.Sub(col.readStart)
+		took := col.lastTook
+		before := col.lastDone.Add(-took).Sub(col.readStart)
 		switch {
 		case sm.Received == 0:
 			return msg + fmt.Sprintf("; %s had sent nothing after %s: check that it answers, or raise runBudget well above %s",
-				sm.URL, took.Round(time.Second), budgetLen)
+				sm.URL, short(took), budgetLen)
 		case sm.Length > 0 && sm.Received < sm.Length:
 			need := before + time.Duration(float64(took)*float64(sm.Length)/float64(sm.Received))
 			return msg + fmt.Sprintf("; %s had sent %d of %d bytes after %s: reading it whole takes about %s at that pace, so raise runBudget (%s) to at least %s",
-				sm.URL, sm.Received, sm.Length, took.Round(time.Second), need.Round(time.Second), budgetLen, roundUp(need))
+				sm.URL, sm.Received, sm.Length, short(took), short(need), budgetLen, roundUp(need))
 		default:
 			return msg + fmt.Sprintf("; %s had sent %d bytes after %s and was not finished: raise runBudget (%s) by more than that",
-				sm.URL, sm.Received, took.Round(time.Second), budgetLen)
+				sm.URL, sm.Received, short(took), budgetLen)
 		}
 	}
 	return msg + fmt.Sprintf(": raise runBudget (%s)", budgetLen)
 }
 
+// short writes a duration for a person: to the tenth of a second below 10 s, else the second.
+func short(d time.Duration) time.Duration {
+	if d < 10*time.Second {
+		return d.Round(100 * time.Millisecond)
+	}
+	return d.Round(time.Second)
+}
+
 // roundUp rounds a duration up to the next whole second, 1s at least.
 func roundUp(d time.Duration) time.Duration {
 	return time.Duration(math.Ceil(max(d.Seconds(), 1))) * time.Second
+}
+
+// runCount writes n runs for a person.
+func runCount(n int) string {
+	if n == 1 {
+		return "1 run"
+	}
+	return fmt.Sprintf("%d runs", n)
 }
 
 // fileCount writes n files for a person.

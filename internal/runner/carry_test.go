@@ -259,3 +259,30 @@ func TestAFirstRunAfterAReadOverSeveralRuns(t *testing.T) {
 		t.Errorf("the run that ended the read: newest %q (partial %v), %+v", ch.newest, ch.partial, rec.Channels["feed"])
 	}
 }
+
+// TestAStallSaysHowShortTheBudgetFell: a sitemap that comes slowly, its length announced, is
+// still being read when the budget ends; the third such run says how long reading it whole takes
+// at that pace.
+func TestAStallSaysHowShortTheBudgetFell(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Length", "100000")
+		w.Write([]byte("<urlset>" + strings.Repeat(" ", 10_000-len("<urlset>"))))
+		w.(http.Flusher).Flush()
+		<-r.Context().Done()
+	}))
+	defer srv.Close()
+	r := runner.New(storetest.Open(t))
+	s := newSite(t, "    runBudget: 300ms\n    sitemap: {retries: 0}\n")
+	s.site.Sitemaps = []string{srv.URL + "/sitemap.xml"}
+	opt := runner.Options{Channels: []channel.Channel{&fakeChannel{name: "indexnow", batch: 10}}}
+	var rec *model.Record
+	for range 3 {
+		rec = run(t, r, s, opt)
+	}
+	// 10,000 of 100,000 bytes in the run's 300ms: about 3s for the whole.
+	want := srv.URL + "/sitemap.xml had sent 10000 of 100000 bytes after "
+	if rec.Status != model.StatusFailed || len(rec.Errors) != 1 || !strings.Contains(rec.Errors[0], want) ||
+		!strings.Contains(rec.Errors[0], "so raise runBudget (300ms) to at least ") {
+		t.Errorf("%s %q; want it to say %q and what to raise runBudget to", rec.Status, rec.Errors, want)
+	}
+}

@@ -58,8 +58,10 @@ type collector struct {
 	// queues read their URLs from it.
 	urls channel.URLMap
 	// readStart is when the read began, and lastDone when the reader last told the end of a
-	// sitemap's read: the one being read when the budget ran out had taken the time since.
+	// sitemap's read; lastTook is how long that sitemap took, from the end of the one before:
+	// the one the budget cut short is the last.
 	readStart, lastDone time.Time
+	lastTook            time.Duration
 }
 
 func newCollector(state State, site *config.Site, rec *model.Record, channels []string, selection []channel.Selection, now time.Time, dryRun bool) *collector {

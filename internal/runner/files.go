@@ -64,7 +64,8 @@ func (f *file) reset(name string) {
 
 // done is told by the reader that the read of a sitemap ended.
 func (c *collector) done(ctx context.Context, sm sitemap.Sitemap) {
-	c.lastDone = time.Now()
+	now := time.Now()
+	c.lastTook, c.lastDone = now.Sub(c.lastDone), now
 	if sm.Kind == sitemap.KindIndex {
 		return
 	}

@@ -300,7 +300,10 @@ func (r *Runner) stall(ctx, budget context.Context, col *collector, rec *model.R
 	if rec.Stalled >= stallLimit {
 		rec.Status = model.StatusFailed
 		rec.AddError(stalled(budget, col, res, rec.Stalled))
+		return
 	}
+	rec.AddNote(fmt.Sprintf("%v before a sitemap was read whole or a URL delivered: no progress, %s in a row (at %d the site's runs fail)",
+		context.Cause(budget), runCount(rec.Stalled), stallLimit))
 }
 
 // countSitemaps counts the sitemaps read and failed. A sitemap whose read the run's end cut
