@@ -15,7 +15,7 @@ type State interface {
 	Leased(ctx context.Context, site string, now time.Time) (bool, error)
 	ChannelDays(ctx context.Context, since time.Time, site string) ([]model.ChannelDay, error)
 	LastSuccess(ctx context.Context, site, channel string) (time.Time, error)
-	QuotaUsed(ctx context.Context, site, day string) (used int, full bool, err error)
+	QuotaDay(ctx context.Context, site, day string) (model.BingDay, error)
 	FeedState(ctx context.Context, site string) (built bool, changed time.Time, err error)
 	FeedItems(ctx context.Context, site string, limit int) ([]model.FeedItem, error)
 }
@@ -53,13 +53,17 @@ type DayCounts struct {
 
 // BingStatus is the Bing block of the original design, with the quota of today (UTC).
 type BingStatus struct {
-	Enabled             bool       `json:"enabled"`
-	DailyQuota          int        `json:"dailyQuota,omitempty"`
-	TodayQuotaUsed      *int       `json:"todayQuotaUsed,omitempty"`
+	Enabled        bool `json:"enabled"`
+	DailyQuota     int  `json:"dailyQuota,omitempty"`
+	TodayQuotaUsed *int `json:"todayQuotaUsed,omitempty"`
+	// TodayQuotaRemaining is bing.Quota.Left, the one rule; TodayQuotaSource says where it comes
+	// from: "Bing says 0 left today", "dailyQuota 100" (bing.Quota.Source).
 	TodayQuotaRemaining *int       `json:"todayQuotaRemaining,omitempty"`
+	TodayQuotaSource    string     `json:"todayQuotaSource,omitempty"`
 	LastSubmission      *time.Time `json:"lastSubmission,omitempty"`
-	// BingRemaining is what Bing says the site may still submit today, when it was asked; Error
-	// says why Bing could not tell (a key it refuses).
+	// BingRemaining is what Bing's latest answer of today leaves, less what went since; absent
+	// when Bing was not asked today. Error says why Bing did not tell when serve asked it (a key
+	// it refuses); the Worker does not ask Bing for a status.
 	BingRemaining *int   `json:"bingRemaining,omitempty"`
 	Error         string `json:"error,omitempty"`
 }
@@ -68,8 +72,6 @@ type BingStatus struct {
 type Live struct {
 	// RunningID is the id of a run of the site this process is making, 0 when none.
 	RunningID int64
-	// BingLeft, when set, asks Bing what the site may still submit today.
-	BingLeft func(ctx context.Context) (int, error)
 }
 
 // Status builds a site's status at now from its state; source says where the site comes from.
@@ -78,14 +80,14 @@ func Status(ctx context.Context, st State, site *config.Site, source string, now
 	if err != nil {
 		return nil, err
 	}
-	return FromReads(ctx, reads, site, source, now, live), nil
+	return FromReads(reads, site, source, now, live), nil
 }
 
 // readSite reads what a site's status needs, with a few queries of the site.
 func readSite(ctx context.Context, st State, site *config.Site, now time.Time) (*model.SiteReads, error) {
 	id := site.ID
 	r := &model.SiteReads{Leased: map[string]bool{}, LastRun: map[string]*model.Record{}, Today: map[string]map[string]model.ChannelDay{id: {}},
-		LastSuccess: map[string]map[string]time.Time{id: {}}, QuotaUsed: map[string]int{}, QuotaFull: map[string]bool{}}
+		LastSuccess: map[string]map[string]time.Time{id: {}}, Bing: map[string]model.BingDay{}}
 	leased, err := st.Leased(ctx, id, now)
 	if err != nil {
 		return nil, err
@@ -111,7 +113,7 @@ func readSite(ctx context.Context, st State, site *config.Site, now time.Time) (
 		}
 	}
 	if site.Bing.Enabled {
-		if r.QuotaUsed[id], r.QuotaFull[id], err = st.QuotaUsed(ctx, id, now.Format(time.DateOnly)); err != nil {
+		if r.Bing[id], err = st.QuotaDay(ctx, id, now.Format(time.DateOnly)); err != nil {
 			return nil, err
 		}
 	}
@@ -119,8 +121,8 @@ func readSite(ctx context.Context, st State, site *config.Site, now time.Time) (
 }
 
 // FromReads builds a site's status at now from reads — of this site, or of every site at once
-// (model.SiteReads) — asking Bing, through live, what it leaves today.
-func FromReads(ctx context.Context, reads *model.SiteReads, site *config.Site, source string, now time.Time, live Live) *SiteStatus {
+// (model.SiteReads) — and what live knows.
+func FromReads(reads *model.SiteReads, site *config.Site, source string, now time.Time, live Live) *SiteStatus {
 	now = now.UTC()
 	out := &SiteStatus{SiteID: site.ID, Source: source, Status: "idle", Schedule: site.Schedule, LastExecution: reads.LastRun[site.ID],
 		Channels: map[string]*ChannelStatus{}, Bing: BingStatus{Enabled: site.Bing.Enabled}}
@@ -144,24 +146,20 @@ func FromReads(ctx context.Context, reads *model.SiteReads, site *config.Site, s
 	}
 	out.Channels["feed"].Path = "/feeds/" + site.ID + ".xml"
 	if site.Bing.Enabled {
-		bingBlock(ctx, reads.QuotaUsed[site.ID], reads.QuotaFull[site.ID], site, live, out)
+		bingBlock(reads.Bing[site.ID], site, out)
 	}
 	return out
 }
 
-// bingBlock fills the Bing block: the day's quota as sitepush counts it, lowered to what Bing
-// says is left when it is asked.
-func bingBlock(ctx context.Context, used int, full bool, site *config.Site, live Live, out *SiteStatus) {
-	q := bing.Quota{Daily: site.Bing.DailyQuota, Used: used, Full: full}
-	if live.BingLeft != nil {
-		if left, err := live.BingLeft(ctx); err != nil {
-			out.Bing.Error = "Bing did not tell the quota left: " + err.Error()
-		} else {
-			q.BingLeft, q.Told = left, true
-			out.Bing.BingRemaining = &left
-		}
-	}
-	remaining := q.Left()
+// bingBlock fills the Bing block: the day's quota by the one rule (bing.Quota), from what the
+// state keeps of it — what runs used, and what Bing answered them.
+func bingBlock(d model.BingDay, site *config.Site, out *SiteStatus) {
+	q := bing.Today(site.Bing.DailyQuota, d)
+	remaining, used := q.Left(), d.Used
 	out.Bing.DailyQuota, out.Bing.TodayQuotaUsed, out.Bing.TodayQuotaRemaining = site.Bing.DailyQuota, &used, &remaining
+	out.Bing.TodayQuotaSource = q.Source()
+	if says, told := q.BingSays(); told {
+		out.Bing.BingRemaining = &says
+	}
 	out.Bing.LastSubmission = out.Channels["bing"].LastSubmission
 }

@@ -76,17 +76,18 @@ func (c *checker) bing(s *config.Site) {
 		c.fail("bing", "Bing answered, but today's use of the quota is in the state, which does not open (see above)")
 		return
 	}
-	used, full, uerr := c.st.QuotaUsed(c.e.ctx, s.ID, now.UTC().Format(time.DateOnly))
+	d, uerr := c.st.QuotaDay(c.e.ctx, s.ID, now.UTC().Format(time.DateOnly))
 	if uerr != nil {
 		c.fail("bing", "Bing quota in the state: %v", uerr)
 		return
 	}
+	q := bing.Today(s.Bing.DailyQuota, d)
 	if err != nil {
-		c.pass("bing", "Bing answered, but does not tell the quota left today: runs count on bing.dailyQuota (%s URLs, %d used today)",
-			count(s.Bing.DailyQuota), used)
+		c.pass("bing", "Bing answered, but does not tell the quota left today: runs count on %s URLs left today (%s; %d of dailyQuota %d used today)",
+			count(q.Left()), q.Source(), d.Used, s.Bing.DailyQuota)
 		return
 	}
-	left := bing.Quota{Daily: s.Bing.DailyQuota, Used: used, Full: full, BingLeft: daily, Told: true}.Left()
-	c.pass("bing", "Bing API key accepted: %s URLs left today (%d of %d configured used; Bing reports %s today, %s this month)",
-		count(left), used, s.Bing.DailyQuota, count(daily), count(monthly))
+	q = q.Answered(daily)
+	c.pass("bing", "Bing API key accepted: %s URLs left today (%s; %d of dailyQuota %d used today; Bing reports %s today, %s this month)",
+		count(q.Left()), q.Source(), d.Used, s.Bing.DailyQuota, count(daily), count(monthly))
 }

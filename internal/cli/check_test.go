@@ -24,7 +24,7 @@ func TestCheck(t *testing.T) {
 	code, out, errOut := run(t, "check", "--config", w.config)
 	for _, want := range []string{"✓ configuration", "✓ sitemap " + w.site.URL + "/sitemap.xml: 12 URLs in 1 file",
 		"✓ IndexNow key file " + w.site.URL + "/" + testKey + ".txt serves the key",
-		"✓ Bing API key accepted: 80 URLs left today (0 of 100 configured used; Bing reports 80 today, 2,400 this month)"} {
+		"✓ Bing API key accepted: 80 URLs left today (Bing says 80 left today; 0 of dailyQuota 100 used today; Bing reports 80 today, 2,400 this month)"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("missing %q in\n%s", want, out)
 		}
@@ -61,7 +61,7 @@ func TestCheckBingQuotaUnknown(t *testing.T) {
 	w := newTestWorld(t, "    bing: {enabled: true, apiKey: bing-key-123, dailyQuota: 100, endpoint: "+bsrv.URL+"/webmaster/api.svc/json}\n")
 	w.publish(3)
 	code, out, _ := run(t, "check", "--config", w.config)
-	want := "✓ Bing answered, but does not tell the quota left today: runs count on bing.dailyQuota (100 URLs, 0 used today)"
+	want := "✓ Bing answered, but does not tell the quota left today: runs count on 100 URLs left today (dailyQuota 100; 0 of dailyQuota 100 used today)"
 	if code != exitOK || !strings.Contains(out, want) {
 		t.Errorf("exit %d; want %q in\n%s", code, want, out)
 	}

@@ -3,13 +3,19 @@ package kvstate
 import (
 	"context"
 	"time"
+
+	"github.com/sitepush/sitepush/internal/model"
 )
 
 // quotaDay is the value of `bing:quota:{id}:{day}`, as the original design kept it: what a site
-// used of its Bing quota on a UTC day, and whether Bing refused for quota.
+// used of its Bing quota on a UTC day, and whether Bing refused for quota; with, once Bing
+// answered that day, its latest answer and what was used then (model.BingDay).
 type quotaDay struct {
-	Used int  `json:"used"`
-	Full bool `json:"full,omitempty"`
+	Used         int  `json:"used"`
+	Full         bool `json:"full,omitempty"`
+	Told         bool `json:"told,omitempty"`
+	BingLeft     int  `json:"bingLeft,omitempty"`
+	UsedWhenTold int  `json:"usedWhenTold,omitempty"`
 
 	dirty   bool
 	written time.Time
@@ -104,14 +110,29 @@ func (s *State) MarkQuotaFull(ctx context.Context, site, day string) (err error)
 	return s.writeQuota(ctx, st, day, q, true)
 }
 
-// QuotaUsed returns how many URLs of site's quota day has used, and whether Bing said it was full.
-func (s *State) QuotaUsed(ctx context.Context, site, day string) (_ int, _ bool, err error) {
+// RecordBingLeft keeps Bing's answer of site's quota left on day, with what the day has used at
+// that moment. It is written with the day's next reservation, or when the tick ends: no KV write
+// of its own.
+func (s *State) RecordBingLeft(ctx context.Context, site, day string, left int) (err error) {
+	defer failed(&err, "keeping what Bing said of its quota", site)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	q, err := s.quotaOf(ctx, s.siteOf(site), day)
+	if err != nil {
+		return err
+	}
+	q.Told, q.BingLeft, q.UsedWhenTold, q.dirty = true, left, q.Used, true
+	return nil
+}
+
+// QuotaDay returns what is kept of site's quota of day: zero for a day without any.
+func (s *State) QuotaDay(ctx context.Context, site, day string) (_ model.BingDay, err error) {
 	defer failed(&err, "reading the Bing quota", site)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	q, err := s.quotaOf(ctx, s.siteOf(site), day)
 	if err != nil {
-		return 0, false, err
+		return model.BingDay{}, err
 	}
-	return q.Used, q.Full, nil
+	return model.BingDay{Used: q.Used, Full: q.Full, Told: q.Told, BingLeft: q.BingLeft, UsedWhenTold: q.UsedWhenTold}, nil
 }

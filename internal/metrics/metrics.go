@@ -114,7 +114,7 @@ var (
 	quotaUsed = prometheus.NewDesc("sitepush_bing_quota_used",
 		"Bing URLs reserved or sent today (UTC) for the site.", []string{"site"}, nil)
 	quotaRemaining = prometheus.NewDesc("sitepush_bing_quota_remaining",
-		"Bing URLs the site may still send today (UTC): 0 once Bing refused for quota.", []string{"site"}, nil)
+		"Bing URLs the site may still send today (UTC): the smaller of dailyQuota and Bing's own answer of today, less what went since; 0 once Bing refused for quota.", []string{"site"}, nil)
 	lastGood = prometheus.NewDesc("sitepush_last_success_timestamp_seconds",
 		"When the site's last run without failures (ok or budget_exhausted) ended, in Unix seconds.", []string{"site"}, nil)
 )
@@ -166,12 +166,12 @@ func (c *stateCollector) read(now time.Time) ([]prometheus.Metric, error) {
 	var out []prometheus.Metric
 	for _, s := range c.sites() {
 		if s.Bing.Enabled {
-			used, full, err := c.state.QuotaUsed(ctx, s.ID, today)
+			d, err := c.state.QuotaDay(ctx, s.ID, today)
 			if err != nil {
 				return nil, err
 			}
-			left := bing.Quota{Daily: s.Bing.DailyQuota, Used: used, Full: full}.Left()
-			out = append(out, prometheus.MustNewConstMetric(quotaUsed, prometheus.GaugeValue, float64(used), s.ID),
+			left := bing.Today(s.Bing.DailyQuota, d).Left()
+			out = append(out, prometheus.MustNewConstMetric(quotaUsed, prometheus.GaugeValue, float64(d.Used), s.ID),
 				prometheus.MustNewConstMetric(quotaRemaining, prometheus.GaugeValue, float64(left), s.ID))
 		}
 		at, err := c.state.LastGoodRun(ctx, s.ID)

@@ -48,9 +48,21 @@ type SiteReads struct {
 	Today map[string]map[string]ChannelDay
 	// LastSuccess is when each channel of each site last accepted a URL.
 	LastSuccess map[string]map[string]time.Time
-	// QuotaUsed and QuotaFull are each site's Bing quota of today.
-	QuotaUsed map[string]int
-	QuotaFull map[string]bool
+	// Bing is each site's Bing quota of today.
+	Bing map[string]BingDay
+}
+
+// BingDay is what the state keeps of a site's Bing quota on one UTC day: the URLs reserved or
+// sent, whether Bing refused a submission for quota, and Bing's own latest answer of the day
+// (GetUrlSubmissionQuota) with what was used when it answered — what went since lowers it.
+type BingDay struct {
+	Used int
+	Full bool
+	// Told is set once Bing answered that day; BingLeft is its latest answer, UsedWhenTold what
+	// Used was then.
+	Told         bool
+	BingLeft     int
+	UsedWhenTold int
 }
 
 // SitemapMemo is what a run remembers of one sitemap of pages it read whole, once what it found

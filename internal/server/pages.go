@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/sitepush/sitepush/internal/api"
+	"github.com/sitepush/sitepush/internal/channel/bing"
 	"github.com/sitepush/sitepush/internal/config"
 	"github.com/sitepush/sitepush/internal/model"
 	"github.com/sitepush/sitepush/internal/runner"
@@ -44,12 +45,13 @@ type overviewRow struct {
 	// Known is how many URLs the last run read from the sitemaps.
 	Known    int
 	Channels []channelRow
-	// Quota is Bing's daily quota, used today and left; zero Limit when Bing is off.
-	QuotaUsed, QuotaLimit, QuotaLeft int
-	QuotaResets                      time.Time
-	Spark                            template.HTML
-	Sent30, Failed30                 int
-	LastError                        string
+	// Quota is Bing's quota of today: dailyQuota (zero when Bing is off), used, left by the one
+	// rule (bing.Quota) and where that comes from; QuotaPct is how much of today's is used.
+	QuotaUsed, QuotaLimit, QuotaLeft, QuotaPct int
+	QuotaSource                                string
+	Spark                                      template.HTML
+	Sent30, Failed30                           int
+	LastError                                  string
 }
 
 // channelRow is a channel's part of a site's overview.
@@ -178,12 +180,17 @@ func (s *Server) overviewRow(e sites.Entry, st *api.SiteStatus, statuses []strin
 		}
 	}
 	if st.Bing.Enabled {
-		row.QuotaLimit = st.Bing.DailyQuota
+		row.QuotaLimit, row.QuotaSource = st.Bing.DailyQuota, st.Bing.TodayQuotaSource
 		if st.Bing.TodayQuotaUsed != nil {
 			row.QuotaUsed = *st.Bing.TodayQuotaUsed
 		}
-		row.QuotaLeft = max(0, row.QuotaLimit-row.QuotaUsed)
-		row.QuotaResets = s.now().UTC().Truncate(24 * time.Hour).Add(24 * time.Hour)
+		if st.Bing.TodayQuotaRemaining != nil {
+			row.QuotaLeft = *st.Bing.TodayQuotaRemaining
+		}
+		row.QuotaPct = 100
+		if row.QuotaLeft > 0 {
+			row.QuotaPct = percent(row.QuotaUsed, row.QuotaUsed+row.QuotaLeft)
+		}
 	}
 	row.Health, row.rank = health(st, row)
 	return row
@@ -451,7 +458,7 @@ func (s *Server) urlStories(w http.ResponseWriter, r *http.Request) {
 			s.failedPage(w, r, err)
 			return
 		}
-		held, err := s.quotaSpent(r.Context(), e.Site)
+		held, err := s.heldByQuota(r.Context(), e.Site)
 		if err != nil {
 			s.failedPage(w, r, err)
 			return
@@ -463,29 +470,34 @@ func (s *Server) urlStories(w http.ResponseWriter, r *http.Request) {
 	s.render(w, r, http.StatusOK, "urls.html", page{Title: "URLs of " + e.Site.ID + " — sitepush", Flash: flashOf(r), Data: p})
 }
 
-// storyOf tells whether a URL is due on each channel, and why.
-func (s *Server) storyOf(site *config.Site, u store.URLState, channels []string, quotaSpent bool) story {
+// storyOf tells whether a URL is due on each channel, and why; held says why Bing's quota holds
+// its due URLs today, "" when it does not.
+func (s *Server) storyOf(site *config.Site, u store.URLState, channels []string, held string) story {
 	out := story{URLState: u}
 	now := s.now()
 	for _, name := range channels {
 		d, ok := u.Channels[name]
 		c := channelStory{Name: name, Delivery: d, Delivered: ok}
 		c.Due = runner.DueReason(d.State, u.Lastmod, site.ResubmitAfter.D(), now, name == "feed")
-		if c.Due != "" && name == "bing" && quotaSpent {
-			c.Due += ", held by quota until 00:00 UTC"
+		if c.Due != "" && name == "bing" && held != "" {
+			c.Due += ", held by quota (" + held + "), resets at 00:00 UTC"
 		}
 		out.Channels = append(out.Channels, c)
 	}
 	return out
 }
 
-// quotaSpent reports whether site's Bing quota of today is spent.
-func (s *Server) quotaSpent(ctx context.Context, site *config.Site) (bool, error) {
+// heldByQuota says why site's Bing quota holds its due URLs today — none is left, by the one rule
+// (bing.Quota) — or "" when some are left.
+func (s *Server) heldByQuota(ctx context.Context, site *config.Site) (string, error) {
 	if !site.Bing.Enabled {
-		return false, nil
+		return "", nil
 	}
-	used, full, err := s.state.QuotaUsed(ctx, site.ID, s.now().UTC().Format(time.DateOnly))
-	return full || (site.Bing.DailyQuota > 0 && used >= site.Bing.DailyQuota), err
+	d, err := s.state.QuotaDay(ctx, site.ID, s.today())
+	if q := bing.Today(site.Bing.DailyQuota, d); err == nil && q.Left() == 0 {
+		return q.Source(), nil
+	}
+	return "", err
 }
 
 // notFound shows a page that says what is missing.

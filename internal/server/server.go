@@ -59,7 +59,7 @@ type Options struct {
 	Changed      func()
 	Logger       *slog.Logger
 	// BingQuota, when set, asks Bing (GetUrlSubmissionQuota) how many URLs a site may still
-	// submit today, for /status.
+	// submit today, for /status and the dashboard; its answers are kept in the state.
 	BingQuota func(ctx context.Context, site *config.Site) (int, error)
 }
 

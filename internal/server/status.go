@@ -8,31 +8,9 @@ import (
 	"time"
 
 	"github.com/sitepush/sitepush/internal/api"
-	"github.com/sitepush/sitepush/internal/config"
+	"github.com/sitepush/sitepush/internal/model"
 	"github.com/sitepush/sitepush/internal/sites"
 )
-
-// bingAsked is how long Bing's answer about a site's quota is kept.
-const bingAsked = 5 * time.Minute
-
-// bingAnswer is what Bing said of a site's quota; a refusal is kept like an answer, so that a
-// refused key is not asked about again every second.
-type bingAnswer struct {
-	left int
-	err  error
-}
-
-// bingSays asks Bing how many URLs site may still submit today, or returns its last answer.
-func (s *Server) bingSays(ctx context.Context, site *config.Site) (int, error) {
-	v, _ := s.bing.get(site.ID, func() (any, error) {
-		ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-		defer cancel()
-		left, err := s.bingQuota(ctx, site)
-		return bingAnswer{left, err}, nil
-	})
-	a := v.(bingAnswer)
-	return a.left, a.err
-}
 
 // status answers one site's status, or every site's without ?site.
 func (s *Server) status(w http.ResponseWriter, r *http.Request) {
@@ -113,16 +91,30 @@ func (s *Server) statuses(r *http.Request) (*statusSet, error) {
 	return v.(*statusSet), nil
 }
 
-// readStatuses reads every site's status from the state.
+// readStatuses reads every site's status from the state, with what Bing says of the quotas of
+// sites whose run is not going: asked after a first read (which tells whose run is going, in
+// any process), kept in the state, and read again when an answer was kept.
 func (s *Server) readStatuses(ctx context.Context) ([]*api.SiteStatus, error) {
 	now := s.now()
 	reads, err := s.state.SiteReads(ctx, now)
 	if err != nil {
 		return nil, err
 	}
+	all := s.sites.All()
+	bingErrs, kept := s.askBing(all, func(id string) bool {
+		_, here := s.runs.Active(id)
+		return here || reads.Leased[id]
+	})
+	if kept {
+		if reads, err = s.state.SiteReads(ctx, now); err != nil {
+			return nil, err
+		}
+	}
 	out := []*api.SiteStatus{}
-	for _, e := range s.sites.All() {
-		out = append(out, api.FromReads(ctx, reads, e.Site, e.Source, now, s.live(e)))
+	for _, e := range all {
+		st := api.FromReads(reads, e.Site, e.Source, now, s.live(e))
+		st.Bing.Error = bingErrs[e.Site.ID]
+		out = append(out, st)
 	}
 	return out, nil
 }
@@ -144,19 +136,28 @@ func nextRun(all []*api.SiteStatus) time.Time {
 	return first
 }
 
+// siteStatus reads one site's status from the state, with what Bing says of its quota when its
+// run is not going, as readStatuses does.
 func (s *Server) siteStatus(ctx context.Context, e sites.Entry) (*api.SiteStatus, error) {
-	return api.Status(ctx, s.state, e.Site, e.Source, s.now(), s.live(e))
+	st, err := api.Status(ctx, s.state, e.Site, e.Source, s.now(), s.live(e))
+	if err != nil {
+		return nil, err
+	}
+	bingErrs, kept := s.askBing([]sites.Entry{e}, func(string) bool { return st.Status == model.StatusRunning })
+	if kept {
+		if st, err = api.Status(ctx, s.state, e.Site, e.Source, s.now(), s.live(e)); err != nil {
+			return nil, err
+		}
+	}
+	st.Bing.Error = bingErrs[e.Site.ID]
+	return st, nil
 }
 
-// live is what this process knows of a site beyond the state: its run going here, and how to
-// ask Bing what it leaves today.
+// live is what this process knows of a site beyond the state: its run going here.
 func (s *Server) live(e sites.Entry) api.Live {
 	live := api.Live{}
 	if id, ok := s.runs.Active(e.Site.ID); ok {
 		live.RunningID = id
-	}
-	if s.bingQuota != nil {
-		live.BingLeft = func(ctx context.Context) (int, error) { return s.bingSays(ctx, e.Site) }
 	}
 	return live
 }

@@ -39,7 +39,7 @@ func TestStatusesReadAtOnce(t *testing.T) {
 			t.Fatal(err)
 		}
 		a, _ := json.Marshal(one)
-		b, _ := json.Marshal(api.FromReads(ctx, reads, e.Site, e.Source, now, api.Live{}))
+		b, _ := json.Marshal(api.FromReads(reads, e.Site, e.Source, now, api.Live{}))
 		if string(a) != string(b) {
 			t.Errorf("site %s:\nread alone %s\nread at once %s", e.Site.ID, a, b)
 		}

@@ -123,8 +123,8 @@ func testQuota(t *testing.T, b Backend) {
 	}
 	must(t, s.ReleaseQuota(ctx, "a", "2026-03-01", 15))
 	s = b.Reopen(t, s)
-	if used, full, _ := s.QuotaUsed(ctx, "a", "2026-03-01"); used != 105 || full {
-		t.Errorf("after a release: used %d full %v", used, full)
+	if d, _ := s.QuotaDay(ctx, "a", "2026-03-01"); d != (model.BingDay{Used: 105}) {
+		t.Errorf("after a release: %+v", d)
 	}
 	if g := got("a", "2026-03-01", 100, 150); g != 45 {
 		t.Errorf("a higher limit (config changed) grants %d, want 45", g)
@@ -140,14 +140,41 @@ func testQuota(t *testing.T, b Backend) {
 	if g := got("a", "2026-03-02", 10, 120); g != 0 {
 		t.Errorf("a full day granted %d", g)
 	}
-	if used, full, _ := s.QuotaUsed(ctx, "a", "2026-03-02"); used != 10 || !full {
-		t.Errorf("full day: used %d full %v", used, full)
+	if d, _ := s.QuotaDay(ctx, "a", "2026-03-02"); d != (model.BingDay{Used: 10, Full: true}) {
+		t.Errorf("full day: %+v", d)
 	}
-	if used, full, err := s.QuotaUsed(ctx, "x", "2026-03-01"); used != 0 || full || err != nil {
-		t.Errorf("unknown site: %d %v %v", used, full, err)
+	if d, err := s.QuotaDay(ctx, "x", "2026-03-01"); d != (model.BingDay{}) || err != nil {
+		t.Errorf("unknown site: %+v %v", d, err)
 	}
 	must(t, s.ReleaseQuota(ctx, "b", "2026-03-01", 1000))
-	if used, _, _ := s.QuotaUsed(ctx, "b", "2026-03-01"); used != 0 {
-		t.Errorf("releasing more than reserved: used %d", used)
+	if d, _ := s.QuotaDay(ctx, "b", "2026-03-01"); d.Used != 0 {
+		t.Errorf("releasing more than reserved: used %d", d.Used)
+	}
+}
+
+// testBingTold checks that what Bing answered of a day's quota is kept with what the day had
+// used then, whether or not the day had a reservation yet, and that its latest answer counts.
+func testBingTold(t *testing.T, b Backend) {
+	s := b.Open(t)
+	must(t, s.RecordBingLeft(ctx, "a", "2026-03-01", 50))
+	s = b.Reopen(t, s)
+	if d, _ := s.QuotaDay(ctx, "a", "2026-03-01"); d != (model.BingDay{Told: true, BingLeft: 50}) {
+		t.Errorf("Bing's first answer of the day: %+v", d)
+	}
+	if g, err := s.ReserveQuota(ctx, "a", "2026-03-01", 30, 100); g != 30 || err != nil {
+		t.Fatalf("reserved %d, %v", g, err)
+	}
+	s = b.Reopen(t, s)
+	if d, _ := s.QuotaDay(ctx, "a", "2026-03-01"); d != (model.BingDay{Used: 30, Told: true, BingLeft: 50}) {
+		t.Errorf("after 30 went: %+v", d)
+	}
+	must(t, s.RecordBingLeft(ctx, "a", "2026-03-01", 20))
+	must(t, s.MarkQuotaFull(ctx, "a", "2026-03-01"))
+	s = b.Reopen(t, s)
+	if d, _ := s.QuotaDay(ctx, "a", "2026-03-01"); d != (model.BingDay{Used: 30, Full: true, Told: true, BingLeft: 20, UsedWhenTold: 30}) {
+		t.Errorf("Bing's second answer, then its refusal: %+v", d)
+	}
+	if d, _ := s.QuotaDay(ctx, "a", "2026-03-02"); d != (model.BingDay{}) {
+		t.Errorf("the next day knows nothing of Bing's answer: %+v", d)
 	}
 }

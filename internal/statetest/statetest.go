@@ -54,6 +54,7 @@ func Run(t *testing.T, b Backend) {
 		{"Leases", testLeases},
 		{"Runs", testRuns},
 		{"Quota", testQuota},
+		{"BingTold", testBingTold},
 		{"FeedItems", testFeedItems},
 		{"FeedPrune", testFeedPrune},
 		{"FeedReset", testFeedReset},

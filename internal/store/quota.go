@@ -4,6 +4,8 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+
+	"github.com/sitepush/sitepush/internal/model"
 )
 
 // ReserveQuota takes up to n URLs of site's quota for day, never letting the day's total pass
@@ -52,15 +54,32 @@ func (s *Store) MarkQuotaFull(ctx context.Context, site, day string) (err error)
 	return err
 }
 
-// QuotaUsed returns how many URLs of site's quota day has used, and whether Bing said it was full.
-func (s *Store) QuotaUsed(ctx context.Context, site, day string) (_ int, _ bool, err error) {
+// RecordBingLeft keeps Bing's answer of site's quota left on day, with what the day has used at
+// that moment, in one statement: the URLs used since come off it.
+func (s *Store) RecordBingLeft(ctx context.Context, site, day string, left int) (err error) {
+	defer s.failed(&err, "keeping what Bing said of its quota", site)
+	_, err = s.db.ExecContext(ctx, `INSERT INTO bing_quota (site_id, day, used, "full", bing_left, told_used) VALUES ($1, $2, 0, 0, $3, 0)
+		ON CONFLICT (site_id, day) DO UPDATE SET bing_left = $3, told_used = bing_quota.used`, site, day, left)
+	return err
+}
+
+// QuotaDay returns what is kept of site's quota of day: zero for a day without any.
+func (s *Store) QuotaDay(ctx context.Context, site, day string) (_ model.BingDay, err error) {
 	defer s.failed(&err, "reading the Bing quota", site)
-	var used, full int
-	err = s.rdb.QueryRowContext(ctx, `SELECT used, "full" FROM bing_quota WHERE site_id = $1 AND day = $2`, site, day).Scan(&used, &full)
+	var d model.BingDay
+	err = s.rdb.QueryRowContext(ctx, `SELECT `+quotaColumns+` FROM bing_quota WHERE site_id = $1 AND day = $2`, site, day).Scan(bingDayFields(&d)...)
 	if errors.Is(err, sql.ErrNoRows) {
-		return 0, false, nil
+		return model.BingDay{}, nil
 	}
-	return used, full != 0, err
+	return d, err
+}
+
+// quotaColumns are the columns of bing_quota that bingDayFields scans.
+const quotaColumns = `used, "full" <> 0, bing_left IS NOT NULL, COALESCE(bing_left, 0), told_used`
+
+// bingDayFields are the destinations of quotaColumns.
+func bingDayFields(d *model.BingDay) []any {
+	return []any{&d.Used, &d.Full, &d.Told, &d.BingLeft, &d.UsedWhenTold}
 }
 
 // forUpdate locks the rows a query reads until the transaction ends, where the engine needs to be

@@ -45,8 +45,8 @@ func TestRuns(t *testing.T) {
 	if stats, _ := s.DailyStats(ctx, t0.Add(-200*24*time.Hour), "a"); len(stats) != 0 {
 		t.Errorf("statistics older than 90 days were kept: %+v", stats)
 	}
-	if used, _, _ := s.QuotaUsed(ctx, "a", oldDay); used != 0 {
-		t.Errorf("the Bing quota of a day older than 90 days was kept: %d used", used)
+	if d, _ := s.QuotaDay(ctx, "a", oldDay); d.Used != 0 {
+		t.Errorf("the Bing quota of a day older than 90 days was kept: %d used", d.Used)
 	}
 }
 

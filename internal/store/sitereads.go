@@ -13,7 +13,7 @@ import (
 func (s *Store) SiteReads(ctx context.Context, now time.Time) (_ *model.SiteReads, err error) {
 	defer s.failed(&err, "reading the sites' statuses", "")
 	out := &model.SiteReads{Leased: map[string]bool{}, LastRun: map[string]*model.Record{}, Today: map[string]map[string]model.ChannelDay{},
-		LastSuccess: map[string]map[string]time.Time{}, QuotaUsed: map[string]int{}, QuotaFull: map[string]bool{}}
+		LastSuccess: map[string]map[string]time.Time{}, Bing: map[string]model.BingDay{}}
 	for _, read := range []func(context.Context, time.Time, *model.SiteReads) error{s.readLeases, s.readLastRuns, s.readChannelDays, s.readQuotas} {
 		if err := read(ctx, now, out); err != nil {
 			return nil, err
@@ -98,13 +98,13 @@ func (s *Store) readChannelDays(ctx context.Context, now time.Time, out *model.S
 func (s *Store) readQuotas(ctx context.Context, now time.Time, out *model.SiteReads) error {
 	return s.each(ctx, func(scan func(...any) error) error {
 		var site string
-		var used, full int
-		if err := scan(&site, &used, &full); err != nil {
+		var d model.BingDay
+		if err := scan(append([]any{&site}, bingDayFields(&d)...)...); err != nil {
 			return err
 		}
-		out.QuotaUsed[site], out.QuotaFull[site] = used, full != 0
+		out.Bing[site] = d
 		return nil
-	}, `SELECT site_id, used, "full" FROM bing_quota WHERE day = $1`, day(now))
+	}, `SELECT site_id, `+quotaColumns+` FROM bing_quota WHERE day = $1`, day(now))
 }
 
 // FailedCountsAll counts each site's URLs whose last attempt failed, per channel: FailedCounts of

@@ -46,9 +46,9 @@ func TestA503AboutQuotaIsRetried(t *testing.T) {
 		w := newWorld(t, func(b *config.Bing) { b.APIKey, b.DailyQuota = "k", 300 }, map[string]int{"k": 1000})
 		w.bing.Fail(enginetest.Fault{Status: 503, ErrorCode: 1, Message: "ERROR!!! Quota service temporarily unavailable"})
 		r := w.run()
-		_, full, _ := w.store.QuotaUsed(context.Background(), "s", time.Now().UTC().Format(time.DateOnly))
-		if r.Submitted() != 300 || r.Held() != 0 || full || !r.clean() {
-			t.Errorf("%v, errors %q, day full %v, notes %q", r, r.errs(), full, r.Notes())
+		d, _ := w.store.QuotaDay(context.Background(), "s", time.Now().UTC().Format(time.DateOnly))
+		if r.Submitted() != 300 || r.Held() != 0 || d.Full || !r.clean() {
+			t.Errorf("%v, errors %q, day full %v, notes %q", r, r.errs(), d.Full, r.Notes())
 		}
 	})
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/sitepush/sitepush/internal/channel"
 	"github.com/sitepush/sitepush/internal/config"
+	"github.com/sitepush/sitepush/internal/model"
 )
 
 const (
@@ -28,12 +29,16 @@ const (
 // backoff are the waits before the retries after a failure.
 var backoff = []time.Duration{time.Second, 2 * time.Second, 4 * time.Second}
 
-// QuotaStore counts each site's daily Bing quota, atomically across processes.
+// QuotaStore counts each site's daily Bing quota, atomically across processes, and keeps what
+// Bing answered of it that day, so that every face of sitepush tells the same quota left.
 type QuotaStore interface {
 	ReserveQuota(ctx context.Context, site, day string, n, limit int) (int, error)
 	ReleaseQuota(ctx context.Context, site, day string, n int) error
 	MarkQuotaFull(ctx context.Context, site, day string) error
-	QuotaUsed(ctx context.Context, site, day string) (used int, full bool, err error)
+	// RecordBingLeft keeps Bing's answer of day, left, with what the day has used at that moment.
+	RecordBingLeft(ctx context.Context, site, day string, left int) error
+	// QuotaDay returns what is kept of site's quota of day (zero for a day without any).
+	QuotaDay(ctx context.Context, site, day string) (model.BingDay, error)
 }
 
 // Channel delivers a site's due URLs to Bing.
@@ -45,7 +50,8 @@ type Channel struct {
 	userAgent string
 	quota     QuotaStore
 	day       string // the UTC day of the run's start: the quota it counts against
-	limit     int    // the day's quota in all, once Deliver has asked Bing
+	today     Quota  // the day's quota as Deliver found it, once it asked Bing
+	limit     int    // the day's quota in all, once Deliver has asked Bing: today.Used + today.Left()
 	rnd       *rand.Rand
 
 	// After a 429, no request goes before pausedUntil; a batch that cannot wait that long within
@@ -68,11 +74,11 @@ func (c *Channel) Name() string { return name }
 // Deliver sends the due URLs, in order of priority, in batches of batchSize, one request at a
 // time, until the day's quota is spent.
 func (c *Channel) Deliver(ctx context.Context, q *channel.Queue, rep channel.Reporter) error {
-	limit, ok, err := c.todaysLimit(ctx, rep)
+	today, ok, err := c.todaysQuota(ctx, rep, true)
 	if err != nil || !ok {
 		return channel.UnlessStopped(ctx, err)
 	}
-	c.limit = limit
+	c.today, c.limit = today, today.Used+today.Left()
 	c.order(q)
 	for pos := 0; pos < q.Len() && ctx.Err() == nil; {
 		granted, err := c.quota.ReserveQuota(ctx, c.site, c.day, min(c.cfg.BatchSize, q.Len()-pos), c.limit)
@@ -80,7 +86,9 @@ func (c *Channel) Deliver(ctx context.Context, q *channel.Queue, rep channel.Rep
 			return channel.UnlessStopped(ctx, err)
 		}
 		if granted == 0 {
-			rep.HeldBack(name, q.Len()-pos, fmt.Sprintf("the daily quota of %d URLs is spent; %d due URLs go on the next UTC day", c.limit, q.Len()-pos))
+			spent := c.today
+			spent.Used = c.limit
+			rep.HeldBack(name, q.Len()-pos, fmt.Sprintf("the quota of today is spent (%s); %d due URLs go on the next UTC day, after 00:00 UTC", spent.Source(), q.Len()-pos))
 			return nil
 		}
 		urls, err := q.Slice(ctx, pos, pos+granted)
@@ -93,7 +101,7 @@ func (c *Channel) Deliver(ctx context.Context, q *channel.Queue, rep channel.Rep
 		case err != nil || stop == keyFailed:
 			return err
 		case stop == quotaFull:
-			rep.HeldBack(name, q.Len()-pos, msg+": Bing's quota is spent; the rest go on the next UTC day")
+			rep.HeldBack(name, q.Len()-pos, fmt.Sprintf("%s: Bing refused more today (quota exceeded); %d due URLs go on the next UTC day, after 00:00 UTC", msg, q.Len()-pos))
 			return nil
 		}
 		pos += granted
@@ -101,32 +109,54 @@ func (c *Channel) Deliver(ctx context.Context, q *channel.Queue, rep channel.Rep
 	return nil
 }
 
-// todaysLimit is how many URLs the site may send today in all: dailyQuota, lowered to what Bing
-// says is left when it says less. ok is false when nothing is to be sent in this run, and the
-// reporter was told why: Bing refused the key, or gave no answer at all — it is out of reach,
-// and the due URLs wait for the next run. When Bing answers without telling the quota (a 5xx,
-// {"d":null}), the quota left is unknown: dailyQuota is counted on, and Bing's own refusal still
-// stops the day.
-func (c *Channel) todaysLimit(ctx context.Context, rep channel.Reporter) (limit int, ok bool, err error) {
+// todaysQuota is the site's quota of today by the one rule (Quota.Left): what the state keeps,
+// with what Bing answers now — kept in the state too when record is set, for the run's later
+// batches and every other face of sitepush. ok is false when nothing is to be sent in this run,
+// and the reporter was told why: Bing refused the key, or gave no answer at all — it is out of
+// reach, and the due URLs wait for the next run. When Bing answers without telling the quota (a
+// 5xx, {"d":null}), what it said earlier today stands, else dailyQuota is counted on; Bing's own
+// refusal still stops the day.
+func (c *Channel) todaysQuota(ctx context.Context, rep channel.Reporter, record bool) (q Quota, ok bool, err error) {
 	left, _, err := c.Quota(ctx)
 	switch {
 	case ctx.Err() != nil:
-		return 0, false, nil // the run is ending: no failure of Bing
+		return Quota{}, false, nil // the run is ending: no failure of Bing
 	case err == nil:
-		used, _, err := c.quota.QuotaUsed(ctx, c.site, c.day)
-		if err != nil {
-			return 0, false, err
-		}
-		return used + Quota{Daily: c.cfg.DailyQuota, Used: used, BingLeft: left, Told: true}.Left(), true, nil
+		q, err = c.told(ctx, left, record)
+		return q, err == nil, err
 	case isInvalidKey(err):
 		rep.Failed(name, err.Error())
-		return 0, false, nil
+		return Quota{}, false, nil
 	case errors.Is(err, ErrNoAnswer):
 		rep.Failed(name, fmt.Sprintf("GetUrlSubmissionQuota at %s: %v: nothing is sent to Bing in this run, and the due URLs stay due for the next run; check bing.endpoint and the network", c.cfg.Endpoint, err))
-		return 0, false, nil
+		return Quota{}, false, nil
 	}
-	rep.Noted(name, fmt.Sprintf("the quota Bing leaves today is unknown (%v): the configured dailyQuota of %d is counted on, and Bing's own refusal stops the day", err, c.cfg.DailyQuota))
-	return c.cfg.DailyQuota, true, nil
+	d, serr := c.quota.QuotaDay(ctx, c.site, c.day)
+	if serr != nil {
+		return Quota{}, false, serr
+	}
+	q = Today(c.cfg.DailyQuota, d)
+	rep.Noted(name, fmt.Sprintf("the quota Bing leaves today is unknown (%v): %d left today (%s), and Bing's own refusal stops the day", err, q.Left(), q.Source()))
+	return q, true, nil
+}
+
+// told is the quota of today with Bing's answer left: kept in the state when record is set, else
+// only taken into account.
+func (c *Channel) told(ctx context.Context, left int, record bool) (Quota, error) {
+	if record {
+		if err := c.quota.RecordBingLeft(ctx, c.site, c.day, left); err != nil {
+			return Quota{}, err
+		}
+	}
+	d, err := c.quota.QuotaDay(ctx, c.site, c.day)
+	if err != nil {
+		return Quota{}, err
+	}
+	q := Today(c.cfg.DailyQuota, d)
+	if !record {
+		q = q.Answered(left)
+	}
+	return q, nil
 }
 
 // order puts the queue in the site's priority: failed URLs first, then, for newest, URLs with a
@@ -155,27 +185,19 @@ func boolFirst(aIsTrue bool) int {
 }
 
 // Preview orders q as Deliver would and returns how many of its URLs today's quota holds back:
-// the quota left by the state's count and, when it answers, Bing's own. Nothing is reserved.
+// the quota left by the one rule, with what Bing answers now. Nothing is reserved or kept.
 func (c *Channel) Preview(ctx context.Context, q *channel.Queue, rep channel.Reporter) (held int) {
 	c.order(q)
-	limit, ok, err := c.todaysLimit(ctx, rep)
+	today, ok, err := c.todaysQuota(ctx, rep, false)
 	if err != nil {
 		rep.Failed(name, err.Error())
 	}
 	if err != nil || !ok {
 		return q.Len()
 	}
-	used, full, err := c.quota.QuotaUsed(ctx, c.site, c.day)
-	if err != nil {
-		rep.Failed(name, err.Error())
-		return q.Len()
-	}
-	left := limit - used
-	if full {
-		left = 0
-	}
-	if held = max(0, q.Len()-max(0, left)); held > 0 {
-		rep.HeldBack(name, held, fmt.Sprintf("the daily quota of %d URLs leaves %d today; %d due URLs would go on a later UTC day", limit, max(0, left), held))
+	left := today.Left()
+	if held = max(0, q.Len()-left); held > 0 {
+		rep.HeldBack(name, held, fmt.Sprintf("the quota leaves %d today (%s); %d due URLs would go on a later UTC day, after 00:00 UTC", left, today.Source(), held))
 	}
 	return held
 }

@@ -121,8 +121,8 @@ func (w *world) run() result {
 
 // used is the quota the store counts as used today.
 func (w *world) used() int {
-	used, _, _ := w.store.QuotaUsed(context.Background(), "s", time.Now().UTC().Format(time.DateOnly))
-	return used
+	d, _ := w.store.QuotaDay(context.Background(), "s", time.Now().UTC().Format(time.DateOnly))
+	return d.Used
 }
 
 func TestQuotaNewestFirst(t *testing.T) {
@@ -141,7 +141,7 @@ func TestQuotaNewestFirst(t *testing.T) {
 				t.Errorf("a batch of %d URLs for siteUrl %q", len(b.URLs), b.SiteURL)
 			}
 		}
-		if notes := r.Notes(); len(notes) != 1 || !strings.Contains(notes[0], "the daily quota of 120 URLs is spent; 180 due URLs go on the next UTC day") {
+		if notes := r.Notes(); len(notes) != 1 || !strings.Contains(notes[0], "the quota of today is spent (dailyQuota 120); 180 due URLs go on the next UTC day, after 00:00 UTC") {
 			t.Errorf("notes %q", notes)
 		}
 		// The same UTC day, nothing more goes: the quota is spent.
