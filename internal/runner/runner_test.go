@@ -360,8 +360,9 @@ func TestBudgetEndsDuringTheRead(t *testing.T) {
 	s.site.Sitemaps = []string{srv.URL + "/sitemap.xml"}
 	ch := &fakeChannel{name: "indexnow", batch: 100}
 	rec := run(t, r, s, runner.Options{Channels: []channel.Channel{ch}})
+	// It read no sitemap whole and delivered nothing: a run without progress, the first.
 	if rec.Status != model.StatusBudgetExhausted || rec.TotalURLs != 500 || rec.Sitemaps.Read != 0 || rec.Sitemaps.Failed != 0 ||
-		len(rec.Notes) != 1 || !strings.Contains(rec.Notes[0], "the sitemaps were read only in part (500 URLs)") {
+		len(rec.Notes) != 2 || !strings.Contains(rec.Notes[0], "the sitemaps were read only in part (500 URLs)") || rec.Stalled != 1 {
 		t.Fatalf("%s, %d URLs, sitemaps %+v, notes %q, errors %q", rec.Status, rec.TotalURLs, rec.Sitemaps, rec.Notes, rec.Errors)
 	}
 	// What was read is in the catalogue, due next run.
