@@ -81,10 +81,10 @@ func (a *App) due(ctx context.Context, inv *invocation, at time.Time) ([]*config
 // the alerts it calls for. started, when set, is told the run's id once it holds the lease.
 func (a *App) run(ctx context.Context, inv *invocation, site *config.Site, trigger, channel string, started func(int64)) (*model.Record, error) {
 	r := runner.New(inv.state)
-	r.Client, r.UserAgent, r.Now = inv.client, a.cfg.UserAgent, a.env.Now
+	r.Client, r.UserAgent, r.Now = inv.client, a.cfg.UserAgent, inv.now
 	r.Warn = func(site, msg string) { a.env.Logger.Warn(msg, "site", site) }
 	opt := runner.Options{Trigger: trigger, NoWait: true, Budget: inv.budget, Started: started,
-		Channels: channels.For(site, channel, inv.client, a.cfg.UserAgent, inv.state, a.env.Now())}
+		Channels: channels.For(site, channel, inv.client, a.cfg.UserAgent, inv.state, inv.now())}
 	rec, err := r.Run(ctx, site, opt)
 	if rec == nil {
 		return nil, err

@@ -78,6 +78,9 @@ type invocation struct {
 	client *http.Client
 	budget context.Context
 	spend  context.CancelCauseFunc
+	// now is the invocation's clock: its time (a tick's scheduledTime), going on as time passes,
+	// so that the runs a tick starts are timed on the clock its schedule is read by.
+	now func() time.Time
 }
 
 // errSubrequests is why an invocation's runs stop when its subrequests are spent.
@@ -94,7 +97,8 @@ var errKVOps = errors.New("the KV operations of this invocation are nearly spent
 // time, or now.
 func (a *App) newInvocation(ctx context.Context, at time.Time) *invocation {
 	budget, spend := context.WithCancelCause(ctx)
-	inv := &invocation{budget: budget, spend: spend}
+	began := a.env.Now()
+	inv := &invocation{budget: budget, spend: spend, now: func() time.Time { return at.Add(a.env.Now().Sub(began)) }}
 	inv.state = kvstate.New(a.env.KV, kvstate.Options{Spent: func() { spend(errKVOps) }, Now: func() time.Time { return at },
 		Warn: func(msg string) { a.env.Logger.Warn(msg) }})
 	limit := int64(a.subrequests)
