@@ -32,6 +32,9 @@ type SiteStatus struct {
 	LastExecution *model.Record             `json:"lastExecution"`
 	Channels      map[string]*ChannelStatus `json:"channels"`
 	Bing          BingStatus                `json:"bing"`
+	// Error says why the site's state could not be read, in an answer about every site: the
+	// others are told as usual.
+	Error string `json:"error,omitempty"`
 }
 
 // ChannelStatus is a channel's part of a site's status.

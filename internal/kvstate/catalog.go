@@ -97,10 +97,12 @@ func (s *State) shardAt(ctx context.Context, st *site, n int) (*shard, error) {
 
 // damagedShard explains a shard that does not decode, and how to get the site going again: the
 // site's runs fail until it is deleted, and deleting it loses no URL — its pages are found again
-// in the sitemaps, and those it had delivered are sent once more.
+// in the sitemaps and taken as new: those it had delivered are sent once more, and so are those
+// a first run's backlog setting had kept back.
 func damagedShard(key string, err error) error {
 	return fmt.Errorf("%s: %w; the site's runs stop here until it is deleted: npx wrangler kv key delete --binding STATE %q "+
-		"(its URLs are found again in the sitemaps: those it had delivered are sent once more, none is lost)", key, err, key)
+		"(its URLs are then found again in the sitemaps and taken as new: those it had delivered, and those a first run's backlog kept back, "+
+		"are sent once more; none is lost)", key, err, key)
 }
 
 // makeRoom drops the shards of other sites than current used longest ago, written first if they

@@ -29,7 +29,7 @@ func (s *State) AcquireLease(ctx context.Context, site, holder string, now time.
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	var l lease
-	ok, err := s.getJSON(ctx, leaseKey(site), &l)
+	ok, err := s.getOrDrop(ctx, leaseKey(site), &l, "the site's lease is taken as free")
 	if err != nil {
 		return false, "", time.Time{}, err
 	}
@@ -41,7 +41,7 @@ func (s *State) AcquireLease(ctx context.Context, site, holder string, now time.
 	if err := s.putJSON(ctx, leaseKey(site), mine, max(ttl, minLease)); err != nil {
 		return false, "", time.Time{}, err
 	}
-	if ok, err := s.getJSON(ctx, leaseKey(site), &l); err != nil {
+	if ok, err := s.getOrDrop(ctx, leaseKey(site), &l, "the site's lease is taken as free"); err != nil {
 		return false, "", time.Time{}, err
 	} else if ok && l.Holder != holder {
 		return false, l.Holder, fromMS(l.Expires), nil
@@ -72,7 +72,7 @@ func (s *State) RenewLease(ctx context.Context, site, holder string, now time.Ti
 		return nil
 	}
 	var other lease
-	if ok, err := s.getJSON(ctx, leaseKey(site), &other); err != nil {
+	if ok, err := s.getOrDrop(ctx, leaseKey(site), &other, "the site's lease is taken as free"); err != nil {
 		return err
 	} else if ok && other.Holder != holder {
 		delete(s.held, site)
@@ -101,6 +101,6 @@ func (s *State) Leased(ctx context.Context, site string, now time.Time) (_ bool,
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	var l lease
-	ok, err := s.getJSON(ctx, leaseKey(site), &l)
+	ok, err := s.getOrDrop(ctx, leaseKey(site), &l, "the site's lease is taken as free")
 	return ok && l.Expires > now.UnixMilli(), err
 }

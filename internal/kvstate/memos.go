@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -53,15 +52,19 @@ func (s *State) memosOf(ctx context.Context, st *site) (*memoSet, error) {
 	if st.memos != nil {
 		return st.memos, nil
 	}
+	// A cache that does not decode is no loss: without it the site's next run reads its sitemaps
+	// whole and looks every page up.
 	var v memosValue
-	if _, err := s.getJSON(ctx, memosKey(st.id), &v); err != nil {
-		if !errors.Is(err, errNotOurs) {
-			return nil, err
+	if _, err := s.getOrDrop(ctx, memosKey(st.id), &v, "the site's runs read its sitemaps whole until it is written again"); err != nil {
+		return nil, err
+	}
+	for i := 0; i < len(v.Memos); i++ {
+		if len(v.Memos[i].Pages)%model.PageBytes != 0 {
+			s.warn(fmt.Sprintf("the memo of %s in %s holds %d bytes of pages, not whole pages of %d: dropped; the site's next run reads it whole",
+				v.Memos[i].Sitemap, memosKey(st.id), len(v.Memos[i].Pages), model.PageBytes))
+			v.Memos = append(v.Memos[:i], v.Memos[i+1:]...)
+			i--
 		}
-		// A cache that does not decode is no loss: without it the site's next run reads its
-		// sitemaps whole and looks every page up, and this one is written over.
-		s.warn(fmt.Sprintf("%v: dropped; the site's runs read its sitemaps whole until it is written again", err))
-		v = memosValue{}
 	}
 	st.memos = &memoSet{byName: make(map[string]model.SitemapMemo, len(v.Memos)), written: fromMS(v.Written)}
 	for _, m := range v.Memos {
@@ -158,7 +161,7 @@ func sameMemos(a, b map[string]model.SitemapMemo) bool {
 	for name, x := range a {
 		y, ok := b[name]
 		if !ok || x.ETag != y.ETag || x.LastModified != y.LastModified || x.Size != y.Size || x.ModTime != y.ModTime ||
-			x.Hash != y.Hash || x.Scope != y.Scope || x.URLs != y.URLs || x.Filtered != y.Filtered || x.Unfinished != y.Unfinished ||
+			x.Hash != y.Hash || x.Scope != y.Scope || x.URLs != y.URLs || x.Filtered != y.Filtered || x.Unfinished != y.Unfinished || x.Index != y.Index ||
 			!bytes.Equal(x.Pages, y.Pages) {
 			return false
 		}

@@ -2,6 +2,8 @@ package kvstate
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"time"
 )
 
@@ -32,9 +34,38 @@ func (s *State) metaOf(ctx context.Context, st *site) (*meta, error) {
 		return st.meta, nil
 	}
 	m := &meta{}
-	if _, err := s.getJSON(ctx, metaKey(st.id), m); err != nil {
+	ok, err := s.getJSON(ctx, metaKey(st.id), m)
+	if errors.Is(err, errNotOurs) {
+		return s.rebuildMeta(ctx, st, err)
+	}
+	if err != nil {
 		return nil, err
 	}
+	if !ok {
+		m = &meta{}
+	}
+	st.meta = m
+	return m, nil
+}
+
+// rebuildMeta makes a site's meta again from its history of runs, when the one kept does not
+// decode: the latest run's start and the run ids go on from there; whether to resume and when
+// each channel last succeeded are lost, and come back with the next runs. s.mu is held.
+func (s *State) rebuildMeta(ctx context.Context, st *site, why error) (*meta, error) {
+	l, err := s.runsOf(ctx, st)
+	if err != nil {
+		return nil, err
+	}
+	m := &meta{dirty: true}
+	for _, rec := range l.records {
+		m.NextID = max(m.NextID, rec.ID)
+		m.LastStarted = max(m.LastStarted, ms(rec.StartedAt))
+	}
+	last := "none"
+	if m.LastStarted != 0 {
+		last = "the last started " + fromMS(m.LastStarted).Format(time.RFC3339)
+	}
+	s.warn(fmt.Sprintf("%v: made again from the site's history of runs (%s)", why, last))
 	st.meta = m
 	return m, nil
 }

@@ -36,7 +36,7 @@ func (s *State) quotaOf(ctx context.Context, st *site, day string) (*quotaDay, e
 		return q, nil
 	}
 	q := &quotaDay{}
-	if _, err := s.getJSON(ctx, quotaKey(st.id, day), q); err != nil {
+	if _, err := s.getOrDrop(ctx, quotaKey(st.id, day), q, "the site's Bing quota of the day is counted again from 0 (Bing's own refusal still stops the day)"); err != nil {
 		return nil, err
 	}
 	st.quota[day] = q

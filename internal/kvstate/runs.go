@@ -2,8 +2,6 @@ package kvstate
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"time"
 
 	"github.com/sitepush/sitepush/internal/model"
@@ -28,15 +26,10 @@ func (s *State) runsOf(ctx context.Context, st *site) (*runList, error) {
 	if st.runs != nil {
 		return st.runs, nil
 	}
+	// The history only tells what runs did: without it the site runs on.
 	l := &runList{}
-	if _, err := s.getJSON(ctx, runsKey(st.id), &l.records); err != nil {
-		if !errors.Is(err, errNotOurs) {
-			return nil, err
-		}
-		// The history only tells what runs did: without it the site runs on, and the next
-		// record written starts it again.
-		s.warn(fmt.Sprintf("%v: the site's history of runs is dropped, and starts again with its next run", err))
-		l.records = nil
+	if _, err := s.getOrDrop(ctx, runsKey(st.id), &l.records, "the site's history of runs starts again with its next run"); err != nil {
+		return nil, err
 	}
 	st.runs = l
 	return l, nil

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 	"sync"
 	"time"
 )
@@ -177,6 +178,19 @@ func (s *State) getJSON(ctx context.Context, key string, v any) (bool, error) {
 // errNotOurs is a value that does not decode as what this sitepush writes: damaged, or written
 // by something else.
 var errNotOurs = errors.New("not what this sitepush writes")
+
+// getOrDrop reads a JSON value into v as getJSON does, but one that does not decode is dropped:
+// taken as none, with a warning that says what its loss costs, so that it is written over. For
+// the values a site can do without; s.mu is held.
+func (s *State) getOrDrop(ctx context.Context, key string, v any, costs string) (bool, error) {
+	ok, err := s.getJSON(ctx, key, v)
+	if !errors.Is(err, errNotOurs) {
+		return ok, err
+	}
+	reflect.ValueOf(v).Elem().SetZero()
+	s.warn(fmt.Sprintf("%v: dropped; %s", err, costs))
+	return false, nil
+}
 
 // warn tells Options.Warn, when set, what went wrong but did not stop anything.
 func (s *State) warn(msg string) {

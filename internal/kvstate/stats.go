@@ -38,7 +38,7 @@ func (s *State) statsOf(ctx context.Context, st *site, day string) (*dayStats, e
 		return d, nil
 	}
 	d := &dayStats{}
-	if _, err := s.getJSON(ctx, statsKey(st.id, day), d); err != nil {
+	if _, err := s.getOrDrop(ctx, statsKey(st.id, day), d, "the site's statistics of the day start again"); err != nil {
 		return nil, err
 	}
 	if d.Channels == nil {
