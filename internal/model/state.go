@@ -83,6 +83,9 @@ type SitemapMemo struct {
 	// from here instead of reading it again, and read on from the sitemaps not yet read, until
 	// one reaches the end. Its pages are not settled: each is looked up in the state.
 	Unfinished bool
+	// Index marks the memo, unfinished, of an index that the unfinished read read whole with
+	// every sitemap below it: it has no pages, and is not read again until the read ends.
+	Index bool
 	// URLs and Filtered count the entries in scope and those the filter left out.
 	URLs, Filtered int
 	// Pages are the pages in scope, sorted by hash: PageBytes bytes each, the hash then the

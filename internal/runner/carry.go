@@ -33,7 +33,9 @@ func (r *Runner) carryOn(ctx, budget context.Context, col *collector, chans []ch
 	}
 	for i, ch := range chans {
 		q := col.due[i]
-		if q.Len() == 0 || col.waitsForWholeRead(i) {
+		// A channel that ranks what is due (Bing's quota goes newest first) gets it from the run
+		// that reaches the end of the read, when it can rank every page.
+		if _, ranks := ch.(channel.Previewer); q.Len() == 0 || ranks || col.waitsForWholeRead(i) {
 			continue // kept for the end of the read
 		}
 		col.rec.Channels[ch.Name()].Due -= q.SortByHash()
@@ -133,7 +135,8 @@ func stalled(budget context.Context, col *collector, res *sitemap.Result, runs i
 	cause := context.Cause(budget)
 	msg := fmt.Sprintf("%v before a sitemap was read whole or a URL delivered, %d runs in a row: the site makes no progress", cause, runs)
 	if !errors.Is(cause, errRunBudget) {
-		return msg + fmt.Sprintf("; this run read %s (indexes included) without getting one sitemap of pages whole: raise that budget, or split the site", fileCount(len(res.Sitemaps)))
+		asked := len(res.Sitemaps) - len(col.memo.met) // those of the unfinished read were not asked for
+		return msg + fmt.Sprintf("; this run asked for %s (indexes included) without getting one sitemap of pages whole: raise that budget, or split the site", fileCount(asked))
 	}
 	budgetLen := col.site.RunBudget.D()
 	for _, sm := range res.Sitemaps {

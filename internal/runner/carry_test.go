@@ -286,3 +286,41 @@ func TestAStallSaysHowShortTheBudgetFell(t *testing.T) {
 		t.Errorf("%s %q; want it to say %q and what to raise runBudget to", rec.Status, rec.Errors, want)
 	}
 }
+
+// TestAStallCountsWhatItAskedFor: a run that takes sitemaps from the unfinished read and then
+// gets nowhere counts, among the files it asked for, only those it asked for.
+func TestAStallCountsWhatItAskedFor(t *testing.T) {
+	var hang atomic.Bool
+	var srv *httptest.Server
+	srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch {
+		case r.URL.Path == "/index.xml":
+			fmt.Fprintf(w, "<sitemapindex><sitemap><loc>%[1]s/0.xml</loc></sitemap><sitemap><loc>%[1]s/1.xml</loc></sitemap></sitemapindex>", srv.URL)
+		case r.URL.Path == "/1.xml" && hang.Load():
+			<-r.Context().Done()
+		default:
+			fmt.Fprintf(w, "<urlset><url><loc>https://a.example%s</loc></url></urlset>", strings.TrimSuffix(r.URL.Path, ".xml"))
+		}
+	}))
+	defer srv.Close()
+	r := runner.New(storetest.Open(t))
+	s := newSite(t, "    sitemap: {retries: 0}\n")
+	s.site.Sitemaps = []string{srv.URL + "/index.xml"}
+	opt := runner.Options{Channels: []channel.Channel{&fakeChannel{name: "indexnow", batch: 10}}}
+	budget, spend := context.WithCancelCause(context.Background())
+	r.Client = &http.Client{Transport: &countedClient{limit: 3, spend: spend}}
+	opt.Budget = budget
+	run(t, r, s, opt) // the index and 0.xml
+	r.Client, hang = nil, atomic.Bool{}
+	hang.Store(true)
+	var rec *model.Record
+	for range 4 { // the first sends what the read took, the three after get nowhere
+		budget, spend := context.WithCancelCause(context.Background())
+		time.AfterFunc(200*time.Millisecond, func() { spend(errors.New("the invocation's budget is spent")) })
+		opt.Budget = budget
+		rec = run(t, r, s, opt)
+	}
+	if rec.Status != model.StatusFailed || len(rec.Errors) != 1 || !strings.Contains(rec.Errors[0], "this run asked for 2 files (indexes included)") {
+		t.Errorf("%s %q; want it failed, having asked for the index and 1.xml", rec.Status, rec.Errors)
+	}
+}

@@ -67,8 +67,8 @@ type collector struct {
 func newCollector(state State, site *config.Site, rec *model.Record, channels []string, selection []channel.Selection, now time.Time, dryRun bool) *collector {
 	c := &collector{state: state, site: site, rec: rec, channels: channels, now: now, dryRun: dryRun,
 		host: site.Host(), due: make([]*channel.Queue, len(channels)), file: file{whole: true},
-		memo: &memos{state: state, site: site.ID, scope: scopeOf(site.Host(), site.Include, site.Exclude, channels),
-			settled: map[string]model.SitemapMemo{}, unfinished: map[string]model.SitemapMemo{}, known: map[string]model.SitemapMemo{}, met: map[string]bool{}},
+		memo: &memos{state: state, site: site.ID, scope: scopeOf(site.Sitemaps, site.Host(), site.Include, site.Exclude, channels),
+			settled: map[string]model.SitemapMemo{}, unfinished: map[string]model.SitemapMemo{}, known: map[string]model.SitemapMemo{}, met: map[string]bool{}, has: map[string]bool{}},
 		selection: selection, newest: make([]newest, len(channels)), known: make([]bool, len(channels))}
 	var urls channel.URLs = state
 	if dryRun {

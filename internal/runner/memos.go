@@ -37,6 +37,10 @@ type memos struct {
 	met    map[string]bool
 	kept   []model.SitemapMemo // of the sitemaps that did not change, with their validators now
 	learnt []model.SitemapMemo // of the sitemaps read; their pages in spill until save
+	// indexes are the memos of the indexes read whole with every sitemap below them.
+	indexes []model.SitemapMemo
+	// has names the sitemaps the run has a memo of, for the runs after: kept, learnt or met.
+	has map[string]bool
 	// spill holds the pages of the sitemaps read, one after the other, out of memory until the
 	// run is settled (16 MB for a million pages); buf is where a sitemap's are made.
 	spill *os.File
@@ -92,12 +96,12 @@ func validators(memo model.SitemapMemo, current bool) sitemap.Validators {
 	return sitemap.Validators{ETag: memo.ETag, LastModified: memo.LastModified, Size: memo.Size, ModTime: memo.ModTime, Hash: memo.Hash, Current: current}
 }
 
-// carryOn returns the unfinished memos, in the order of their names: what the run takes before
-// it reads.
+// carryOn returns the unfinished memos of sitemaps of pages, in the order of their names: what
+// the run takes before it reads.
 func (m *memos) carryOn() []model.SitemapMemo {
 	out := slices.Collect(func(yield func(model.SitemapMemo) bool) {
 		for _, memo := range m.unfinished {
-			if !yield(memo) {
+			if !memo.Index && !yield(memo) {
 				return
 			}
 		}
@@ -112,7 +116,7 @@ func (m *memos) carried(sm sitemap.Sitemap) bool {
 	if _, ok := m.unfinished[sm.URL]; !ok || !sm.NotModified {
 		return false
 	}
-	m.met[sm.URL] = true
+	m.met[sm.URL], m.has[sm.URL] = true, true
 	return true
 }
 
@@ -124,16 +128,36 @@ func (m *memos) unchanged(sm sitemap.Sitemap) (model.SitemapMemo, bool) {
 		return memo, false
 	}
 	memo.ETag, memo.LastModified, memo.Size, memo.ModTime = sm.Validators.ETag, sm.Validators.LastModified, sm.Validators.Size, sm.Validators.ModTime
-	m.kept = append(m.kept, memo)
+	m.kept, m.has[sm.URL] = append(m.kept, memo), true
 	return memo, true
 }
 
-// pages returns the pages of the settled memo of a sitemap the run uses; nil for none.
+// readIndex learns an index the read read whole, with every sitemap below it remembered by the
+// run (below): the runs after need not read it again while the read goes on.
+func (m *memos) readIndex(index sitemap.Sitemap, below []sitemap.Sitemap) {
+	if !m.keep || index.Err != nil || m.has[index.URL] {
+		return
+	}
+	for _, sm := range below {
+		if sm.Err != nil || !m.has[sm.URL] {
+			return
+		}
+	}
+	m.indexes = append(m.indexes, model.SitemapMemo{Sitemap: index.URL, Scope: m.scope, Index: true, Unfinished: true, Pages: []byte{}})
+	m.has[index.URL] = true
+}
+
+// pages returns the pages of the settled memo of a sitemap the run uses; nil for none, and for
+// pages that are not whole (no state writes them): the sitemap's pages are then each looked up.
 func (m *memos) pages(ctx context.Context, name string) ([]byte, error) {
 	if _, ok := m.known[name]; !ok {
 		return nil, nil
 	}
-	return m.state.SitemapPages(ctx, m.site, name)
+	pages, err := m.state.SitemapPages(ctx, m.site, name)
+	if len(pages)%model.PageBytes != 0 {
+		return nil, err
+	}
+	return pages, err
 }
 
 // take returns, and forgets, the pending delivery states of a URL.
@@ -167,11 +191,12 @@ func (m *memos) read(sm *sitemap.Sitemap, f *file) {
 		memo.Pages = append([]byte{}, m.buf...)
 	}
 	m.learnt, m.spans = append(m.learnt, memo), append(m.spans, spilled{at, len(m.buf)})
+	m.has[sm.URL] = true
 }
 
-// readWhole counts the sitemaps the run read whole, or found unchanged: those of the
-// unfinished read it took are not counted.
-func (m *memos) readWhole() int { return len(m.learnt) + len(m.kept) }
+// readWhole counts the sitemaps the run read whole, or found unchanged, and the indexes read
+// whole with all below them: those of the unfinished read it took are not counted.
+func (m *memos) readWhole() int { return len(m.learnt) + len(m.kept) + len(m.indexes) }
 
 // spilled is where a memo's pages are in the spill file: n bytes at at; at is -1 for pages kept in
 // memory.
@@ -252,7 +277,7 @@ func (m *memos) save(ctx context.Context, ended int) error {
 			return err
 		}
 		read := map[string]bool{}
-		for _, memo := range append(m.learnt, m.kept...) {
+		for _, memo := range slices.Concat(m.learnt, m.kept, m.indexes) {
 			memo.Unfinished, memo.Scope = true, m.scope
 			out, read[memo.Sitemap] = append(out, memo), true
 		}
@@ -269,9 +294,10 @@ func (m *memos) save(ctx context.Context, ended int) error {
 		}
 		out = append(m.learnt, m.kept...)
 		for name := range m.met {
-			memo := m.unfinished[name]
-			memo.Unfinished, memo.Scope = false, m.scope
-			out = append(out, memo)
+			if memo := m.unfinished[name]; !memo.Index { // an index is read at every read
+				memo.Unfinished, memo.Scope = false, m.scope
+				out = append(out, memo)
+			}
 		}
 	case len(m.unfinished) > 0:
 		for _, memo := range m.settled {
@@ -286,10 +312,12 @@ func (m *memos) save(ctx context.Context, ended int) error {
 	return m.state.SettleResubmits(ctx, m.site, *m.query)
 }
 
-// scopeOf names what the pages of a run are settled for: its filter, then its channels.
-func scopeOf(host string, include, exclude, channels []string) string {
+// scopeOf names what the pages of a run are settled for: the sitemaps it starts from and its
+// filter, then its channels. A site given other sitemaps starts afresh: a sitemap it no longer
+// lists is never taken from memory.
+func scopeOf(sitemaps []string, host string, include, exclude, channels []string) string {
 	sorted := slices.Sorted(slices.Values(channels))
-	return fmt.Sprintf("host=%q include=%q exclude=%q channels=%s", host, include, exclude, strings.Join(sorted, ","))
+	return fmt.Sprintf("sitemaps=%q host=%q include=%q exclude=%q channels=%s", sitemaps, host, include, exclude, strings.Join(sorted, ","))
 }
 
 // covers reports whether the pages of a memo of scope have are settled for a run of scope want:

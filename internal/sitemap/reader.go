@@ -33,6 +33,10 @@ type Options struct {
 	// Done, when set, is called as the read of each sitemap ends, after its entries, with what
 	// came of it (Err is nil when it was read whole).
 	Done func(Sitemap)
+	// Subtree, when set, is called as the read of an index and of every sitemap below it ends,
+	// unless the read as a whole stopped first: below are the outcomes of those sitemaps (a
+	// sitemap another index led to first is not among them), not to be kept.
+	Subtree func(index Sitemap, below []Sitemap)
 	// Repeats, when set, has every page entry delivered and counted as it is read, though an
 	// earlier entry, sitemap or failed attempt gave its URL: for a caller that tells pages apart
 	// on its own terms, sparing the reader its set of every URL's hash (8 to 16 bytes a URL).

@@ -97,6 +97,9 @@ func (w *walk) visit(s source, depth int) error {
 			return err
 		}
 	}
+	if w.r.opt.Subtree != nil && w.res.Sitemaps[idx].Kind == KindIndex {
+		w.r.opt.Subtree(w.res.Sitemaps[idx], w.res.Sitemaps[idx+1:])
+	}
 	return nil
 }
 
