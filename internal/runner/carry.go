@@ -144,7 +144,7 @@ func stalled(budget context.Context, col *collector, res *sitemap.Result, runs i
 			continue
 		}
 		took := col.lastTook
-		before := col.lastDone.Add(-took).Sub(col.readStart)
+		before := col.lastDone.Add(-took).Sub(col.began) // what the run spent before that sitemap
 		switch {
 		case sm.Received == 0:
 			return msg + fmt.Sprintf("; %s had sent nothing after %s: check that it answers, or raise runBudget well above %s",

@@ -57,11 +57,11 @@ type collector struct {
 	// urls holds the text of the due URLs in a dry run, which writes nothing to the state: the
 	// queues read their URLs from it.
 	urls channel.URLMap
-	// readStart is when the read began, and lastDone when the reader last told the end of a
+	// began is when the run's work began, and lastDone when the reader last told the end of a
 	// sitemap's read; lastTook is how long that sitemap took, from the end of the one before:
 	// the one the budget cut short is the last.
-	readStart, lastDone time.Time
-	lastTook            time.Duration
+	began, lastDone time.Time
+	lastTook        time.Duration
 }
 
 func newCollector(state State, site *config.Site, rec *model.Record, channels []string, selection []channel.Selection, now time.Time, dryRun bool) *collector {

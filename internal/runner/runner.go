@@ -263,12 +263,12 @@ func (r *Runner) run(ctx context.Context, site *config.Site, opt Options, rec *m
 	case opt.URLs != nil:
 		res, err = col.take(ctx, opt.URLs)
 	default:
+		col.began = time.Now()
 		if err = col.memo.load(ctx, query); err == nil {
 			err = r.carryOn(ctx, budget, col, opt.Channels, rep)
 		}
 		if err == nil {
-			col.readStart = time.Now()
-			col.lastDone = col.readStart
+			col.lastDone = time.Now()
 			res, err = r.reader(ctx, site, col).Read(budget, site.Sitemaps, func(e sitemap.Entry) error { return col.add(ctx, e) })
 		}
 	}
