@@ -189,3 +189,39 @@ func fileCount(n int) string {
 	}
 	return fmt.Sprintf("%d files", n)
 }
+
+// readEnd says how a run's read of the sitemaps ended, for what it keeps of them (memos.save):
+// it goes on when the run stopped before its end with sitemaps not read or due URLs not sent,
+// and is settled when every sitemap was read whole and every due URL answered (a failure is
+// found again through its delivery state).
+func readEnd(rec *model.Record, cut, complete bool, budget context.Context) int {
+	left, settled := 0, complete && budget.Err() == nil
+	for _, st := range rec.Channels {
+		left += st.Left
+		settled = settled && st.Due == st.Submitted+st.Failed
+	}
+	switch {
+	case cut || left > 0 && budget.Err() != nil:
+		return readOn
+	case settled:
+		return readSettled
+	}
+	return readEnded
+}
+
+// stall counts the run among those its budget stopped before they made progress — or ends the
+// count, when it got anywhere or was not stopped — and fails the site at stallLimit in a row,
+// saying what to raise.
+func (r *Runner) stall(ctx, budget context.Context, col *collector, rec *model.Record, res *sitemap.Result, before int) {
+	if !rec.Stopped || ctx.Err() != nil || budget.Err() == nil || progressed(col, rec) {
+		return
+	}
+	rec.Stalled = before + 1
+	if rec.Stalled >= stallLimit {
+		rec.Status = model.StatusFailed
+		rec.AddError(stalled(budget, col, res, rec.Stalled))
+		return
+	}
+	rec.AddNote(fmt.Sprintf("%v before a sitemap was read whole or a URL delivered: no progress, %s in a row (at %d the site's runs fail)",
+		context.Cause(budget), runCount(rec.Stalled), stallLimit))
+}

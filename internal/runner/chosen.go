@@ -1,11 +1,15 @@
 package runner
 
 import (
+	"context"
 	"fmt"
 	"net/url"
+	"slices"
 	"strings"
 
+	"github.com/sitepush/sitepush/internal/channel"
 	"github.com/sitepush/sitepush/internal/config"
+	"github.com/sitepush/sitepush/internal/model"
 )
 
 // MaxURLLength is the longest URL a user may choose to submit: what the engines accept.
@@ -32,4 +36,60 @@ func Refused(site *config.Site, u string) string {
 		return "left out by the site's include/exclude globs"
 	}
 	return ""
+}
+
+// firstRunDone returns ErrFirstRunPending, explained, when the first run of channel name, whose
+// backlog setting is not all, has not happened: the site never ran, or its first read of the
+// sitemaps goes on over several runs and none of the pages read so far is known on the channel.
+// Chosen URLs sent now would make that first run send every URL.
+func (r *Runner) firstRunDone(ctx context.Context, site *config.Site, name string) error {
+	last, err := r.lastRun(ctx, site.ID)
+	if err != nil {
+		return err
+	}
+	if last.StartedAt.IsZero() {
+		return fmt.Errorf("%w: site %q has backlog %s on %s and never ran, so chosen URLs sent now would make its first run send every URL: "+
+			"run it first (sitepush run --site %s, or POST /trigger?site=%s), then submit", ErrFirstRunPending, site.ID, site.BacklogOf(name), name, site.ID, site.ID)
+	}
+	known, read, err := r.knownInUnfinishedRead(ctx, site, name)
+	if err != nil || !read || known {
+		return err
+	}
+	return fmt.Errorf("%w: site %q has backlog %s on %s and its first run reads the sitemaps over several runs (its budget cut the read short), "+
+		"so chosen URLs sent now would make the run that ends the read send every URL: run it until it reports ok (sitepush run --site %s), then submit",
+		ErrFirstRunPending, site.ID, site.BacklogOf(name), name, site.ID)
+}
+
+// knownInUnfinishedRead reports whether a read of the site's sitemaps goes on over several runs
+// (read), and whether any page it read so far is known on channel name.
+func (r *Runner) knownInUnfinishedRead(ctx context.Context, site *config.Site, name string) (known, read bool, err error) {
+	all, err := r.State.SitemapMemos(ctx, site.ID)
+	if err != nil {
+		return false, false, err
+	}
+	scope := scopeOf(site.Sitemaps, site.Host(), site.Include, site.Exclude, nil)
+	for _, memo := range all {
+		if !memo.Unfinished || !sameFilter(memo.Scope, scope) {
+			continue
+		}
+		read = true
+		b, err := r.State.SitemapPages(ctx, site.ID, memo.Sitemap)
+		if err != nil {
+			return false, true, err
+		}
+		for from := 0; from < len(b)/model.PageBytes; from += syncBatch {
+			var pages []channel.Page
+			for i := from; i < min(from+syncBatch, len(b)/model.PageBytes); i++ {
+				pages = append(pages, channel.Page{Hash: pageHash(b, i*model.PageBytes)})
+			}
+			states, err := r.State.SyncCatalog(ctx, site.ID, r.now(), pages, []string{name}, true)
+			if err != nil {
+				return false, true, err
+			}
+			if slices.ContainsFunc(states, func(st model.DeliveryState) bool { return st.Known }) {
+				return true, true, nil
+			}
+		}
+	}
+	return false, read, nil
 }

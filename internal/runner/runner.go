@@ -9,7 +9,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"slices"
 	"time"
 
 	"github.com/sitepush/sitepush/internal/channel"
@@ -160,62 +159,6 @@ func (r *Runner) Run(ctx context.Context, site *config.Site, opt Options) (*mode
 	return rec, err
 }
 
-// firstRunDone returns ErrFirstRunPending, explained, when the first run of channel name, whose
-// backlog setting is not all, has not happened: the site never ran, or its first read of the
-// sitemaps goes on over several runs and none of the pages read so far is known on the channel.
-// Chosen URLs sent now would make that first run send every URL.
-func (r *Runner) firstRunDone(ctx context.Context, site *config.Site, name string) error {
-	last, err := r.lastRun(ctx, site.ID)
-	if err != nil {
-		return err
-	}
-	if last.StartedAt.IsZero() {
-		return fmt.Errorf("%w: site %q has backlog %s on %s and never ran, so chosen URLs sent now would make its first run send every URL: "+
-			"run it first (sitepush run --site %s, or POST /trigger?site=%s), then submit", ErrFirstRunPending, site.ID, site.BacklogOf(name), name, site.ID, site.ID)
-	}
-	known, read, err := r.knownInUnfinishedRead(ctx, site, name)
-	if err != nil || !read || known {
-		return err
-	}
-	return fmt.Errorf("%w: site %q has backlog %s on %s and its first run reads the sitemaps over several runs (its budget cut the read short), "+
-		"so chosen URLs sent now would make the run that ends the read send every URL: run it until it reports ok (sitepush run --site %s), then submit",
-		ErrFirstRunPending, site.ID, site.BacklogOf(name), name, site.ID)
-}
-
-// knownInUnfinishedRead reports whether a read of the site's sitemaps goes on over several runs
-// (read), and whether any page it read so far is known on channel name.
-func (r *Runner) knownInUnfinishedRead(ctx context.Context, site *config.Site, name string) (known, read bool, err error) {
-	all, err := r.State.SitemapMemos(ctx, site.ID)
-	if err != nil {
-		return false, false, err
-	}
-	scope := scopeOf(site.Sitemaps, site.Host(), site.Include, site.Exclude, nil)
-	for _, memo := range all {
-		if !memo.Unfinished || !sameFilter(memo.Scope, scope) {
-			continue
-		}
-		read = true
-		b, err := r.State.SitemapPages(ctx, site.ID, memo.Sitemap)
-		if err != nil {
-			return false, true, err
-		}
-		for from := 0; from < len(b)/model.PageBytes; from += syncBatch {
-			var pages []channel.Page
-			for i := from; i < min(from+syncBatch, len(b)/model.PageBytes); i++ {
-				pages = append(pages, channel.Page{Hash: pageHash(b, i*model.PageBytes)})
-			}
-			states, err := r.State.SyncCatalog(ctx, site.ID, r.now(), pages, []string{name}, true)
-			if err != nil {
-				return false, true, err
-			}
-			if slices.ContainsFunc(states, func(st model.DeliveryState) bool { return st.Known }) {
-				return true, true, nil
-			}
-		}
-	}
-	return false, read, nil
-}
-
 // lastRun returns the site's latest execution record; a zero one when it never ran.
 func (r *Runner) lastRun(ctx context.Context, site string) (model.Record, error) {
 	runs, err := r.State.Runs(ctx, site, 1)
@@ -230,32 +173,11 @@ func (r *Runner) lastRun(ctx context.Context, site string) (model.Record, error)
 func (r *Runner) run(ctx context.Context, site *config.Site, opt Options, rec *model.Record, stalls int) error {
 	budget, stop := r.budget(ctx, site, opt)
 	defer stop()
-	names := make([]string, len(opt.Channels))
-	selection := make([]channel.Selection, len(opt.Channels))
-	for i, ch := range opt.Channels {
-		names[i] = ch.Name()
-		if c, ok := ch.(channel.Selective); ok {
-			selection[i] = c.Selection(ctx)
-		}
-	}
-	col := newCollector(r.State, site, rec, names, selection, rec.StartedAt, opt.DryRun)
-	col.progress = r.progress(rec)
-	col.force, col.retryFailed, col.chosen = opt.Force, opt.RetryFailed, opt.URLs != nil
-	col.memo.on = !opt.Force && !opt.RetryFailed && opt.URLs == nil
-	for _, s := range selection {
-		col.memo.on = col.memo.on && s.Newest == 0
-	}
-	col.memo.keep = !opt.DryRun && opt.URLs == nil
+	col, query := r.collector(ctx, site, opt, rec)
 	defer col.memo.close()
 	rep := r.newRecorder(ctx, site.ID, rec)
 	rep.dryRun = opt.DryRun
 	var res *sitemap.Result
-	query := model.PendingQuery{Failed: names, Now: rec.StartedAt, ResubmitAfter: site.ResubmitAfter.D(), DryRun: opt.DryRun}
-	for i, s := range selection {
-		if !s.OnlyNew {
-			query.Resubmit = append(query.Resubmit, names[i])
-		}
-	}
 	var err error
 	col.fresh, err = r.State.CatalogEmpty(ctx, site.ID)
 	switch {
@@ -285,10 +207,54 @@ func (r *Runner) run(ctx context.Context, site *config.Site, opt Options, rec *m
 		return err
 	}
 	for i, q := range col.due {
-		rec.Channels[names[i]].Due -= q.SortByHash()
+		rec.Channels[col.channels[i]].Due -= q.SortByHash()
 	}
 	cut := r.countSitemaps(rec, res, budget)
 	complete := rec.Sitemaps.Failed == 0 && !cut
+	r.deliverAll(ctx, budget, col, opt, rep, res, complete)
+	if !opt.DryRun && !res.Unreadable() {
+		if err := col.memo.save(context.WithoutCancel(ctx), readEnd(rec, cut, complete, budget)); err != nil {
+			rec.AddError(err.Error())
+		}
+	}
+	rec.Status = r.status(ctx, budget, rec, res, cut)
+	if !opt.DryRun && opt.URLs == nil {
+		r.stall(ctx, budget, col, rec, res, stalls)
+	}
+	return nil
+}
+
+// collector makes the collector of a run, and the query of the deliveries due whatever their
+// sitemap says.
+func (r *Runner) collector(ctx context.Context, site *config.Site, opt Options, rec *model.Record) (*collector, model.PendingQuery) {
+	names := make([]string, len(opt.Channels))
+	selection := make([]channel.Selection, len(opt.Channels))
+	for i, ch := range opt.Channels {
+		names[i] = ch.Name()
+		if c, ok := ch.(channel.Selective); ok {
+			selection[i] = c.Selection(ctx)
+		}
+	}
+	col := newCollector(r.State, site, rec, names, selection, rec.StartedAt, opt.DryRun)
+	col.progress = r.progress(rec)
+	col.force, col.retryFailed, col.chosen = opt.Force, opt.RetryFailed, opt.URLs != nil
+	col.memo.on = !opt.Force && !opt.RetryFailed && opt.URLs == nil
+	for _, s := range selection {
+		col.memo.on = col.memo.on && s.Newest == 0
+	}
+	col.memo.keep = !opt.DryRun && opt.URLs == nil
+	query := model.PendingQuery{Failed: names, Now: rec.StartedAt, ResubmitAfter: site.ResubmitAfter.D(), DryRun: opt.DryRun}
+	for i, s := range selection {
+		if !s.OnlyNew {
+			query.Resubmit = append(query.Resubmit, names[i])
+		}
+	}
+	return col, query
+}
+
+// deliverAll hands each channel what is due on it, in turn — or, in a dry run, shows what each
+// would send — once the read is over: complete says whether every sitemap was read whole.
+func (r *Runner) deliverAll(ctx, budget context.Context, col *collector, opt Options, rep *recorder, res *sitemap.Result, complete bool) {
 	switch {
 	case opt.DryRun:
 		col.previewFirstRuns()
@@ -302,7 +268,7 @@ func (r *Runner) run(ctx context.Context, site *config.Site, opt Options, rec *m
 			q := col.due[i]
 			newest, err := col.newestOf(ctx, i)
 			if err != nil {
-				rep.Failed(names[i], err.Error())
+				rep.Failed(col.channels[i], err.Error())
 				continue
 			}
 			q.Read(newest, complete)
@@ -312,52 +278,6 @@ func (r *Runner) run(ctx context.Context, site *config.Site, opt Options, rec *m
 			col.due[i] = nil // sent: its memory is free for what follows
 		}
 	}
-	if !opt.DryRun && !res.Unreadable() {
-		if err := col.memo.save(context.WithoutCancel(ctx), readEnd(rec, cut, complete, budget)); err != nil {
-			rec.AddError(err.Error())
-		}
-	}
-	rec.Status = r.status(ctx, budget, rec, res, cut)
-	if !opt.DryRun && opt.URLs == nil {
-		r.stall(ctx, budget, col, rec, res, stalls)
-	}
-	return nil
-}
-
-// readEnd says how a run's read of the sitemaps ended, for what it keeps of them (memos.save):
-// it goes on when the run stopped before its end with sitemaps not read or due URLs not sent,
-// and is settled when every sitemap was read whole and every due URL answered (a failure is
-// found again through its delivery state).
-func readEnd(rec *model.Record, cut, complete bool, budget context.Context) int {
-	left, settled := 0, complete && budget.Err() == nil
-	for _, st := range rec.Channels {
-		left += st.Left
-		settled = settled && st.Due == st.Submitted+st.Failed
-	}
-	switch {
-	case cut || left > 0 && budget.Err() != nil:
-		return readOn
-	case settled:
-		return readSettled
-	}
-	return readEnded
-}
-
-// stall counts the run among those its budget stopped before they made progress — or ends the
-// count, when it got anywhere or was not stopped — and fails the site at stallLimit in a row,
-// saying what to raise.
-func (r *Runner) stall(ctx, budget context.Context, col *collector, rec *model.Record, res *sitemap.Result, before int) {
-	if !rec.Stopped || ctx.Err() != nil || budget.Err() == nil || progressed(col, rec) {
-		return
-	}
-	rec.Stalled = before + 1
-	if rec.Stalled >= stallLimit {
-		rec.Status = model.StatusFailed
-		rec.AddError(stalled(budget, col, res, rec.Stalled))
-		return
-	}
-	rec.AddNote(fmt.Sprintf("%v before a sitemap was read whole or a URL delivered: no progress, %s in a row (at %d the site's runs fail)",
-		context.Cause(budget), runCount(rec.Stalled), stallLimit))
 }
 
 // countSitemaps counts the sitemaps read and failed. A sitemap whose read the run's end cut
