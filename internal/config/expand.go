@@ -3,6 +3,7 @@ package config
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
@@ -94,7 +95,7 @@ func (x *expander) scope(m *yaml.Node, label string, site int) {
 	}
 	for i := 1; i < len(m.Content); i += 2 {
 		ch, block := m.Content[i-1].Value, m.Content[i]
-		if block.Kind != yaml.MappingNode || !isChannel(ch) || x.needs.reads(ch) {
+		if block.Kind != yaml.MappingNode || !slices.Contains(Channels, ch) || x.needs.reads(ch) {
 			x.walk(block)
 			continue
 		}
@@ -108,16 +109,6 @@ func (x *expander) scope(m *yaml.Node, label string, site int) {
 // channelReaders says what reads the settings of channel ch.
 func channelReaders(ch string) string {
 	return fmt.Sprintf("what delivers through %s needs it (run and submit with --channel of another channel do not)", ch)
-}
-
-// isChannel reports whether name is one of Channels.
-func isChannel(name string) bool {
-	for _, c := range Channels {
-		if c == name {
-			return true
-		}
-	}
-	return false
 }
 
 // optional expands a setting the command does not read. When a variable in it is not set, the

@@ -18,7 +18,7 @@ func (c *collector) backlog(ctx context.Context, ch int, complete bool, rep *rec
 		rep.Noted(name, "its first run takes the newest pages of the sitemaps: the chosen URLs wait for the site's next run over them")
 		return false
 	}
-	if c.site.BacklogAll(name) || c.known[ch] || c.selection[ch].FirstRun || c.chosen || q.Len() == 0 {
+	if !c.limitedFirstRun(ch) || c.selection[ch].FirstRun || c.chosen || q.Len() == 0 {
 		return true
 	}
 	if !complete {
@@ -32,9 +32,15 @@ func (c *collector) backlog(ctx context.Context, ch int, complete bool, rep *rec
 		}
 	}
 	if old.Len() > 0 {
-		rep.Noted(name, fmt.Sprintf("first run with backlog %s: %s already there recorded as known, not sent", c.site.BacklogOf(name), urlCount(old.Len())))
+		rep.Noted(name, fmt.Sprintf("first run with backlog %s: %s already there recorded as known, not sent", c.site.BacklogOf(name), count(old.Len(), "URL")))
 	}
 	return true
+}
+
+// limitedFirstRun reports whether channel ch has its first run for the site — none of the URLs
+// read is known on it — with a backlog setting that leaves some out.
+func (c *collector) limitedFirstRun(ch int) bool {
+	return !c.site.BacklogAll(c.channels[ch]) && !c.known[ch]
 }
 
 // preview shows, in a dry run, what channel ch would send now: in its order, less what it would
@@ -64,10 +70,10 @@ func (c *collector) preview(ctx context.Context, ch int, deliverer channel.Chann
 	}
 }
 
-// urlCount writes n URLs for a person.
-func urlCount(n int) string {
+// count writes n things for a person: "1 URL", "3 URLs".
+func count(n int, thing string) string {
 	if n == 1 {
-		return "1 URL"
+		return "1 " + thing
 	}
-	return fmt.Sprintf("%d URLs", n)
+	return fmt.Sprintf("%d %ss", n, thing)
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"time"
 
 	"github.com/sitepush/sitepush/internal/channel"
@@ -56,9 +57,7 @@ func (c *collector) takeMemo(ctx context.Context, memo model.SitemapMemo) error 
 	f := &c.file
 	f.reset(memo.Sitemap)
 	defer f.reset("")
-	for at := 0; at+model.PageBytes <= len(pages); at += model.PageBytes {
-		f.pages = append(f.pages, filePage{hash: pageHash(pages, at), lastmod: pageLastmod(pages, at)})
-	}
+	f.pages = slices.AppendSeq(f.pages, pagesOf(pages))
 	c.rec.TotalURLs += len(f.pages)
 	c.rec.Filtered += memo.Filtered
 	_, fresh := c.distinct(f.pages)
@@ -70,15 +69,21 @@ func (c *collector) takeMemo(ctx context.Context, memo model.SitemapMemo) error 
 // whole: its first run, when it takes only the newest pages (the feed) or when the backlog
 // setting leaves some out.
 func (c *collector) waitsForWholeRead(ch int) bool {
-	return c.selection[ch].FirstRun || !c.site.BacklogAll(c.channels[ch]) && !c.known[ch]
+	return c.selection[ch].FirstRun || c.limitedFirstRun(ch)
 }
 
-// newQueue returns an empty queue of the run's due URLs on a channel.
+// newQueue returns an empty queue of the run's due URLs on a channel, whose text comes from the
+// state — or, in a dry run, which writes nothing, from what the run read.
 func (c *collector) newQueue() *channel.Queue {
+	return channel.NewQueue(c.site.ID, c.urlSource())
+}
+
+// urlSource is where the text of the run's due URLs comes from.
+func (c *collector) urlSource() channel.URLs {
 	if c.urls != nil {
-		return channel.NewQueue(c.site.ID, c.urls)
+		return c.urls
 	}
-	return channel.NewQueue(c.site.ID, c.state)
+	return c.state
 }
 
 // newestOf returns the newest pages of channel ch, with their URLs: those taken from memos are
@@ -94,11 +99,7 @@ func (c *collector) newestOf(ctx context.Context, ch int) ([]channel.Page, error
 	if len(hashes) == 0 {
 		return pages, nil
 	}
-	var urls channel.URLs = c.state
-	if c.urls != nil {
-		urls = c.urls
-	}
-	found, err := urls.URLs(ctx, c.site.ID, hashes)
+	found, err := c.urlSource().URLs(ctx, c.site.ID, hashes)
 	if err != nil {
 		return nil, err
 	}
@@ -136,7 +137,7 @@ func stalled(budget context.Context, col *collector, res *sitemap.Result, runs i
 	msg := fmt.Sprintf("%v before a sitemap was read whole or a URL delivered, %d runs in a row: the site makes no progress", cause, runs)
 	if !errors.Is(cause, errRunBudget) {
 		asked := len(res.Sitemaps) - len(col.memo.met) // those of the unfinished read were not asked for
-		return msg + fmt.Sprintf("; this run asked for %s (indexes included) without getting one sitemap of pages whole: raise that budget, or split the site", fileCount(asked))
+		return msg + fmt.Sprintf("; this run asked for %s (indexes included) without getting one sitemap of pages whole: raise that budget, or split the site", count(asked, "file"))
 	}
 	budgetLen := col.site.RunBudget.D()
 	for _, sm := range res.Sitemaps {
@@ -174,22 +175,6 @@ func roundUp(d time.Duration) time.Duration {
 	return time.Duration(math.Ceil(max(d.Seconds(), 1))) * time.Second
 }
 
-// runCount writes n runs for a person.
-func runCount(n int) string {
-	if n == 1 {
-		return "1 run"
-	}
-	return fmt.Sprintf("%d runs", n)
-}
-
-// fileCount writes n files for a person.
-func fileCount(n int) string {
-	if n == 1 {
-		return "1 file"
-	}
-	return fmt.Sprintf("%d files", n)
-}
-
 // readEnd says how a run's read of the sitemaps ended, for what it keeps of them (memos.save):
 // it goes on when the run stopped before its end with sitemaps not read or due URLs not sent,
 // and is settled when every sitemap was read whole and every due URL answered (a failure is
@@ -223,5 +208,5 @@ func (r *Runner) stall(ctx, budget context.Context, col *collector, rec *model.R
 		return
 	}
 	rec.AddNote(fmt.Sprintf("%v before a sitemap was read whole or a URL delivered: no progress, %s in a row (at %d the site's runs fail)",
-		context.Cause(budget), runCount(rec.Stalled), stallLimit))
+		context.Cause(budget), count(rec.Stalled, "run"), stallLimit))
 }

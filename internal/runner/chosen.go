@@ -77,19 +77,24 @@ func (r *Runner) knownInUnfinishedRead(ctx context.Context, site *config.Site, n
 		if err != nil {
 			return false, true, err
 		}
-		for from := 0; from < len(b)/model.PageBytes; from += syncBatch {
-			var pages []channel.Page
-			for i := from; i < min(from+syncBatch, len(b)/model.PageBytes); i++ {
-				pages = append(pages, channel.Page{Hash: pageHash(b, i*model.PageBytes)})
+		var pages []channel.Page
+		for p := range pagesOf(b) {
+			if pages = append(pages, channel.Page{Hash: p.hash}); len(pages) == syncBatch {
+				if known, err = r.anyKnown(ctx, site.ID, pages, name); err != nil || known {
+					return known, true, err
+				}
+				pages = pages[:0]
 			}
-			states, err := r.State.SyncCatalog(ctx, site.ID, r.now(), pages, []string{name}, true)
-			if err != nil {
-				return false, true, err
-			}
-			if slices.ContainsFunc(states, func(st model.DeliveryState) bool { return st.Known }) {
-				return true, true, nil
-			}
+		}
+		if known, err = r.anyKnown(ctx, site.ID, pages, name); err != nil || known {
+			return known, true, err
 		}
 	}
 	return false, read, nil
+}
+
+// anyKnown reports whether any of pages is known on channel name, writing nothing.
+func (r *Runner) anyKnown(ctx context.Context, site string, pages []channel.Page, name string) (bool, error) {
+	states, err := r.State.SyncCatalog(ctx, site, r.now(), pages, []string{name}, true)
+	return slices.ContainsFunc(states, func(st model.DeliveryState) bool { return st.Known }), err
 }

@@ -70,14 +70,12 @@ func newCollector(state State, site *config.Site, rec *model.Record, channels []
 		memo: &memos{state: state, site: site.ID, scope: scopeOf(site.Sitemaps, site.Host(), site.Include, site.Exclude, channels),
 			settled: map[string]model.SitemapMemo{}, unfinished: map[string]model.SitemapMemo{}, known: map[string]model.SitemapMemo{}, met: map[string]bool{}, has: map[string]bool{}},
 		selection: selection, newest: make([]newest, len(channels)), known: make([]bool, len(channels))}
-	var urls channel.URLs = state
 	if dryRun {
 		c.urls = channel.URLMap{}
-		urls = c.urls
 	}
 	for i, p := range selection {
 		c.newest[i].n = p.Newest
-		c.due[i] = channel.NewQueue(site.ID, urls)
+		c.due[i] = c.newQueue()
 	}
 	for _, name := range channels {
 		rec.Channels[name] = &model.ChannelStats{Endpoints: map[string]*model.EndpointStats{}}

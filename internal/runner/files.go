@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"encoding/binary"
+	"iter"
 	"slices"
 	"time"
 
@@ -211,8 +212,8 @@ func (c *collector) endRead(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		for j := 0; j < len(old); j += model.PageBytes {
-			c.pending(filePage{hash: pageHash(old, j), lastmod: pageLastmod(old, j)})
+		for p := range pagesOf(old) {
+			c.pending(p)
 		}
 	}
 	return c.fillURLs(ctx)
@@ -242,5 +243,16 @@ func (c *collector) fillURLs(ctx context.Context) error {
 }
 
 func pageHash(b []byte, at int) int64 { return int64(binary.LittleEndian.Uint64(b[at:])) }
+
+// pagesOf yields the pages of a memo's bytes (model.SitemapMemo.Pages), whole pages only.
+func pagesOf(b []byte) iter.Seq[filePage] {
+	return func(yield func(filePage) bool) {
+		for at := 0; at+model.PageBytes <= len(b); at += model.PageBytes {
+			if !yield(filePage{hash: pageHash(b, at), lastmod: pageLastmod(b, at)}) {
+				return
+			}
+		}
+	}
+}
 
 func pageLastmod(b []byte, at int) int64 { return int64(binary.LittleEndian.Uint64(b[at+8:])) }
