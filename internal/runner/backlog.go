@@ -14,11 +14,11 @@ import (
 // URL of the backlog is taken for a new one later. It reports whether the channel goes on.
 func (c *collector) backlog(ctx context.Context, ch int, complete bool, rep *recorder) bool {
 	q, name := c.due[ch], c.channels[ch]
-	if c.chosen && c.selection[ch].FirstRun {
+	if c.mode.chosen && c.selection[ch].FirstRun {
 		rep.Noted(name, "its first run takes the newest pages of the sitemaps: the chosen URLs wait for the site's next run over them")
 		return false
 	}
-	if !c.limitedFirstRun(ch) || c.selection[ch].FirstRun || c.chosen || q.Len() == 0 {
+	if !c.limitedFirstRun(ch) || c.selection[ch].FirstRun || c.mode.chosen || q.Len() == 0 {
 		return true
 	}
 	if !complete {

@@ -29,7 +29,7 @@ func (r *Runner) carryOn(ctx, budget context.Context, col *collector, chans []ch
 			return err
 		}
 	}
-	if len(taken) == 0 || col.dryRun {
+	if len(taken) == 0 || !col.mode.writes {
 		return nil
 	}
 	for i, ch := range chans {
@@ -60,8 +60,8 @@ func (c *collector) takeMemo(ctx context.Context, memo model.SitemapMemo) error 
 	f.pages = slices.AppendSeq(f.pages, pagesOf(pages))
 	c.rec.TotalURLs += len(f.pages)
 	c.rec.Filtered += memo.Filtered
-	_, fresh := c.distinct(f.pages)
-	c.sync(ctx, fresh, nil)
+	_, first := c.tellApart(f.pages)
+	c.lookUp(ctx, first, nil)
 	return c.syncErr
 }
 

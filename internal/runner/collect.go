@@ -15,22 +15,24 @@ import (
 )
 
 const (
-	// syncBatch is how many pages are synced with the store at once: one query, one transaction.
-	// Pages are synced in hash order, so that a batch writes neighbouring rows of the catalogue.
+	// syncBatch is how many pages are looked up in the state at once: one query, one transaction.
+	// Pages are looked up in hash order, so that a batch writes neighbouring rows of the
+	// catalogue.
 	syncBatch = 50_000
 	// sampleSize is how many due URLs per channel a dry run shows.
 	sampleSize = 20
 )
 
-// collector takes the pages a run reads, keeps those in scope, syncs them with the store a batch
-// at a time and sorts out what is due on each channel.
+// collector carries a run's pages through the steps of doc.go: it takes the pages the reader
+// delivers, keeps those in scope, tells them apart, merges them with what the run remembers and
+// what the state knows a batch at a time, and chooses what is due on each channel.
 type collector struct {
 	state    State
 	site     *config.Site
 	rec      *model.Record
 	channels []string
 	now      time.Time
-	dryRun   bool
+	mode     mode
 	host     string // baseUrl's host, lower case
 	progress func()
 
@@ -46,14 +48,10 @@ type collector struct {
 
 	// known is set for a channel when a URL read is known on it: a channel with none known has
 	// its first run for the site, where the backlog setting applies.
-	known   []bool
-	syncErr error // why a sync failed: the read stops, the run ends with it
-	// fresh is set when the site had no URL in the store as the run began: the pages read are
-	// new, and added without being looked up.
-	fresh bool
-	// force, retryFailed and chosen are the run's Options.Force, RetryFailed and whether it
-	// takes chosen URLs.
-	force, retryFailed, chosen bool
+	known []bool
+	// catalogue looks a batch of pages up in the state (syncWith).
+	catalogue catalogue
+	syncErr   error // why a sync failed: the read stops, the run ends with it
 	// urls holds the text of the due URLs in a dry run, which writes nothing to the state: the
 	// queues read their URLs from it.
 	urls channel.URLMap
@@ -64,13 +62,15 @@ type collector struct {
 	lastTook        time.Duration
 }
 
-func newCollector(state State, site *config.Site, rec *model.Record, channels []string, selection []channel.Selection, now time.Time, dryRun bool) *collector {
-	c := &collector{state: state, site: site, rec: rec, channels: channels, now: now, dryRun: dryRun,
+func newCollector(state State, site *config.Site, rec *model.Record, channels []string, selection []channel.Selection, now time.Time, m mode) *collector {
+	c := &collector{state: state, site: site, rec: rec, channels: channels, now: now, mode: m,
 		host: site.Host(), due: make([]*channel.Queue, len(channels)), file: file{whole: true},
 		memo: &memos{state: state, site: site.ID, scope: scopeOf(site.Sitemaps, site.Host(), site.Include, site.Exclude, channels),
+			on: m.useMemos, keep: m.keepMemos,
 			settled: map[string]model.SitemapMemo{}, unfinished: map[string]model.SitemapMemo{}, known: map[string]model.SitemapMemo{}, met: map[string]bool{}, has: map[string]bool{}},
 		selection: selection, newest: make([]newest, len(channels)), known: make([]bool, len(channels))}
-	if dryRun {
+	c.catalogue = c.syncCatalog
+	if !m.writes {
 		c.urls = channel.URLMap{}
 	}
 	for i, p := range selection {
@@ -98,7 +98,7 @@ func (c *collector) add(ctx context.Context, e sitemap.Entry) error {
 		c.file.filtered++
 		c.file.out = append(c.file.out, filePage{hash: URLHash(canonical(e.URL, a))})
 		if len(c.file.out) >= maxFilePages {
-			c.distinctOut()
+			c.tellApartOut()
 		}
 		return nil
 	}
@@ -107,16 +107,16 @@ func (c *collector) add(ctx context.Context, e sitemap.Entry) error {
 	if len(c.file.pages) >= maxFilePages {
 		// Too big to be held whole: synced in pieces, and not remembered.
 		c.file.whole = false
-		_, fresh := c.distinct(c.file.pages)
-		c.sync(ctx, fresh, c.file.arena)
+		_, first := c.tellApart(c.file.pages)
+		c.lookUp(ctx, first, c.file.arena)
 		c.file.pages, c.file.arena = c.file.pages[:0], c.file.arena[:0]
 	}
 	return c.syncErr
 }
 
-// take takes chosen URLs instead of the sitemaps' pages: each once (see distinct), without a
+// takeChosen takes chosen URLs instead of the sitemaps' pages: each once (tellApart), without a
 // lastmod.
-func (c *collector) take(ctx context.Context, urls []string) (*sitemap.Result, error) {
+func (c *collector) takeChosen(ctx context.Context, urls []string) (*sitemap.Result, error) {
 	for _, u := range urls {
 		if err := c.add(ctx, sitemap.Entry{URL: []byte(u)}); err != nil {
 			return nil, err
@@ -184,21 +184,41 @@ func canonical(u []byte, a authority) []byte {
 	return out
 }
 
-// sync looks pages up in the store, records them and queues those due on each channel, syncBatch
-// at a time.
-func (c *collector) sync(ctx context.Context, pages []filePage, arena []byte) {
+// catalogue looks a batch of pages up in the state and returns their delivery state on each of
+// the run's channels, flattened as SyncCatalog's; a run that writes records them. withURLs is
+// clear for pages taken from memos, which carry only their hash.
+type catalogue func(ctx context.Context, pages []channel.Page, withURLs bool) ([]model.DeliveryState, error)
+
+func (c *collector) syncCatalog(ctx context.Context, pages []channel.Page, _ bool) ([]model.DeliveryState, error) {
+	return c.state.SyncCatalog(ctx, c.site.ID, c.now, pages, c.channels, !c.mode.writes)
+}
+
+// syncWith chooses how the run looks pages up: a site the state holds no URL of yet has its
+// pages added without being looked up, as they are all new (those taken from memos, without
+// their URLs, are looked up).
+func (c *collector) syncWith(ctx context.Context) error {
+	empty, err := c.state.CatalogEmpty(ctx, c.site.ID)
+	if err != nil || !empty {
+		return err
+	}
+	c.catalogue = func(ctx context.Context, pages []channel.Page, withURLs bool) ([]model.DeliveryState, error) {
+		if !withURLs {
+			return c.syncCatalog(ctx, pages, withURLs)
+		}
+		return make([]model.DeliveryState, len(pages)*len(c.channels)), c.state.AddPages(ctx, c.site.ID, c.now, pages, !c.mode.writes)
+	}
+	return nil
+}
+
+// lookUp looks pages up in the state (catalogue), syncBatch at a time, and queues those due on
+// each channel (choose).
+func (c *collector) lookUp(ctx context.Context, pages []filePage, arena []byte) {
 	for from := 0; from < len(pages) && c.syncErr == nil; from += syncBatch {
 		c.batch = c.batch[:0]
 		for _, p := range pages[from:min(from+syncBatch, len(pages))] {
 			c.batch = append(c.batch, p.page(arena))
 		}
-		var states []model.DeliveryState
-		var err error
-		if c.fresh && arena != nil { // pages without their URLs (taken from memos) are looked up
-			states, err = make([]model.DeliveryState, len(c.batch)*len(c.channels)), c.state.AddPages(ctx, c.site.ID, c.now, c.batch, c.dryRun)
-		} else {
-			states, err = c.state.SyncCatalog(ctx, c.site.ID, c.now, c.batch, c.channels, c.dryRun)
-		}
+		states, err := c.catalogue(ctx, c.batch, arena != nil)
 		if err != nil {
 			c.syncErr = err
 			return
@@ -208,7 +228,7 @@ func (c *collector) sync(ctx context.Context, pages []filePage, arena []byte) {
 			c.memo.lookedUp(p.Hash)
 			for ch := range c.channels {
 				c.newest[ch].add(p)
-				if d, ok := c.consider(ch, p, states[i*n+ch]); ok {
+				if d, ok := c.choose(ch, p, states[i*n+ch]); ok {
 					c.due[ch].Add(d)
 				}
 			}
@@ -219,20 +239,18 @@ func (c *collector) sync(ctx context.Context, pages []filePage, arena []byte) {
 	}
 }
 
-// consider counts a page on channel ch, and returns it when its delivery state there makes it
-// due.
-func (c *collector) consider(ch int, p channel.Page, st model.DeliveryState) (channel.Due, bool) {
+// choose counts a page on channel ch, and returns it when the run's rule (mode.takes) makes it
+// due there.
+func (c *collector) choose(ch int, p channel.Page, st model.DeliveryState) (channel.Due, bool) {
 	stats := c.rec.Channels[c.channels[ch]]
 	c.known[ch] = c.known[ch] || st.Known
 	sel := c.selection[ch]
 	due, retry := isDue(st, p.Lastmod, c.site.ResubmitAfter.D(), c.now, sel.OnlyNew)
-	// A run of the failed URLs leaves the others alone, and chosen URLs a channel whose first run
-	// needs the sitemaps (the feed's newest pages): neither due nor delivered.
-	if c.retryFailed && !retry || c.chosen && sel.FirstRun {
+	counted, taken := c.mode.takes(sel, st, due, retry)
+	switch {
+	case !counted:
 		return channel.Due{}, false
-	}
-	// Force and choice send a URL again, but a channel of new URLs (the feed) takes each once.
-	if due = due || !sel.OnlyNew && (c.force || c.chosen && st.Skipped); !due {
+	case !taken:
 		stats.Skipped++
 		return channel.Due{}, false
 	}

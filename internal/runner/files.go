@@ -83,8 +83,8 @@ func (c *collector) done(ctx context.Context, sm sitemap.Sitemap) {
 			c.rec.TotalURLs += memo.URLs
 			c.rec.Filtered += memo.Filtered
 		} else {
-			c.distinct(c.file.pages) // read again, the same bytes: its pages are taken, and settled
-			c.distinctOut()
+			c.tellApart(c.file.pages) // read again, the same bytes: its pages are taken, and settled
+			c.tellApartOut()
 		}
 		c.file.reset("")
 		return
@@ -92,18 +92,19 @@ func (c *collector) done(ctx context.Context, sm sitemap.Sitemap) {
 	c.endFile(ctx, &sm)
 }
 
-// endFile syncs the pages of the file read so far: when sm tells that it was read whole, they
-// are merged, in hash order, against those remembered of it, and only pages new or changed since
-// are looked up in the store; the others are due only on a channel whose delivery state says so
-// (pending). What is found is remembered for the run's end.
+// endFile takes the pages of the file read so far through the steps of a sitemap (doc.go): tells
+// them apart; when sm tells that the file was read whole, merges them, in hash order, against
+// those its memo remembers — a page as remembered is no news, and due only where an outstanding
+// delivery makes it so — and looks the others up in the state, which chooses what is due of them.
+// What was read whole is remembered for the run's end.
 func (c *collector) endFile(ctx context.Context, sm *sitemap.Sitemap) {
 	f := &c.file
 	defer f.reset("")
 	if c.syncErr != nil || len(f.pages) == 0 && sm == nil {
 		return
 	}
-	c.distinctOut()
-	own, fresh := c.distinct(f.pages)
+	c.tellApartOut()
+	listed, first := c.tellApart(f.pages)
 	var old []byte
 	if f.whole {
 		old, c.syncErr = c.memo.pages(ctx, f.name)
@@ -111,19 +112,19 @@ func (c *collector) endFile(ctx context.Context, sm *sitemap.Sitemap) {
 	if c.syncErr != nil {
 		return
 	}
-	changed := fresh // every page, when none is remembered
+	changed := first // every page, when none is remembered
 	if len(old) > 0 {
-		changed = c.merge(fresh, old)
+		changed = c.merge(first, old)
 	}
-	c.sync(ctx, changed, f.arena)
+	c.lookUp(ctx, changed, f.arena)
 	if sm != nil && sm.Err == nil && f.whole {
-		f.pages = own
+		f.pages = listed
 		c.memo.read(sm, f)
 	}
 }
 
-// merge walks pages and old, both sorted by hash: a page as old has it is taken as known (same),
-// and the others are returned.
+// merge walks pages and old, both sorted by hash: a page as old has it is taken as remembered
+// (asRemembered), and the others are returned.
 func (c *collector) merge(pages []filePage, old []byte) []filePage {
 	var changed []filePage
 	j := 0
@@ -132,7 +133,7 @@ func (c *collector) merge(pages []filePage, old []byte) []filePage {
 			j += model.PageBytes
 		}
 		if j < len(old) && pageHash(old, j) == p.hash && pageLastmod(old, j) == p.lastmod {
-			c.same(p)
+			c.asRemembered(p)
 			continue
 		}
 		changed = append(changed, p)
@@ -140,61 +141,62 @@ func (c *collector) merge(pages []filePage, old []byte) []filePage {
 	return changed
 }
 
-// distinct sorts pages of the file being read by hash and returns them once each (own), and
-// those of them no earlier file or piece took (fresh, which the run takes): a URL listed again —
-// further on, by another sitemap, by an attempt at this one that failed before, or spelt with a
-// host in capitals — is the page first listed, counted once. The reader delivers repeats
-// (sitemap.Options.Repeats): this sorted set costs 8 bytes a page where the reader's costs 8 to
-// 16. A file's memo holds its own pages, so that a page it shares with another stays known by it
-// when the other drops the page.
-func (c *collector) distinct(pages []filePage) (own, fresh []filePage) {
-	own, fresh = once(&c.seen, pages)
-	c.rec.TotalURLs -= len(pages) - len(fresh)
-	c.file.urls -= len(pages) - len(fresh)
-	return own, fresh
+// tellApart sorts pages of the file being read by hash and returns them once each (listed: the
+// file's own), and those of them no earlier file or piece of the run listed (first, which the
+// run takes): a URL listed again — further on, by another sitemap, by an attempt at this one that
+// failed before, or spelt with a host in capitals — is the page first listed, counted once. The
+// reader delivers repeats (sitemap.Options.Repeats): this sorted set costs 8 bytes a page where
+// the reader's costs 8 to 16. A file's memo holds all it lists, so that a page it shares with
+// another stays remembered by it when the other drops the page.
+func (c *collector) tellApart(pages []filePage) (listed, first []filePage) {
+	listed, first = dedupe(&c.seen, pages)
+	c.rec.TotalURLs -= len(pages) - len(first)
+	c.file.urls -= len(pages) - len(first)
+	return listed, first
 }
 
-// distinctOut counts the URLs the filter left out of the file being read once each, in the whole
-// run, as distinct counts pages.
-func (c *collector) distinctOut() {
+// tellApartOut counts the URLs the filter left out of the file being read once each, in the
+// whole run, as tellApart counts pages.
+func (c *collector) tellApartOut() {
 	f := &c.file
-	_, fresh := once(&c.seenOut, f.out)
-	c.rec.Filtered -= len(f.out) - len(fresh)
-	f.filtered -= len(f.out) - len(fresh)
+	_, first := dedupe(&c.seenOut, f.out)
+	c.rec.Filtered -= len(f.out) - len(first)
+	f.filtered -= len(f.out) - len(first)
 	f.out = f.out[:0]
 }
 
-// once sorts pages by hash, the first listed first, and returns one of each (own, in pages'
-// array) and those of them s did not take before (fresh), which s takes.
-func once(s *seen, pages []filePage) (own, fresh []filePage) {
+// dedupe sorts pages by hash, the first listed first, and returns one of each (listed, in pages'
+// array) and those of them s had not seen (first), which s now has.
+func dedupe(s *seen, pages []filePage) (listed, first []filePage) {
 	slices.SortFunc(pages, func(a, b filePage) int { return cmp.Or(cmp.Compare(a.hash, b.hash), cmp.Compare(a.off, b.off)) })
-	own = slices.CompactFunc(pages, func(a, b filePage) bool { return a.hash == b.hash })
-	return own, s.take(own)
+	listed = slices.CompactFunc(pages, func(a, b filePage) bool { return a.hash == b.hash })
+	return listed, s.add(listed)
 }
 
-// same takes a page that is as the file's memo has it: known and settled on every channel of the
-// run, unless its delivery state makes it due.
-func (c *collector) same(p filePage) {
+// asRemembered takes a page that is as the file's memo remembers it: known and settled on every
+// channel of the run, unless an outstanding delivery makes it due.
+func (c *collector) asRemembered(p filePage) {
 	for ch, name := range c.channels {
 		c.known[ch] = true
 		c.rec.Channels[name].Skipped++
 	}
-	c.pending(p)
+	c.queueOutstanding(p)
 }
 
-// pending queues a page taken as settled on the channels where its delivery state makes it due.
-func (c *collector) pending(p filePage) {
-	for _, pd := range c.memo.take(p.hash) {
+// queueOutstanding queues a page taken as settled on the channels where an outstanding delivery
+// makes it due.
+func (c *collector) queueOutstanding(p filePage) {
+	for _, pd := range c.memo.outstandingOf(p.hash) {
 		c.rec.Channels[pd.Channel].Skipped--
 		ch := slices.Index(c.channels, pd.Channel)
-		if d, ok := c.consider(ch, p.page(nil), pd.State); ok {
+		if d, ok := c.choose(ch, p.page(nil), pd.State); ok {
 			c.due[ch].Add(d)
 		}
 	}
 }
 
 // endRead ends the read: the last file, then the sitemaps that did not change: their pages are
-// settled, but for those a delivery state makes due.
+// settled, but for those an outstanding delivery makes due.
 func (c *collector) endRead(ctx context.Context) error {
 	c.endFile(ctx, nil)
 	if c.syncErr != nil {
@@ -205,7 +207,7 @@ func (c *collector) endRead(ctx context.Context) error {
 			c.known[ch] = c.known[ch] || m.URLs > 0
 			c.rec.Channels[name].Skipped += m.URLs
 		}
-		if len(c.memo.pending) == 0 {
+		if len(c.memo.outstanding) == 0 {
 			continue
 		}
 		old, err := c.memo.pages(ctx, m.Sitemap)
@@ -213,7 +215,7 @@ func (c *collector) endRead(ctx context.Context) error {
 			return err
 		}
 		for p := range pagesOf(old) {
-			c.pending(p)
+			c.queueOutstanding(p)
 		}
 	}
 	return c.fillURLs(ctx)

@@ -21,12 +21,9 @@ import (
 type memos struct {
 	state State
 	site  string
-	// query is what the pending deliveries were asked for with, when they were.
+	// query is what the outstanding deliveries were asked for with, when they were.
 	query *model.PendingQuery
-	// on is set when the run uses and keeps settled memos: a run of the sitemaps, neither forced
-	// nor of the failed URLs only, in which no channel asks for the newest pages (a feed's first
-	// run). keep is set when the run keeps what it reads for the runs after: neither a dry run
-	// nor one of chosen URLs.
+	// on and keep are the run's mode.useMemos and mode.keepMemos.
 	on, keep bool
 	// scope is the run's: its filter and channels.
 	scope string
@@ -47,12 +44,12 @@ type memos struct {
 	end   int64     // of what spill holds
 	spans []spilled // of each learnt memo's pages in spill
 	buf   []byte
-	// pending holds the delivery states that make a URL due whatever its sitemap says (failed,
-	// resubmitAfter passed), by hash, until a page of the read takes them.
-	pending map[int64][]model.Pending
+	// outstanding holds the delivery states that make a URL due whatever its sitemap says (its
+	// last attempt failed, resubmitAfter passed), by hash, until a page of the read takes them.
+	outstanding map[int64][]model.Pending
 }
 
-// load reads the memos of the run's scope and, when it uses settled ones, the pending
+// load reads the memos of the run's scope and, when it uses settled ones, the outstanding
 // deliveries q asks for: what a run of the sitemaps starts from.
 func (m *memos) load(ctx context.Context, q model.PendingQuery) error {
 	all, err := m.state.SitemapMemos(ctx, m.site)
@@ -71,13 +68,13 @@ func (m *memos) load(ctx context.Context, q model.PendingQuery) error {
 		return nil
 	}
 	m.known, m.query = m.settled, &q
-	pending, err := m.state.PendingDeliveries(ctx, m.site, q)
+	outstanding, err := m.state.PendingDeliveries(ctx, m.site, q)
 	if err != nil {
 		return err
 	}
-	m.pending = make(map[int64][]model.Pending, len(pending))
-	for _, p := range pending {
-		m.pending[p.Hash] = append(m.pending[p.Hash], p)
+	m.outstanding = make(map[int64][]model.Pending, len(outstanding))
+	for _, p := range outstanding {
+		m.outstanding[p.Hash] = append(m.outstanding[p.Hash], p)
 	}
 	return nil
 }
@@ -160,16 +157,17 @@ func (m *memos) pages(ctx context.Context, name string) ([]byte, error) {
 	return pages, err
 }
 
-// take returns, and forgets, the pending delivery states of a URL.
-func (m *memos) take(hash int64) []model.Pending {
-	p := m.pending[hash]
-	delete(m.pending, hash)
+// outstandingOf returns, and forgets, the outstanding deliveries of a URL.
+func (m *memos) outstandingOf(hash int64) []model.Pending {
+	p := m.outstanding[hash]
+	delete(m.outstanding, hash)
 	return p
 }
 
-// lookedUp forgets the pending states of a URL looked up in the store: its state came with it.
+// lookedUp forgets the outstanding deliveries of a URL looked up in the state: its delivery
+// states came with it.
 func (m *memos) lookedUp(hash int64) {
-	delete(m.pending, hash)
+	delete(m.outstanding, hash)
 }
 
 // read learns a sitemap read whole: its validators and its pages, sorted by hash, set aside in

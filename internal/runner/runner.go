@@ -1,7 +1,3 @@
-// Package runner is one site run: the lease, the sitemaps read and diffed against the store, and
-// each channel's delivery of what is due, recorded as it happens; the one place where the rules of
-// a run live (budget, order, isolation of channels). It sees state only through State, so that it
-// builds for any target.
 package runner
 
 import (
@@ -168,32 +164,17 @@ func (r *Runner) lastRun(ctx context.Context, site string) (model.Record, error)
 	return runs[0], nil
 }
 
-// run does the work of Run between the lease and the record; stalls counts the runs before it
-// that made no progress.
+// run does the work of Run between the lease and the record, in the steps of doc.go; stalls counts
+// the runs before it that made no progress.
 func (r *Runner) run(ctx context.Context, site *config.Site, opt Options, rec *model.Record, stalls int) error {
 	budget, stop := r.budget(ctx, site, opt)
 	defer stop()
 	col, query := r.collector(ctx, site, opt, rec)
 	defer col.memo.close()
 	rep := r.newRecorder(ctx, site.ID, rec)
-	rep.dryRun = opt.DryRun
-	var res *sitemap.Result
-	var err error
-	col.fresh, err = r.State.CatalogEmpty(ctx, site.ID)
-	switch {
-	case err != nil:
-	case opt.URLs != nil:
-		res, err = col.take(ctx, opt.URLs)
-	default:
-		col.began = time.Now()
-		if err = col.memo.load(ctx, query); err == nil {
-			err = r.carryOn(ctx, budget, col, opt.Channels, rep)
-		}
-		if err == nil {
-			col.lastDone = time.Now()
-			res, err = r.reader(ctx, site, col).Read(budget, site.Sitemaps, func(e sitemap.Entry) error { return col.add(ctx, e) })
-		}
-	}
+	rep.dryRun = !col.mode.writes
+	// 1–4: read, tell pages apart, merge with what was known, choose what is due.
+	res, err := r.read(ctx, budget, site, opt, col, query, rep)
 	if budget.Err() != nil && errors.Is(err, budget.Err()) {
 		err = nil // the budget or a signal cut the read short: not a failure of the run
 	}
@@ -211,21 +192,43 @@ func (r *Runner) run(ctx context.Context, site *config.Site, opt Options, rec *m
 	}
 	cut := r.countSitemaps(rec, res, budget)
 	complete := rec.Sitemaps.Failed == 0 && !cut
+	// 5: hand to channels.
 	r.deliverAll(ctx, budget, col, opt, rep, res, complete)
-	if !opt.DryRun && !res.Unreadable() {
+	if col.mode.keepMemos && !res.Unreadable() {
 		if err := col.memo.save(context.WithoutCancel(ctx), readEnd(rec, cut, complete, budget)); err != nil {
 			rec.AddError(err.Error())
 		}
 	}
 	rec.Status = r.status(ctx, budget, rec, res, cut)
-	if !opt.DryRun && opt.URLs == nil {
+	if col.mode.writes && !col.mode.chosen {
 		r.stall(ctx, budget, col, rec, res, stalls)
 	}
 	return nil
 }
 
-// collector makes the collector of a run, and the query of the deliveries due whatever their
-// sitemap says.
+// read is a run's read: the chosen URLs, or the sitemaps — first those of a read over several
+// runs that earlier runs read whole (carryOn), then the others — each page carried through the
+// steps of doc.go as the reader delivers it.
+func (r *Runner) read(ctx, budget context.Context, site *config.Site, opt Options, col *collector, query model.PendingQuery, rep *recorder) (*sitemap.Result, error) {
+	if err := col.syncWith(ctx); err != nil {
+		return nil, err
+	}
+	if col.mode.chosen {
+		return col.takeChosen(ctx, opt.URLs)
+	}
+	col.began = time.Now()
+	if err := col.memo.load(ctx, query); err != nil {
+		return nil, err
+	}
+	if err := r.carryOn(ctx, budget, col, opt.Channels, rep); err != nil {
+		return nil, err
+	}
+	col.lastDone = time.Now()
+	return r.reader(ctx, site, col).Read(budget, site.Sitemaps, func(e sitemap.Entry) error { return col.add(ctx, e) })
+}
+
+// collector makes the collector of a run, in the mode its options choose, and the query of the
+// deliveries outstanding whatever their sitemap says.
 func (r *Runner) collector(ctx context.Context, site *config.Site, opt Options, rec *model.Record) (*collector, model.PendingQuery) {
 	names := make([]string, len(opt.Channels))
 	selection := make([]channel.Selection, len(opt.Channels))
@@ -235,14 +238,8 @@ func (r *Runner) collector(ctx context.Context, site *config.Site, opt Options, 
 			selection[i] = c.Selection(ctx)
 		}
 	}
-	col := newCollector(r.State, site, rec, names, selection, rec.StartedAt, opt.DryRun)
+	col := newCollector(r.State, site, rec, names, selection, rec.StartedAt, modeOf(opt, selection))
 	col.progress = r.progress(rec)
-	col.force, col.retryFailed, col.chosen = opt.Force, opt.RetryFailed, opt.URLs != nil
-	col.memo.on = !opt.Force && !opt.RetryFailed && opt.URLs == nil
-	for _, s := range selection {
-		col.memo.on = col.memo.on && s.Newest == 0
-	}
-	col.memo.keep = !opt.DryRun && opt.URLs == nil
 	query := model.PendingQuery{Failed: names, Now: rec.StartedAt, ResubmitAfter: site.ResubmitAfter.D(), DryRun: opt.DryRun}
 	for i, s := range selection {
 		if !s.OnlyNew {
@@ -256,7 +253,7 @@ func (r *Runner) collector(ctx context.Context, site *config.Site, opt Options, 
 // would send — once the read is over: complete says whether every sitemap was read whole.
 func (r *Runner) deliverAll(ctx, budget context.Context, col *collector, opt Options, rep *recorder, res *sitemap.Result, complete bool) {
 	switch {
-	case opt.DryRun:
+	case !col.mode.writes:
 		col.previewFirstRuns()
 		for i, ch := range opt.Channels {
 			if col.backlog(ctx, i, complete, rep) {
@@ -370,7 +367,7 @@ func (r *Runner) reader(ctx context.Context, site *config.Site, col *collector) 
 	opt.Cache = col.memo
 	opt.Done = func(sm sitemap.Sitemap) { col.done(ctx, sm) }
 	opt.Subtree = col.memo.readIndex
-	opt.Repeats = true // col.distinct
+	opt.Repeats = true // col.tellApart
 	opt.Warn = func(w sitemap.Warning) {
 		if r.Warn != nil {
 			r.Warn(site.ID, w.String())

@@ -10,28 +10,28 @@ import "slices"
 // O(n log n) work for n pages taken a sitemap at a time.
 type seen struct {
 	runs [][]int64
-	at   []int // a cursor into each run, for take
+	at   []int // a cursor into each run, for add
 }
 
-// take returns those of pages, sorted by hash and distinct, not taken before, and takes them:
-// pages itself when none was (most often), a copy otherwise; pages is left as it is.
-func (s *seen) take(pages []filePage) []filePage {
+// add returns those of pages, sorted by hash and distinct, not seen before, and adds them: pages
+// itself when none was (most often), a copy otherwise; pages is left as it is.
+func (s *seen) add(pages []filePage) []filePage {
 	s.at = slices.Grow(s.at[:0], len(s.runs))[:len(s.runs)]
 	clear(s.at)
-	fresh, copied := pages, false
+	first, copied := pages, false
 	for i, p := range pages {
-		switch taken := s.has(p.hash); {
-		case taken && !copied:
-			fresh, copied = slices.Clone(pages[:i]), true // the first taken before: a copy from here on
-		case !taken && copied:
-			fresh = append(fresh, p)
+		switch had := s.has(p.hash); {
+		case had && !copied:
+			first, copied = slices.Clone(pages[:i]), true // the first seen before: a copy from here on
+		case !had && copied:
+			first = append(first, p)
 		}
 	}
-	if len(fresh) == 0 {
-		return fresh
+	if len(first) == 0 {
+		return first
 	}
-	run := make([]int64, len(fresh))
-	for i, p := range fresh {
+	run := make([]int64, len(first))
+	for i, p := range first {
 		run[i] = p.hash
 	}
 	s.runs = append(s.runs, run)
@@ -40,7 +40,7 @@ func (s *seen) take(pages []filePage) []filePage {
 		s.runs[n-1] = nil
 		s.runs = s.runs[:n-1]
 	}
-	return fresh
+	return first
 }
 
 // has reports whether h is in a run, moving each run's cursor up to h: the hashes asked for

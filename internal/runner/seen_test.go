@@ -37,7 +37,7 @@ func TestSeen(t *testing.T) {
 		}
 		var got []int64
 		before := slices.Clone(pages)
-		for _, p := range s.take(pages) {
+		for _, p := range s.add(pages) {
 			got = append(got, p.hash)
 			taken[p.hash] = true
 		}

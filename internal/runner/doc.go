@@ -1,0 +1,53 @@
+// Package runner is one site run: the lease, the sitemaps read and compared with what the state
+// knows, and each channel's delivery of what is due, recorded as it happens; the one place where
+// the rules of a run live (budget, order, isolation of channels). It sees the state only through
+// State, so that it builds for any target.
+//
+// # A run, step by step
+//
+// Run takes the site's lease and starts the execution record; run then goes through five steps,
+// the first four a sitemap at a time as the reader ends each (collector.done, endFile):
+//
+//  1. read (Runner.read): the chosen URLs, or the sitemaps — first the pages of a read over
+//     several runs that earlier runs read whole (carryOn), then the sitemaps not read yet;
+//     a sitemap unchanged since a settled run is not read again (memos.Known, unchanged).
+//  2. tell pages apart (collector.tellApart): each URL once in the run, in hash order; those out
+//     of scope only counted.
+//  3. merge with what was known (collector.merge, lookUp): a page as its sitemap's memo
+//     remembers it is no news; the others are looked up in the state's catalogue a batch at a
+//     time, which records the new and changed ones.
+//  4. choose what is due (collector.choose): isDue on each channel, under the run's rule
+//     (mode.takes); outstanding deliveries make a remembered page due too (queueOutstanding).
+//  5. hand to channels (Runner.deliverAll): each channel in turn gets its queue — its first run
+//     cut to its backlog setting (collector.backlog) — and every answer is recorded as it
+//     comes (recorder); a dry run shows what each would send instead (preview).
+//
+// Then what the run read is remembered for the runs after (memos.save), the record summed up
+// (status), and a site whose budget never lets it get anywhere failed (stall).
+//
+// The options choose the mode of a run once (modeOf): whether it writes, reads the sitemaps or
+// takes chosen URLs, uses and keeps memos, and its rule of what is due. The steps ask the mode.
+//
+// # Glossary
+//
+//   - page: a URL in scope with its lastmod; its hash (URLHash) names it in the state and in
+//     memos, which keep 16 bytes a page (pageBytes).
+//   - catalogue: the URLs the state knows of a site, with their delivery state on each channel.
+//   - known (on a channel): the channel had the URL — delivered, failed, or recorded without
+//     being sent. A channel none of whose URLs read is known has its first run for the site,
+//     where the backlog setting applies.
+//   - due: to be delivered on a channel in this run (isDue, DueReason, mode.takes).
+//   - outstanding delivery: a delivery state that makes a URL due whatever its sitemap says — its
+//     last attempt failed, or resubmitAfter has passed (State.PendingDeliveries).
+//   - memo: what runs remember of a sitemap — its validators and its pages. Settled: its pages
+//     were settled on every channel of a scope, so a page as it remembers it is no news.
+//     Unfinished: the sitemap was read whole by a read of the site's sitemaps that a run's end
+//     cut short; the runs after take its pages from memory until the read reaches its end.
+//   - scope: what a memo's pages were settled for — the site's sitemaps and filter, and the
+//     channels (scopeOf).
+//   - listed, first: a sitemap's pages once each, and those of them no earlier sitemap of the
+//     run listed (tellApart).
+//   - budget: what a run may spend (runBudget, a Worker invocation's subrequests); a run it stops
+//     leaves the rest to the next run. A stall: a run its budget stopped before it got anywhere.
+//   - lease: one run of a site at a time, across processes.
+package runner
