@@ -194,7 +194,7 @@ func (r *Runner) run(ctx context.Context, site *config.Site, opt Options, rec *m
 	complete := rec.Sitemaps.Failed == 0 && !cut
 	// 5: hand to channels.
 	r.deliverAll(ctx, budget, col, opt, rep, res, complete)
-	if col.mode.keepMemos && !res.Unreadable() {
+	if !res.Unreadable() {
 		if err := col.memo.save(context.WithoutCancel(ctx), readEnd(rec, cut, complete, budget)); err != nil {
 			rec.AddError(err.Error())
 		}
