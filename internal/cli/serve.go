@@ -15,13 +15,13 @@ import (
 	"github.com/sitepush/sitepush/internal/alert"
 	"github.com/sitepush/sitepush/internal/channel"
 	"github.com/sitepush/sitepush/internal/channel/bing"
-	"github.com/sitepush/sitepush/internal/channels"
 	"github.com/sitepush/sitepush/internal/config"
 	"github.com/sitepush/sitepush/internal/metrics"
 	"github.com/sitepush/sitepush/internal/model"
 	"github.com/sitepush/sitepush/internal/runner"
 	"github.com/sitepush/sitepush/internal/scheduler"
 	"github.com/sitepush/sitepush/internal/server"
+	"github.com/sitepush/sitepush/internal/sitechannels"
 	"github.com/sitepush/sitepush/internal/sites"
 	"github.com/sitepush/sitepush/internal/store"
 )
@@ -88,7 +88,7 @@ func serve(ctx context.Context, cfg *config.Config, st *store.Store, ln net.List
 
 	var api *server.Server
 	runs := scheduler.NewRuns(r, func(site *config.Site, only string) []channel.Channel {
-		return channels.For(site, only, client, cfg.UserAgent, st, time.Now())
+		return sitechannels.For(site, only, client, cfg.UserAgent, st, time.Now())
 	}, func(rec *model.Record) {
 		m.RunFinished(rec)
 		alerts.Finished(rec)

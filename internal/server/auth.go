@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/sitepush/sitepush/internal/api"
+	"github.com/sitepush/sitepush/internal/answer"
 )
 
 // sessionCookie holds the dashboard's session: an expiry signed with a key derived from the
@@ -36,7 +36,7 @@ func (s *Server) admin(h http.HandlerFunc) http.Handler {
 // message.
 func (s *Server) withBearer(hint string, h http.Handler, tokens ...string) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		given, present := api.Bearer(r)
+		given, present := answer.Bearer(r)
 		v := s.attempt(r, given, present, tokens...)
 		switch {
 		case v.ok:
@@ -45,7 +45,7 @@ func (s *Server) withBearer(hint string, h http.Handler, tokens ...string) http.
 			s.tooManyGuesses(w, r, v.wait)
 		default:
 			w.Header().Set("WWW-Authenticate", `Bearer realm="sitepush"`)
-			api.WriteError(w, http.StatusUnauthorized, hint)
+			answer.WriteError(w, http.StatusUnauthorized, hint)
 		}
 	})
 }
@@ -53,7 +53,7 @@ func (s *Server) withBearer(hint string, h http.Handler, tokens ...string) http.
 // tooManyGuesses answers 429 to a client refused for its wrong tokens.
 func (s *Server) tooManyGuesses(w http.ResponseWriter, r *http.Request, wait time.Duration) {
 	w.Header().Set("Retry-After", strconv.Itoa(retryAfterSeconds(wait)))
-	api.Errorf(w, http.StatusTooManyRequests, "too many wrong tokens from %s: try again in %d s", clientOf(r).Addr(), retryAfterSeconds(wait))
+	answer.Errorf(w, http.StatusTooManyRequests, "too many wrong tokens from %s: try again in %d s", clientOf(r).Addr(), retryAfterSeconds(wait))
 }
 
 // retryAfterSeconds rounds a wait up to whole seconds, as Retry-After counts.
@@ -69,7 +69,7 @@ func (s *Server) attempt(r *http.Request, given string, present bool, tokens ...
 	}
 	ok, wait, penalty := s.guesses.attempt(client, s.now(), func() bool {
 		for _, t := range tokens {
-			if t != "" && api.TokenIs(given, t) {
+			if t != "" && answer.TokenIs(given, t) {
 				return true
 			}
 		}

@@ -4,7 +4,7 @@ import (
 	"crypto/hmac"
 	"net/http"
 
-	"github.com/sitepush/sitepush/internal/api"
+	"github.com/sitepush/sitepush/internal/answer"
 )
 
 // The dashboard's forms that act (run now, retry failed, resubmit a URL) carry a token tied to
@@ -51,7 +51,7 @@ func (s *Server) withForm(h http.HandlerFunc) http.HandlerFunc {
 func (s *Server) withSession(h http.HandlerFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		if !s.hasSession(r) {
-			given, present := api.Bearer(r)
+			given, present := answer.Bearer(r)
 			if v := s.attempt(r, given, present, s.token); !v.ok {
 				s.loginPage(w, v, "")
 				return

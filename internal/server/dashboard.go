@@ -9,7 +9,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/sitepush/sitepush/internal/api"
+	"github.com/sitepush/sitepush/internal/answer"
 	"github.com/sitepush/sitepush/internal/version"
 )
 
@@ -98,7 +98,7 @@ func (s *Server) render(w http.ResponseWriter, r *http.Request, status int, name
 	var buf bytes.Buffer
 	if err := dashboardPages().ExecuteTemplate(&buf, name, p); err != nil {
 		s.logger.Error("rendering the dashboard", "page", name, "err", err)
-		api.WriteError(w, http.StatusInternalServerError, "rendering the dashboard: "+err.Error())
+		answer.WriteError(w, http.StatusInternalServerError, "rendering the dashboard: "+err.Error())
 		return
 	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")

@@ -4,7 +4,7 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/sitepush/sitepush/internal/api"
+	"github.com/sitepush/sitepush/internal/answer"
 	"github.com/sitepush/sitepush/internal/sites"
 )
 
@@ -12,7 +12,7 @@ import (
 func (s *Server) feed(w http.ResponseWriter, r *http.Request) {
 	id, ok := strings.CutSuffix(r.PathValue("file"), ".xml")
 	if !ok {
-		api.Errorf(w, http.StatusNotFound, "no feed at %s: feeds are at /feeds/{site id}.xml", r.URL.Path)
+		answer.Errorf(w, http.StatusNotFound, "no feed at %s: feeds are at /feeds/{site id}.xml", r.URL.Path)
 		return
 	}
 	e, ok := s.sites.Get(id)
@@ -27,17 +27,17 @@ func (s *Server) feed(w http.ResponseWriter, r *http.Request) {
 		configured = s.started
 	}
 	v, err := s.cache.get("feed:"+id, func() (any, error) {
-		ctx, cancel := api.Detached(r)
+		ctx, cancel := answer.Detached(r)
 		defer cancel()
-		return api.RenderFeed(ctx, s.state, site, configured)
+		return answer.RenderFeed(ctx, s.state, site, configured)
 	})
 	if err != nil {
 		s.answer(w, nil, err)
 		return
 	}
-	f, _ := v.(*api.Feed)
+	f, _ := v.(*answer.Feed)
 	if f == nil {
-		api.Errorf(w, http.StatusNotFound, "site %q has no feed: set feed.enabled: true in its configuration", id)
+		answer.Errorf(w, http.StatusNotFound, "site %q has no feed: set feed.enabled: true in its configuration", id)
 		return
 	}
 	f.Serve(w, r)

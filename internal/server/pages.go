@@ -10,7 +10,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/sitepush/sitepush/internal/api"
+	"github.com/sitepush/sitepush/internal/answer"
 	"github.com/sitepush/sitepush/internal/channel/bing"
 	"github.com/sitepush/sitepush/internal/config"
 	"github.com/sitepush/sitepush/internal/model"
@@ -36,7 +36,7 @@ const (
 
 // overviewRow is a site on the overview, and the head of its own page.
 type overviewRow struct {
-	*api.SiteStatus
+	*answer.SiteStatus
 	// Health is what needs attention: failing, warning, running, never or ok; Rank sorts by it.
 	Health string
 	rank   int
@@ -65,7 +65,7 @@ type channelRow struct {
 // overview shows every site, what needs attention first.
 func (s *Server) overview(w http.ResponseWriter, r *http.Request) {
 	v, err := s.cache.getUntil("overview:"+s.today(), func() (any, time.Time, error) {
-		ctx, cancel := api.Detached(r)
+		ctx, cancel := answer.Detached(r)
 		defer cancel()
 		return s.overviewRows(ctx)
 	})
@@ -137,7 +137,7 @@ func (s *Server) overviewRows(ctx context.Context) ([]*overviewRow, time.Time, e
 // recentFailures returns the statuses of a site's last runs, newest first, when its last run
 // failed (in part): they count the failures in a row. A site whose last run went well has none
 // to count, and costs no query.
-func (s *Server) recentFailures(ctx context.Context, st *api.SiteStatus) ([]string, error) {
+func (s *Server) recentFailures(ctx context.Context, st *answer.SiteStatus) ([]string, error) {
 	last := st.LastExecution
 	if last == nil || last.Status != model.StatusFailed && last.Status != model.StatusPartial {
 		return nil, nil
@@ -155,7 +155,7 @@ func dayIndex(since time.Time, day string) int {
 }
 
 // overviewRow reads what the overview shows of a site beside its status.
-func (s *Server) overviewRow(e sites.Entry, st *api.SiteStatus, statuses []string, failed map[string]int) *overviewRow {
+func (s *Server) overviewRow(e sites.Entry, st *answer.SiteStatus, statuses []string, failed map[string]int) *overviewRow {
 	row := &overviewRow{SiteStatus: st}
 	for _, status := range statuses {
 		if status != model.StatusFailed && status != model.StatusPartial {
@@ -197,7 +197,7 @@ func (s *Server) overviewRow(e sites.Entry, st *api.SiteStatus, statuses []strin
 }
 
 // health says how much a site needs attention, and its rank: lower comes first.
-func health(st *api.SiteStatus, row *overviewRow) (string, int) {
+func health(st *answer.SiteStatus, row *overviewRow) (string, int) {
 	failed := 0
 	for _, c := range row.Channels {
 		failed += c.Failed

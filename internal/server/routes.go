@@ -3,7 +3,7 @@ package server
 import (
 	"net/http"
 
-	"github.com/sitepush/sitepush/internal/api"
+	"github.com/sitepush/sitepush/internal/answer"
 )
 
 // Handler returns the server's routes. Admin routes need the bearer token; the dashboard also
@@ -36,7 +36,7 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("POST /sites/{id}/resubmit", s.withForm(s.resubmit))
 	mux.HandleFunc("POST /login", s.login)
 	mux.HandleFunc("POST /logout", s.logout)
-	return api.JSONErrors(mux)
+	return answer.JSONErrors(mux)
 }
 
 // metricsHandler serves the metrics: openly, as Prometheus expects by default, or behind

@@ -6,7 +6,7 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/sitepush/sitepush/internal/api"
+	"github.com/sitepush/sitepush/internal/answer"
 	"github.com/sitepush/sitepush/internal/model"
 	"github.com/sitepush/sitepush/internal/runner"
 	"github.com/sitepush/sitepush/internal/scheduler"
@@ -16,12 +16,12 @@ import (
 func (s *Server) trigger(w http.ResponseWriter, r *http.Request) {
 	if r.Method == http.MethodHead {
 		w.Header().Set("Allow", "GET, POST")
-		api.WriteError(w, http.StatusMethodNotAllowed, "HEAD /trigger is not allowed, as it would start a run; use GET or POST")
+		answer.WriteError(w, http.StatusMethodNotAllowed, "HEAD /trigger is not allowed, as it would start a run; use GET or POST")
 		return
 	}
 	id := r.URL.Query().Get("site")
 	if id == "" {
-		api.NoTriggerSite(w)
+		answer.NoTriggerSite(w)
 		return
 	}
 	e, ok := s.sites.Get(id)
@@ -30,7 +30,7 @@ func (s *Server) trigger(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	site, id := e.Site, e.Site.ID
-	channel, ok := api.TriggerChannel(w, site, r.URL.Query().Get("channel"))
+	channel, ok := answer.TriggerChannel(w, site, r.URL.Query().Get("channel"))
 	if !ok {
 		return
 	}
@@ -38,7 +38,7 @@ func (s *Server) trigger(w http.ResponseWriter, r *http.Request) {
 	if s.notStarted(w, id, err) {
 		return
 	}
-	api.Triggered(w, runID, id, channel)
+	answer.Triggered(w, runID, id, channel)
 }
 
 // notStarted answers why a run of site id did not start, when err says it did not, and reports
@@ -46,14 +46,14 @@ func (s *Server) trigger(w http.ResponseWriter, r *http.Request) {
 func (s *Server) notStarted(w http.ResponseWriter, id string, err error) bool {
 	switch {
 	case errors.Is(err, runner.ErrBusy):
-		api.Errorf(w, http.StatusConflict, "site %q is being run now; try again when that run ends (GET /status?site=%s)", id, id)
+		answer.Errorf(w, http.StatusConflict, "site %q is being run now; try again when that run ends (GET /status?site=%s)", id, id)
 	case errors.Is(err, runner.ErrFirstRunPending):
-		api.WriteError(w, http.StatusConflict, err.Error())
+		answer.WriteError(w, http.StatusConflict, err.Error())
 	case errors.Is(err, scheduler.ErrStopping):
-		api.WriteError(w, http.StatusServiceUnavailable, err.Error())
+		answer.WriteError(w, http.StatusServiceUnavailable, err.Error())
 	case err != nil:
 		s.logger.Error("starting a run", "site", id, "err", err)
-		api.Errorf(w, http.StatusServiceUnavailable, "the run could not start: %v", err)
+		answer.Errorf(w, http.StatusServiceUnavailable, "the run could not start: %v", err)
 	default:
 		s.cache.invalidate()
 		return false
@@ -69,7 +69,7 @@ func (s *Server) siteRuns(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	id := e.Site.ID
-	limit, ok := api.IntParam(w, r, "limit", 20, 1, 1000)
+	limit, ok := answer.IntParam(w, r, "limit", 20, 1, 1000)
 	if !ok {
 		return
 	}
@@ -81,7 +81,7 @@ func (s *Server) siteRuns(w http.ResponseWriter, r *http.Request) {
 	if runs == nil {
 		runs = []model.Record{}
 	}
-	api.WriteJSON(w, http.StatusOK, map[string]any{"site": id, "runs": runs})
+	answer.WriteJSON(w, http.StatusOK, map[string]any{"site": id, "runs": runs})
 }
 
 // healthz answers 200 when the state answers a query within two seconds.
@@ -90,8 +90,8 @@ func (s *Server) healthz(w http.ResponseWriter, r *http.Request) {
 	defer cancel()
 	if err := s.state.Ping(ctx); err != nil {
 		s.logger.Error("health check: the state does not answer", "err", err)
-		api.WriteError(w, http.StatusServiceUnavailable, "the state does not answer (see the server's log)")
+		answer.WriteError(w, http.StatusServiceUnavailable, "the state does not answer (see the server's log)")
 		return
 	}
-	api.WriteJSON(w, http.StatusOK, map[string]string{"status": "ok"})
+	answer.WriteJSON(w, http.StatusOK, map[string]string{"status": "ok"})
 }

@@ -7,7 +7,7 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/sitepush/sitepush/internal/api"
+	"github.com/sitepush/sitepush/internal/answer"
 	"github.com/sitepush/sitepush/internal/config"
 	"github.com/sitepush/sitepush/internal/sites"
 )
@@ -37,7 +37,7 @@ func (s *Server) listSites(w http.ResponseWriter, r *http.Request) {
 	for i, e := range all {
 		out.Sites[i] = view(e)
 	}
-	api.WriteJSON(w, http.StatusOK, out)
+	answer.WriteJSON(w, http.StatusOK, out)
 }
 
 func (s *Server) getSite(w http.ResponseWriter, r *http.Request) {
@@ -46,7 +46,7 @@ func (s *Server) getSite(w http.ResponseWriter, r *http.Request) {
 		s.noSite(w, r.PathValue("id"))
 		return
 	}
-	api.WriteJSON(w, http.StatusOK, view(e))
+	answer.WriteJSON(w, http.StatusOK, view(e))
 }
 
 func (s *Server) createSite(w http.ResponseWriter, r *http.Request) {
@@ -61,7 +61,7 @@ func (s *Server) createSite(w http.ResponseWriter, r *http.Request) {
 	}
 	s.siteChanged()
 	w.Header().Set("Location", "/api/sites/"+e.Site.ID)
-	api.WriteJSON(w, http.StatusCreated, view(e))
+	answer.WriteJSON(w, http.StatusCreated, view(e))
 }
 
 func (s *Server) replaceSite(w http.ResponseWriter, r *http.Request) {
@@ -75,7 +75,7 @@ func (s *Server) replaceSite(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.siteChanged()
-	api.WriteJSON(w, http.StatusOK, view(e))
+	answer.WriteJSON(w, http.StatusOK, view(e))
 }
 
 func (s *Server) deleteSite(w http.ResponseWriter, r *http.Request) {
@@ -98,14 +98,14 @@ func (s *Server) siteChanged() {
 func (s *Server) siteError(w http.ResponseWriter, err error) {
 	switch {
 	case errors.Is(err, sites.ErrInvalid):
-		api.WriteError(w, http.StatusBadRequest, err.Error())
+		answer.WriteError(w, http.StatusBadRequest, err.Error())
 	case errors.Is(err, sites.ErrExists), errors.Is(err, sites.ErrFileSite), errors.Is(err, sites.ErrChanged):
-		api.WriteError(w, http.StatusConflict, err.Error())
+		answer.WriteError(w, http.StatusConflict, err.Error())
 	case errors.Is(err, sites.ErrNotFound):
-		api.WriteError(w, http.StatusNotFound, err.Error())
+		answer.WriteError(w, http.StatusNotFound, err.Error())
 	default:
 		s.logger.Error("changing a site", "err", err)
-		api.WriteError(w, http.StatusServiceUnavailable, "the state could not be written: "+err.Error())
+		answer.WriteError(w, http.StatusServiceUnavailable, "the state could not be written: "+err.Error())
 	}
 }
 
@@ -118,13 +118,13 @@ func readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
 	var tooBig *http.MaxBytesError
 	switch {
 	case errors.As(err, &tooBig):
-		api.Errorf(w, http.StatusRequestEntityTooLarge, "the body is larger than %d bytes; a site's configuration is far smaller", maxBody)
+		answer.Errorf(w, http.StatusRequestEntityTooLarge, "the body is larger than %d bytes; a site's configuration is far smaller", maxBody)
 		return nil, false
 	case err != nil:
-		api.Errorf(w, http.StatusBadRequest, "reading the body: %v", err)
+		answer.Errorf(w, http.StatusBadRequest, "reading the body: %v", err)
 		return nil, false
 	case !json.Valid(body):
-		api.WriteError(w, http.StatusBadRequest, `the body must be JSON: a site with the configuration file's keys, like {"id": "example.com", "sitemaps": ["https://example.com/sitemap.xml"]}`)
+		answer.WriteError(w, http.StatusBadRequest, `the body must be JSON: a site with the configuration file's keys, like {"id": "example.com", "sitemaps": ["https://example.com/sitemap.xml"]}`)
 		return nil, false
 	}
 	return body, true

@@ -7,14 +7,14 @@ import (
 	"slices"
 	"time"
 
-	"github.com/sitepush/sitepush/internal/api"
+	"github.com/sitepush/sitepush/internal/answer"
 	"github.com/sitepush/sitepush/internal/model"
 )
 
 // dailyStats answers, per UTC day from days-1 days ago to today, oldest first, each channel's
 // total and successful URLs: of one site, or of every site.
 func (s *Server) dailyStats(w http.ResponseWriter, r *http.Request) {
-	days, ok := api.IntParam(w, r, "days", 7, 1, api.MaxDays)
+	days, ok := answer.IntParam(w, r, "days", 7, 1, answer.MaxDays)
 	if !ok {
 		return
 	}
@@ -31,7 +31,7 @@ func (s *Server) dailyStats(w http.ResponseWriter, r *http.Request) {
 	day := today.Format(time.DateOnly)
 	key := fmt.Sprintf("stats:%d:%s:%s", days, site, day)
 	v, err := s.cache.get(key, func() (any, error) {
-		ctx, cancel := api.Detached(r)
+		ctx, cancel := answer.Detached(r)
 		defer cancel()
 		past, err := s.pastDays(ctx, days, site, today)
 		if err != nil {
@@ -41,7 +41,7 @@ func (s *Server) dailyStats(w http.ResponseWriter, r *http.Request) {
 		if err != nil {
 			return nil, err
 		}
-		return api.Marshal(api.DailyFrom(days, site, today, append(slices.Clip(past), rows...)))
+		return answer.Marshal(answer.DailyFrom(days, site, today, append(slices.Clip(past), rows...)))
 	})
 	s.answer(w, v, err)
 }
@@ -51,7 +51,7 @@ func (s *Server) dailyStats(w http.ResponseWriter, r *http.Request) {
 func (s *Server) pastDays(ctx context.Context, days int, site string, today time.Time) ([]model.ChannelDay, error) {
 	day := today.Format(time.DateOnly)
 	v, err := s.cache.getFixed(fmt.Sprintf("past:%d:%s:%s", days, site, day), func() (any, error) {
-		rows, err := s.state.ChannelDays(ctx, api.Since(days, today), site)
+		rows, err := s.state.ChannelDays(ctx, answer.Since(days, today), site)
 		return slices.DeleteFunc(rows, func(d model.ChannelDay) bool { return d.Day >= day }), err
 	})
 	if err != nil {

@@ -7,7 +7,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/sitepush/sitepush/internal/api"
+	"github.com/sitepush/sitepush/internal/answer"
 	"github.com/sitepush/sitepush/internal/model"
 	"github.com/sitepush/sitepush/internal/sites"
 )
@@ -21,7 +21,7 @@ func (s *Server) status(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if id == "" {
-		api.WriteJSON(w, http.StatusOK, map[string][]*api.SiteStatus{"sites": set.all})
+		answer.WriteJSON(w, http.StatusOK, map[string][]*answer.SiteStatus{"sites": set.all})
 		return
 	}
 	e, ok := s.sites.Get(id)
@@ -31,7 +31,7 @@ func (s *Server) status(w http.ResponseWriter, r *http.Request) {
 	}
 	b, ok := set.json(e.Site.ID)
 	if !ok { // created since the statuses were read
-		ctx, cancel := api.Detached(r)
+		ctx, cancel := answer.Detached(r)
 		defer cancel()
 		st, err := s.siteStatus(ctx, e)
 		if err == nil {
@@ -48,7 +48,7 @@ func (s *Server) status(w http.ResponseWriter, r *http.Request) {
 // statusSet is every site's status, read at once — a few queries for all sites, so that a
 // client polling each site costs one read, not one per site — and each one's JSON, made once.
 type statusSet struct {
-	all   []*api.SiteStatus
+	all   []*answer.SiteStatus
 	mu    sync.Mutex
 	bytes map[string][]byte
 }
@@ -77,7 +77,7 @@ func (set *statusSet) json(site string) ([]byte, bool) {
 // day ended or a site's scheduled run came.
 func (s *Server) statuses(r *http.Request) (*statusSet, error) {
 	v, err := s.cache.getUntil("statuses:"+s.today(), func() (any, time.Time, error) {
-		ctx, cancel := api.Detached(r)
+		ctx, cancel := answer.Detached(r)
 		defer cancel()
 		all, err := s.readStatuses(ctx)
 		if err != nil {
@@ -94,7 +94,7 @@ func (s *Server) statuses(r *http.Request) (*statusSet, error) {
 // readStatuses reads every site's status from the state, with what Bing says of the quotas of
 // sites whose run is not going: asked after a first read (which tells whose run is going, in
 // any process), kept in the state, and read again when an answer was kept.
-func (s *Server) readStatuses(ctx context.Context) ([]*api.SiteStatus, error) {
+func (s *Server) readStatuses(ctx context.Context) ([]*answer.SiteStatus, error) {
 	now := s.now()
 	reads, err := s.state.SiteReads(ctx, now)
 	if err != nil {
@@ -110,9 +110,9 @@ func (s *Server) readStatuses(ctx context.Context) ([]*api.SiteStatus, error) {
 			return nil, err
 		}
 	}
-	out := []*api.SiteStatus{}
+	out := []*answer.SiteStatus{}
 	for _, e := range all {
-		st := api.FromReads(reads, e.Site, e.Source, now, s.live(e))
+		st := answer.FromReads(reads, e.Site, e.Source, now, s.live(e))
 		st.Bing.Error = bingErrs[e.Site.ID]
 		out = append(out, st)
 	}
@@ -126,7 +126,7 @@ func (s *Server) today() string {
 
 // nextRun is when statuses change by themselves: the first of their sites' next scheduled runs;
 // zero for none.
-func nextRun(all []*api.SiteStatus) time.Time {
+func nextRun(all []*answer.SiteStatus) time.Time {
 	var first time.Time
 	for _, st := range all {
 		if !st.NextRun.IsZero() && (first.IsZero() || st.NextRun.Before(first)) {
@@ -138,14 +138,14 @@ func nextRun(all []*api.SiteStatus) time.Time {
 
 // siteStatus reads one site's status from the state, with what Bing says of its quota when its
 // run is not going, as readStatuses does.
-func (s *Server) siteStatus(ctx context.Context, e sites.Entry) (*api.SiteStatus, error) {
-	st, err := api.Status(ctx, s.state, e.Site, e.Source, s.now(), s.live(e))
+func (s *Server) siteStatus(ctx context.Context, e sites.Entry) (*answer.SiteStatus, error) {
+	st, err := answer.Status(ctx, s.state, e.Site, e.Source, s.now(), s.live(e))
 	if err != nil {
 		return nil, err
 	}
 	bingErrs, kept := s.askBing([]sites.Entry{e}, func(string) bool { return st.Status == model.StatusRunning })
 	if kept {
-		if st, err = api.Status(ctx, s.state, e.Site, e.Source, s.now(), s.live(e)); err != nil {
+		if st, err = answer.Status(ctx, s.state, e.Site, e.Source, s.now(), s.live(e)); err != nil {
 			return nil, err
 		}
 	}
@@ -154,8 +154,8 @@ func (s *Server) siteStatus(ctx context.Context, e sites.Entry) (*api.SiteStatus
 }
 
 // live is what this process knows of a site beyond the state: its run going here.
-func (s *Server) live(e sites.Entry) api.Live {
-	live := api.Live{}
+func (s *Server) live(e sites.Entry) answer.Live {
+	live := answer.Live{}
 	if id, ok := s.runs.Active(e.Site.ID); ok {
 		live.RunningID = id
 	}
@@ -166,12 +166,12 @@ func (s *Server) live(e sites.Entry) api.Live {
 func (s *Server) answer(w http.ResponseWriter, v any, err error) {
 	if err != nil {
 		s.logger.Error("answering a request", "err", err)
-		api.WriteError(w, http.StatusServiceUnavailable, "the state could not be read: "+err.Error())
+		answer.WriteError(w, http.StatusServiceUnavailable, "the state could not be read: "+err.Error())
 		return
 	}
-	api.WriteRaw(w, http.StatusOK, v.([]byte))
+	answer.WriteRaw(w, http.StatusOK, v.([]byte))
 }
 
 func (s *Server) noSite(w http.ResponseWriter, id string) {
-	api.Errorf(w, http.StatusNotFound, "no site %q: GET /api/sites lists them", id)
+	answer.Errorf(w, http.StatusNotFound, "no site %q: GET /api/sites lists them", id)
 }

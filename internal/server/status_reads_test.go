@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sitepush/sitepush/internal/api"
+	"github.com/sitepush/sitepush/internal/answer"
 	"github.com/sitepush/sitepush/internal/channel"
 	"github.com/sitepush/sitepush/internal/enginetest"
 	"github.com/sitepush/sitepush/internal/model"
@@ -34,12 +34,12 @@ func TestStatusesReadAtOnce(t *testing.T) {
 	}
 	w.api.sites.Load(ctx)
 	for _, e := range w.api.sites.All() {
-		one, err := api.Status(ctx, w.store, e.Site, e.Source, now, api.Live{})
+		one, err := answer.Status(ctx, w.store, e.Site, e.Source, now, answer.Live{})
 		if err != nil {
 			t.Fatal(err)
 		}
 		a, _ := json.Marshal(one)
-		b, _ := json.Marshal(api.FromReads(reads, e.Site, e.Source, now, api.Live{}))
+		b, _ := json.Marshal(answer.FromReads(reads, e.Site, e.Source, now, answer.Live{}))
 		if string(a) != string(b) {
 			t.Errorf("site %s:\nread alone %s\nread at once %s", e.Site.ID, a, b)
 		}

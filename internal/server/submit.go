@@ -7,7 +7,7 @@ import (
 	"io"
 	"net/http"
 
-	"github.com/sitepush/sitepush/internal/api"
+	"github.com/sitepush/sitepush/internal/answer"
 	"github.com/sitepush/sitepush/internal/model"
 	"github.com/sitepush/sitepush/internal/runner"
 )
@@ -45,7 +45,7 @@ func (s *Server) submitURLs(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	site := e.Site
-	channel, ok := api.TriggerChannel(w, site, req.Channel)
+	channel, ok := answer.TriggerChannel(w, site, req.Channel)
 	if !ok {
 		return
 	}
@@ -62,14 +62,14 @@ func (s *Server) submitURLs(w http.ResponseWriter, r *http.Request) {
 		s.logger.Warn("submitted URLs refused", "site", site.ID, "refused", len(refused), "of", len(req.URLs), "first", refused[0].URL, "why", refused[0].Reason)
 	}
 	if len(take) == 0 {
-		api.WriteJSON(w, http.StatusBadRequest, map[string]any{"error": "none of the URLs can be submitted for site " + site.ID + ": see each one's reason", "refused": refused})
+		answer.WriteJSON(w, http.StatusBadRequest, map[string]any{"error": "none of the URLs can be submitted for site " + site.ID + ": see each one's reason", "refused": refused})
 		return
 	}
 	runID, err := s.runs.Submit(site, channel, take, req.Force)
 	if s.notStarted(w, site.ID, err) {
 		return
 	}
-	api.WriteJSON(w, http.StatusAccepted, map[string]any{"runId": runID, "site": site.ID, "channel": channel, "status": model.StatusRunning,
+	answer.WriteJSON(w, http.StatusAccepted, map[string]any{"runId": runID, "site": site.ID, "channel": channel, "status": model.StatusRunning,
 		"statusUrl": "/status?site=" + site.ID, "urls": len(take), "refused": refused})
 }
 
@@ -80,23 +80,23 @@ func readSubmit(w http.ResponseWriter, r *http.Request) (submitRequest, bool) {
 	var tooBig *http.MaxBytesError
 	switch {
 	case errors.As(err, &tooBig):
-		api.Errorf(w, http.StatusRequestEntityTooLarge, "the body is larger than %d bytes: send at most %d URLs at once", maxSubmitBody, maxSubmitURLs)
+		answer.Errorf(w, http.StatusRequestEntityTooLarge, "the body is larger than %d bytes: send at most %d URLs at once", maxSubmitBody, maxSubmitURLs)
 		return req, false
 	case err != nil:
-		api.Errorf(w, http.StatusBadRequest, "the body could not be read: %v", err)
+		answer.Errorf(w, http.StatusBadRequest, "the body could not be read: %v", err)
 		return req, false
 	}
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&req); err != nil {
-		api.Errorf(w, http.StatusBadRequest, `the body must be JSON like {"urls": ["https://…"], "channel": "all", "force": false}: %v`, err)
+		answer.Errorf(w, http.StatusBadRequest, `the body must be JSON like {"urls": ["https://…"], "channel": "all", "force": false}: %v`, err)
 		return req, false
 	}
 	switch {
 	case len(req.URLs) == 0:
-		api.Errorf(w, http.StatusBadRequest, `urls is required: {"urls": ["https://…"]}`)
+		answer.Errorf(w, http.StatusBadRequest, `urls is required: {"urls": ["https://…"]}`)
 	case len(req.URLs) > maxSubmitURLs:
-		api.Errorf(w, http.StatusBadRequest, "%d URLs: send at most %d at once", len(req.URLs), maxSubmitURLs)
+		answer.Errorf(w, http.StatusBadRequest, "%d URLs: send at most %d at once", len(req.URLs), maxSubmitURLs)
 	default:
 		return req, true
 	}

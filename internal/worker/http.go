@@ -8,7 +8,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/sitepush/sitepush/internal/api"
+	"github.com/sitepush/sitepush/internal/answer"
 	"github.com/sitepush/sitepush/internal/config"
 	"github.com/sitepush/sitepush/internal/runner"
 )
@@ -19,7 +19,7 @@ import (
 // is every answer.
 func (a *App) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if a.err != nil {
-		api.WriteError(w, http.StatusInternalServerError, a.err.Error())
+		answer.WriteError(w, http.StatusInternalServerError, a.err.Error())
 		return
 	}
 	mux := http.NewServeMux()
@@ -29,20 +29,20 @@ func (a *App) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	mux.Handle("GET /trigger", a.admin(a.trigger))
 	mux.Handle("POST /trigger", a.admin(a.trigger))
 	mux.Handle("GET /api/stats/daily", a.admin(a.dailyStats))
-	api.JSONErrors(mux).ServeHTTP(w, r)
+	answer.JSONErrors(mux).ServeHTTP(w, r)
 }
 
 // admin lets a request with the admin token through; 401 otherwise.
 func (a *App) admin(h http.HandlerFunc) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if a.cfg.AdminToken == "" {
-			api.WriteError(w, http.StatusForbidden, "the admin routes are closed: set adminToken in "+ConfigVar+
+			answer.WriteError(w, http.StatusForbidden, "the admin routes are closed: set adminToken in "+ConfigVar+
 				" (adminToken: ${SITEPUSH_ADMIN_TOKEN}, and wrangler secret put SITEPUSH_ADMIN_TOKEN)")
 			return
 		}
-		if given, ok := api.Bearer(r); !ok || !api.TokenIs(given, a.cfg.AdminToken) {
+		if given, ok := answer.Bearer(r); !ok || !answer.TokenIs(given, a.cfg.AdminToken) {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="sitepush"`)
-			api.WriteError(w, http.StatusUnauthorized, "this route needs the header Authorization: Bearer ADMIN_TOKEN (adminToken in "+ConfigVar+")")
+			answer.WriteError(w, http.StatusUnauthorized, "this route needs the header Authorization: Bearer ADMIN_TOKEN (adminToken in "+ConfigVar+")")
 			return
 		}
 		h(w, r)
@@ -56,7 +56,7 @@ func (a *App) site(w http.ResponseWriter, id string) (*config.Site, bool) {
 			return &a.cfg.Sites[i], true
 		}
 	}
-	api.Errorf(w, http.StatusNotFound, "no site %q: the sites are those of %s", id, ConfigVar)
+	answer.Errorf(w, http.StatusNotFound, "no site %q: the sites are those of %s", id, ConfigVar)
 	return nil, false
 }
 
@@ -67,10 +67,10 @@ func (a *App) read(w http.ResponseWriter, r *http.Request, f func(inv *invocatio
 	v, err := f(inv)
 	if err != nil {
 		a.env.Logger.Error("answering a request", "path", r.URL.Path, "err", err)
-		api.WriteError(w, http.StatusServiceUnavailable, "the state could not be read: "+err.Error())
+		answer.WriteError(w, http.StatusServiceUnavailable, "the state could not be read: "+err.Error())
 		return
 	}
-	api.WriteJSON(w, http.StatusOK, v)
+	answer.WriteJSON(w, http.StatusOK, v)
 }
 
 func (a *App) healthz(w http.ResponseWriter, r *http.Request) {
@@ -94,23 +94,23 @@ func (a *App) status(w http.ResponseWriter, r *http.Request) {
 	}
 	a.read(w, r, func(inv *invocation) (any, error) {
 		if r.URL.Query().Get("site") != "" {
-			return api.Status(r.Context(), inv.state, sites[0], "config", a.env.Now(), api.Live{})
+			return answer.Status(r.Context(), inv.state, sites[0], "config", a.env.Now(), answer.Live{})
 		}
-		var all []*api.SiteStatus
+		var all []*answer.SiteStatus
 		for _, site := range sites {
-			st, err := api.Status(r.Context(), inv.state, site, "config", a.env.Now(), api.Live{})
+			st, err := answer.Status(r.Context(), inv.state, site, "config", a.env.Now(), answer.Live{})
 			if err != nil { // one site's state that cannot be read hides no other's
 				a.env.Logger.Error("reading a site's status", "site", site.ID, "err", err)
-				st = &api.SiteStatus{SiteID: site.ID, Source: "config", Schedule: site.Schedule, Error: err.Error()}
+				st = &answer.SiteStatus{SiteID: site.ID, Source: "config", Schedule: site.Schedule, Error: err.Error()}
 			}
 			all = append(all, st)
 		}
-		return map[string][]*api.SiteStatus{"sites": all}, nil
+		return map[string][]*answer.SiteStatus{"sites": all}, nil
 	})
 }
 
 func (a *App) dailyStats(w http.ResponseWriter, r *http.Request) {
-	days, ok := api.IntParam(w, r, "days", 7, 1, api.MaxDays)
+	days, ok := answer.IntParam(w, r, "days", 7, 1, answer.MaxDays)
 	if !ok {
 		return
 	}
@@ -123,14 +123,14 @@ func (a *App) dailyStats(w http.ResponseWriter, r *http.Request) {
 		id = site.ID
 	}
 	a.read(w, r, func(inv *invocation) (any, error) {
-		return api.DailyStats(r.Context(), inv.state, days, id, a.env.Now())
+		return answer.DailyStats(r.Context(), inv.state, days, id, a.env.Now())
 	})
 }
 
 func (a *App) feed(w http.ResponseWriter, r *http.Request) {
 	id, ok := strings.CutSuffix(r.PathValue("file"), ".xml")
 	if !ok {
-		api.Errorf(w, http.StatusNotFound, "no feed at %s: feeds are at /feeds/{site id}.xml", r.URL.Path)
+		answer.Errorf(w, http.StatusNotFound, "no feed at %s: feeds are at /feeds/{site id}.xml", r.URL.Path)
 		return
 	}
 	site, ok := a.site(w, id)
@@ -139,12 +139,12 @@ func (a *App) feed(w http.ResponseWriter, r *http.Request) {
 	}
 	inv := a.newInvocation(r.Context(), a.env.Now())
 	defer a.flush(r.Context(), inv, "request "+r.URL.Path)
-	f, err := api.RenderFeed(r.Context(), inv.state, site, time.Time{})
+	f, err := answer.RenderFeed(r.Context(), inv.state, site, time.Time{})
 	switch {
 	case err != nil:
-		api.WriteError(w, http.StatusServiceUnavailable, "the state could not be read: "+err.Error())
+		answer.WriteError(w, http.StatusServiceUnavailable, "the state could not be read: "+err.Error())
 	case f == nil:
-		api.Errorf(w, http.StatusNotFound, "site %q has no feed: set feed.enabled: true in its configuration", site.ID)
+		answer.Errorf(w, http.StatusNotFound, "site %q has no feed: set feed.enabled: true in its configuration", site.ID)
 	default:
 		f.Serve(w, r)
 	}
@@ -155,14 +155,14 @@ func (a *App) feed(w http.ResponseWriter, r *http.Request) {
 func (a *App) trigger(w http.ResponseWriter, r *http.Request) {
 	id := r.URL.Query().Get("site")
 	if id == "" {
-		api.NoTriggerSite(w)
+		answer.NoTriggerSite(w)
 		return
 	}
 	site, ok := a.site(w, id)
 	if !ok {
 		return
 	}
-	ch, ok := api.TriggerChannel(w, site, r.URL.Query().Get("channel"))
+	ch, ok := answer.TriggerChannel(w, site, r.URL.Query().Get("channel"))
 	if !ok {
 		return
 	}
@@ -178,11 +178,11 @@ func (a *App) trigger(w http.ResponseWriter, r *http.Request) {
 	})
 	select {
 	case runID := <-started:
-		api.Triggered(w, runID, site.ID, ch)
+		answer.Triggered(w, runID, site.ID, ch)
 	case err := <-done:
 		select {
 		case runID := <-started:
-			api.Triggered(w, runID, site.ID, ch)
+			answer.Triggered(w, runID, site.ID, ch)
 		default:
 			a.refused(w, site, err)
 		}
@@ -192,9 +192,9 @@ func (a *App) trigger(w http.ResponseWriter, r *http.Request) {
 // refused answers a run that could not start.
 func (a *App) refused(w http.ResponseWriter, site *config.Site, err error) {
 	if errors.Is(err, runner.ErrBusy) {
-		api.Errorf(w, http.StatusConflict, "site %q is being run now; try again when that run ends (GET /status?site=%s)", site.ID, site.ID)
+		answer.Errorf(w, http.StatusConflict, "site %q is being run now; try again when that run ends (GET /status?site=%s)", site.ID, site.ID)
 		return
 	}
 	a.env.Logger.Error("triggering a run", "site", site.ID, "err", err)
-	api.Errorf(w, http.StatusServiceUnavailable, "the run could not start: %v", err)
+	answer.Errorf(w, http.StatusServiceUnavailable, "the run could not start: %v", err)
 }

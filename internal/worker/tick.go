@@ -7,11 +7,11 @@ import (
 	"time"
 
 	"github.com/sitepush/sitepush/internal/alert"
-	"github.com/sitepush/sitepush/internal/channels"
 	"github.com/sitepush/sitepush/internal/config"
 	"github.com/sitepush/sitepush/internal/kvstate"
 	"github.com/sitepush/sitepush/internal/model"
 	"github.com/sitepush/sitepush/internal/runner"
+	"github.com/sitepush/sitepush/internal/sitechannels"
 )
 
 // Tick is the Cron Trigger's handler: at is the event's scheduledTime. It runs, one after the
@@ -84,7 +84,7 @@ func (a *App) run(ctx context.Context, inv *invocation, site *config.Site, trigg
 	r.Client, r.UserAgent, r.Now = inv.client, a.cfg.UserAgent, inv.now
 	r.Warn = func(site, msg string) { a.env.Logger.Warn(msg, "site", site) }
 	opt := runner.Options{Trigger: trigger, NoWait: true, Budget: inv.budget, Started: started,
-		Channels: channels.For(site, channel, inv.client, a.cfg.UserAgent, inv.state, inv.now())}
+		Channels: sitechannels.For(site, channel, inv.client, a.cfg.UserAgent, inv.state, inv.now())}
 	rec, err := r.Run(ctx, site, opt)
 	if rec == nil {
 		return nil, err

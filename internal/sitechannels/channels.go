@@ -1,6 +1,6 @@
-// Package channels builds the channels of a site, for every place that runs one: the commands,
+// Package sitechannels builds the channels of a site, for every place that runs one: the commands,
 // serve, the Worker. Adding a channel adds it here.
-package channels
+package sitechannels
 
 import (
 	"net/http"

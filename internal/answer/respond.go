@@ -1,8 +1,8 @@
-// Package api holds what the HTTP faces of sitepush share — serve's and the Worker's: the JSON
+// Package answer holds what the HTTP faces of sitepush share — serve's and the Worker's: the JSON
 // answers of docs/api.md (a site's status, the daily statistics, a feed with its validators), built
 // from a state either one has, and the way they answer: JSON everywhere, errors as {"error": …},
 // the bearer token compared in constant time.
-package api
+package answer
 
 import (
 	"context"
