@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
 	"slices"
 	"strconv"
 	"strings"
@@ -57,14 +56,6 @@ func (s *State) memosOf(ctx context.Context, st *site) (*memoSet, error) {
 	var v memosValue
 	if _, err := s.getOrDrop(ctx, memosKey(st.id), &v, "the site's runs read its sitemaps whole until it is written again"); err != nil {
 		return nil, err
-	}
-	for i := 0; i < len(v.Memos); i++ {
-		if len(v.Memos[i].Pages)%model.PageBytes != 0 {
-			s.warn(fmt.Sprintf("the memo of %s in %s holds %d bytes of pages, not whole pages of %d: dropped; the site's next run reads it whole",
-				v.Memos[i].Sitemap, memosKey(st.id), len(v.Memos[i].Pages), model.PageBytes))
-			v.Memos = append(v.Memos[:i], v.Memos[i+1:]...)
-			i--
-		}
 	}
 	st.memos = &memoSet{byName: make(map[string]model.SitemapMemo, len(v.Memos)), written: fromMS(v.Written)}
 	for _, m := range v.Memos {

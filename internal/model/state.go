@@ -88,14 +88,11 @@ type SitemapMemo struct {
 	Index bool
 	// URLs and Filtered count the entries in scope and those the filter left out.
 	URLs, Filtered int
-	// Pages are the pages in scope, sorted by hash: PageBytes bytes each, the hash then the
-	// lastmod (Unix ms, 0 for none), little-endian. Reading memos leaves it nil: SitemapPages
-	// reads it. Saving a memo with nil Pages keeps the pages saved before.
+	// Pages are the pages in scope, in bytes the runner writes and reads (its page format): a
+	// state keeps them as they are. Reading memos leaves it nil: SitemapPages reads it. Saving a
+	// memo with nil Pages keeps the pages saved before.
 	Pages []byte
 }
-
-// PageBytes is the size of one page in SitemapMemo.Pages.
-const PageBytes = 16
 
 // Pending is a URL's delivery state on a channel that makes it due whatever its sitemap says: its
 // last attempt failed, or it was delivered long enough ago to be sent again (resubmitAfter).

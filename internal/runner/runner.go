@@ -237,6 +237,7 @@ func (r *Runner) collector(ctx context.Context, site *config.Site, opt Options, 
 	}
 	col := newCollector(r.State, site, rec, names, selection, rec.StartedAt, opt.DryRun)
 	col.progress = r.progress(rec)
+	col.memo.warn = r.Warn
 	col.force, col.retryFailed, col.chosen = opt.Force, opt.RetryFailed, opt.URLs != nil
 	col.memo.on = !opt.Force && !opt.RetryFailed && opt.URLs == nil
 	for _, s := range selection {
