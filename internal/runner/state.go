@@ -11,13 +11,10 @@ import (
 // State is the store as a run needs it. The SQL store implements it; the core never imports the
 // store, so that it builds for other targets (a Worker with KV) too.
 type State interface {
-	// AcquireLease takes the site's lease for holder until now+ttl, unless another holder's lease
-	// is still valid; it reports whether it did and, if not, who holds it until when.
-	AcquireLease(ctx context.Context, site, holder string, now time.Time, ttl time.Duration) (ok bool, other string, until time.Time, err error)
-	// RenewLease extends holder's lease; it fails when the lease was lost.
-	RenewLease(ctx context.Context, site, holder string, now time.Time, ttl time.Duration) error
-	// ReleaseLease gives the lease up.
-	ReleaseLease(ctx context.Context, site, holder string) error
+	// AcquireLease takes the site's lease for holder until now+ttl, unless another holder's
+	// lease is still valid: then its error is a *model.LeaseHeld, which says who holds it until
+	// when. A holder is one run: even it cannot take a lease twice.
+	AcquireLease(ctx context.Context, site, holder string, now time.Time, ttl time.Duration) (model.Lease, error)
 
 	// SyncCatalog records pages present in the site's sitemaps (new ones, changed lastmods) unless
 	// dryRun, and returns the delivery state of each page on each channel, flattened: the state of

@@ -12,43 +12,56 @@ func testLeases(t *testing.T, b Backend) {
 	s := b.Open(t)
 	// Five minutes: longer than any state's shortest lease (KV keeps nothing under a minute).
 	ttl := 5 * time.Minute
-	if ok, _, _, err := s.AcquireLease(ctx, "a", "h1", t0, ttl); !ok || err != nil {
-		t.Fatalf("first acquire: %v %v", ok, err)
+	acquire := func(site, holder string, at time.Time) (model.Lease, *model.LeaseHeld) {
+		t.Helper()
+		l, err := s.AcquireLease(ctx, site, holder, at, ttl)
+		var held *model.LeaseHeld
+		if err != nil && !errors.As(err, &held) {
+			t.Fatalf("acquiring the lease of %s for %s: %v", site, holder, err)
+		}
+		if (l == nil) == (held == nil) {
+			t.Fatalf("acquiring the lease of %s for %s: lease %v, held %v; want one of them", site, holder, l, held)
+		}
+		return l, held
 	}
-	ok, other, until, err := s.AcquireLease(ctx, "a", "h2", t0.Add(time.Second), ttl)
-	if ok || err != nil || other != "h1" || !until.Equal(t0.Add(ttl)) {
-		t.Errorf("second holder: ok %v, holder %q until %v, %v", ok, other, until, err)
+	h1, held := acquire("a", "h1", t0)
+	if held != nil {
+		t.Fatalf("first acquire: held by %+v", held)
 	}
-	if ok, _, _, _ := s.AcquireLease(ctx, "b", "h2", t0, ttl); !ok {
+	if _, held := acquire("a", "h2", t0.Add(time.Second)); held == nil || held.Holder != "h1" || !held.Until.Equal(t0.Add(ttl)) {
+		t.Errorf("second holder: held %+v", held)
+	}
+	if _, held := acquire("b", "h2", t0); held != nil {
 		t.Error("leases of different sites must not interfere")
 	}
-	if ok, _, _, _ := s.AcquireLease(ctx, "a", "h1", t0.Add(2*time.Second), ttl); ok {
+	if _, held := acquire("a", "h1", t0.Add(2*time.Second)); held == nil {
 		t.Error("a holder took a lease it holds a second time: two runs of one site could overlap")
 	}
 	if leased, err := s.Leased(ctx, "a", t0.Add(time.Minute)); !leased || err != nil {
 		t.Errorf("a held lease: %v %v", leased, err)
 	}
-	if err := s.RenewLease(ctx, "a", "h1", t0.Add(4*time.Minute), ttl); err != nil {
+	if err := h1.Renew(ctx, t0.Add(4*time.Minute), ttl); err != nil {
 		t.Error(err)
 	}
-	if ok, _, _, _ := s.AcquireLease(ctx, "a", "h2", t0.Add(8*time.Minute), ttl); ok {
+	if _, held := acquire("a", "h2", t0.Add(8*time.Minute)); held == nil {
 		t.Error("a renewed lease was taken before it expired")
 	}
-	if ok, _, _, _ := s.AcquireLease(ctx, "a", "h2", t0.Add(10*time.Minute), ttl); !ok {
-		t.Error("an expired lease must free itself")
+	h2, held := acquire("a", "h2", t0.Add(10*time.Minute))
+	if held != nil {
+		t.Fatal("an expired lease must free itself")
 	}
-	if err := s.RenewLease(ctx, "a", "h1", t0.Add(10*time.Minute), ttl); !errors.Is(err, model.ErrLeaseLost) {
+	if err := h1.Renew(ctx, t0.Add(10*time.Minute), ttl); !errors.Is(err, model.ErrLeaseLost) {
 		t.Errorf("renewing a lost lease: %v", err)
 	}
-	must(t, s.ReleaseLease(ctx, "a", "h1")) // not the holder: no effect
-	if ok, _, _, _ := s.AcquireLease(ctx, "a", "h3", t0.Add(11*time.Minute), ttl); ok {
+	must(t, h1.Release(ctx)) // lost: no effect
+	if _, held := acquire("a", "h3", t0.Add(11*time.Minute)); held == nil {
 		t.Error("a release by a former holder freed the lease")
 	}
-	must(t, s.ReleaseLease(ctx, "a", "h2"))
+	must(t, h2.Release(ctx))
 	if leased, _ := s.Leased(ctx, "a", t0.Add(11*time.Minute)); leased {
 		t.Error("a released lease is held")
 	}
-	if ok, _, _, _ := s.AcquireLease(ctx, "a", "h3", t0.Add(11*time.Minute), ttl); !ok {
+	if _, held := acquire("a", "h3", t0.Add(11*time.Minute)); held != nil {
 		t.Error("a released lease was not free")
 	}
 	if leased, _ := s.Leased(ctx, "c", t0); leased {
