@@ -142,7 +142,7 @@ func (r *Runner) Run(ctx context.Context, site *config.Site, opt Options) (*mode
 		}
 		stalls = last.Stalled
 		rec.StartedAt = r.now()
-		if rec.ID, err = r.State.StartRun(ctx, site.ID, opt.Trigger, rec.StartedAt); err != nil {
+		if err = r.State.SaveRun(ctx, rec); err != nil {
 			return nil, err
 		}
 		if opt.Started != nil {
@@ -152,7 +152,7 @@ func (r *Runner) Run(ctx context.Context, site *config.Site, opt Options) (*mode
 	err := r.run(ctx, site, opt, rec, stalls)
 	rec.FinishedAt = r.now()
 	if !opt.DryRun {
-		if ferr := r.State.FinishRun(context.WithoutCancel(ctx), rec); ferr != nil && err == nil {
+		if ferr := r.State.SaveRun(context.WithoutCancel(ctx), rec); ferr != nil && err == nil {
 			err = ferr
 		}
 	}

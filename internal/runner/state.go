@@ -51,8 +51,9 @@ type State interface {
 	// Runs returns the site's execution records, newest first, at most limit: a run going (or
 	// killed) has only its start.
 	Runs(ctx context.Context, site string, limit int) ([]model.Record, error)
-	// StartRun creates the execution record of a run and returns its id.
-	StartRun(ctx context.Context, site, trigger string, now time.Time) (int64, error)
-	// FinishRun stores the finished execution record.
-	FinishRun(ctx context.Context, rec *model.Record) error
+	// SaveRun stores an execution record. A record without an ID is a run starting, under the
+	// site's lease: its site, trigger and start are stored, status running (a run of the site
+	// still marked running died before it finished, and is closed as failed), and rec.ID is set.
+	// A record with an ID is the run finished, stored whole.
+	SaveRun(ctx context.Context, rec *model.Record) error
 }

@@ -69,18 +69,28 @@ func testLeases(t *testing.T, b Backend) {
 	}
 }
 
+// start saves the record of a run of site starting at, and returns its id.
+func start(t *testing.T, s State, site, trigger string, at time.Time) int64 {
+	t.Helper()
+	rec := &model.Record{Site: site, Trigger: trigger, StartedAt: at, Status: model.StatusRunning}
+	must(t, s.SaveRun(ctx, rec))
+	if rec.ID == 0 {
+		t.Fatalf("a run of %s started at %v was given no id", site, at)
+	}
+	return rec.ID
+}
+
 func testRuns(t *testing.T, b Backend) {
 	s := b.Open(t)
 	if last, err := s.LastStarted(ctx, "a"); err != nil || !last.IsZero() {
 		t.Fatalf("a site never run: %v %v", last, err)
 	}
-	dead, err := s.StartRun(ctx, "a", "schedule", t0)
-	must(t, err)
-	other, _ := s.StartRun(ctx, "b", "cli", t0)
+	dead := start(t, s, "a", "schedule", t0)
+	other := start(t, s, "b", "cli", t0)
 	s = b.Reopen(t, s) // the process running dead stops
-	id, err := s.StartRun(ctx, "a", "cli", t0.Add(time.Hour))
-	if err != nil || id == dead {
-		t.Fatalf("StartRun = %d, %v", id, err)
+	id := start(t, s, "a", "cli", t0.Add(time.Hour))
+	if id == dead {
+		t.Fatalf("a new run was given the id of the run before: %d", id)
 	}
 	runs, _ := s.Runs(ctx, "a", 10)
 	if len(runs) != 2 || runs[0].ID != id || runs[0].Status != model.StatusRunning ||
@@ -94,9 +104,12 @@ func testRuns(t *testing.T, b Backend) {
 		Status: model.StatusPartial, TotalURLs: 10, Channels: map[string]*model.ChannelStats{"indexnow": {Due: 3, Submitted: 2, Failed: 1,
 			Endpoints: map[string]*model.EndpointStats{"e": {Requests: 2, Accepted: 1, Failed: 1, AvgResponseMS: 12.5}}}},
 		Errors: []string{"HTTP 503"}, Stopped: true, Stalled: 2}
-	must(t, s.FinishRun(ctx, rec))
+	must(t, s.SaveRun(ctx, rec))
+	if rec.ID != id {
+		t.Errorf("saving a finished run changed its id from %d to %d", id, rec.ID)
+	}
 	s = b.Reopen(t, s)
-	runs, err = s.Runs(ctx, "a", 10)
+	runs, err := s.Runs(ctx, "a", 10)
 	if err != nil || len(runs) != 2 {
 		t.Fatalf("runs = %+v, %v", runs, err)
 	}
@@ -111,8 +124,7 @@ func testRuns(t *testing.T, b Backend) {
 	if last, _ := s.LastStarted(ctx, "a"); !last.Equal(t0.Add(time.Hour)) {
 		t.Errorf("last started %v", last)
 	}
-	next, _ := s.StartRun(ctx, "a", "cli", t0.Add(2*time.Hour))
-	if next <= id {
+	if next := start(t, s, "a", "cli", t0.Add(2*time.Hour)); next <= id {
 		t.Errorf("run ids must grow: %d after %d", next, id)
 	}
 }

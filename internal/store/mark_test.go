@@ -41,9 +41,7 @@ func TestMark(t *testing.T) {
 	if m := mark(); m != first && !storetest.Postgres() {
 		t.Fatalf("reads changed the mark: %s → %s", first, m)
 	}
-	if _, err := s.StartRun(ctx, "a", "manual", t0); err != nil {
-		t.Fatal(err)
-	}
+	startRun(t, s, "a", "manual", t0)
 	second := mark()
 	if second == first {
 		t.Fatal("a run started and the mark stayed")

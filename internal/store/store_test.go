@@ -76,7 +76,7 @@ func TestOpenReadOnly(t *testing.T) {
 	if urls, err := r.URLs(ctx, "a", []int64{1}); err != nil || urls[0] != "https://a.example/" {
 		t.Errorf("read-only read: %v %v", urls, err)
 	}
-	if _, err := r.StartRun(ctx, "a", "cli", t0); err == nil {
+	if err := r.SaveRun(ctx, &model.Record{Site: "a", Trigger: "cli", StartedAt: t0}); err == nil {
 		t.Error("a read-only state accepted a write")
 	}
 }
@@ -144,7 +144,7 @@ func TestErrorsSayWhatAndWhichSite(t *testing.T) {
 		}},
 		{`store: reserving Bing quota of site "blog": `, func() error { _, err := s.ReserveQuota(ctx, "blog", "2026-03-01", 1, 10); return err }},
 		{`store: recording the end of run 7 of site "blog": `, func() error {
-			return s.FinishRun(ctx, &model.Record{ID: 7, Site: "blog", FinishedAt: t0})
+			return s.SaveRun(ctx, &model.Record{ID: 7, Site: "blog", FinishedAt: t0})
 		}},
 		{`store: reading runs of site "blog": `, func() error { _, err := s.Runs(ctx, "blog", 1); return err }},
 		{`store: creating site "blog": `, func() error { return s.CreateSite(ctx, "blog", []byte(`{}`), t0) }},
