@@ -9,19 +9,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/sitepush/sitepush/internal/channel"
 	"github.com/sitepush/sitepush/internal/model"
 )
-
-// CatalogEmpty reports false: the Worker looks every page up (SyncCatalog), its catalogue shards
-// read once a run anyway.
-func (s *State) CatalogEmpty(context.Context, string) (bool, error) { return false, nil }
-
-// AddPages records pages as SyncCatalog does.
-func (s *State) AddPages(ctx context.Context, site string, now time.Time, pages []channel.Page, dryRun bool) error {
-	_, err := s.SyncCatalog(ctx, site, now, pages, nil, dryRun)
-	return err
-}
 
 // memoSet is what runs remember of a site's sitemaps, pages included, in one value
 // `memos:{id}`: read once, written after the shards when a run changed it, so that a memo never
@@ -203,9 +192,6 @@ func (s *State) PendingDeliveries(ctx context.Context, site string, q model.Pend
 	}
 	return out, nil
 }
-
-// SettleResubmits does nothing: a shard's summary is made as it is written.
-func (s *State) SettleResubmits(context.Context, string, model.PendingQuery) error { return nil }
 
 // resubmit reports whether a delivery makes its URL due again: accepted at or before the time
 // before (0: never).

@@ -195,7 +195,7 @@ func (c *collector) sync(ctx context.Context, pages []filePage, arena []byte) {
 		var states []model.DeliveryState
 		var err error
 		if c.fresh && arena != nil { // pages without their URLs (taken from memos) are looked up
-			states, err = make([]model.DeliveryState, len(c.batch)*len(c.channels)), c.state.AddPages(ctx, c.site.ID, c.now, c.batch, c.dryRun)
+			states, err = make([]model.DeliveryState, len(c.batch)*len(c.channels)), addPages(ctx, c.state, c.site.ID, c.now, c.batch, c.dryRun)
 		} else {
 			states, err = c.state.SyncCatalog(ctx, c.site.ID, c.now, c.batch, c.channels, c.dryRun)
 		}

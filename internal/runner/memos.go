@@ -311,7 +311,7 @@ func (m *memos) save(ctx context.Context, ended int) error {
 	if err := m.state.SaveSitemapMemos(ctx, m.site, out); err != nil || ended != readSettled || m.query == nil {
 		return err
 	}
-	return m.state.SettleResubmits(ctx, m.site, *m.query)
+	return settleResubmits(ctx, m.state, m.site, *m.query)
 }
 
 // scopeOf names what the pages of a run are settled for: the sitemaps it starts from and its

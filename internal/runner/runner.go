@@ -179,7 +179,7 @@ func (r *Runner) run(ctx context.Context, site *config.Site, opt Options, rec *m
 	rep.dryRun = opt.DryRun
 	var res *sitemap.Result
 	var err error
-	col.fresh, err = r.State.CatalogEmpty(ctx, site.ID)
+	col.fresh, err = catalogEmpty(ctx, r.State, site.ID)
 	switch {
 	case err != nil:
 	case opt.URLs != nil:
