@@ -148,13 +148,13 @@ func TestAStalledRunIsNotResumed(t *testing.T) {
 		resume  bool
 	}{{0, true}, {1, false}} {
 		s := kvstate.New(kv, kvstate.Options{})
-		id, err := s.StartRun(context.Background(), "a", "schedule", time.Now())
-		if err != nil {
+		rec := &model.Record{Site: "a", Trigger: "schedule", StartedAt: time.Now(), Status: model.StatusRunning}
+		if err := s.SaveRun(context.Background(), rec); err != nil {
 			t.Fatal(err)
 		}
-		rec := &model.Record{ID: id, Site: "a", StartedAt: time.Now(), FinishedAt: time.Now(), Status: model.StatusBudgetExhausted,
-			Channels: map[string]*model.ChannelStats{}, Stopped: true, Stalled: tc.stalled}
-		if err := s.FinishRun(context.Background(), rec); err != nil {
+		rec.FinishedAt, rec.Status = time.Now(), model.StatusBudgetExhausted
+		rec.Channels, rec.Stopped, rec.Stalled = map[string]*model.ChannelStats{}, true, tc.stalled
+		if err := s.SaveRun(context.Background(), rec); err != nil {
 			t.Fatal(err)
 		}
 		if resume, err := kvstate.New(kv, kvstate.Options{}).Resume(context.Background(), "a"); err != nil || resume != tc.resume {

@@ -20,11 +20,25 @@ func leaseKey(site string) string { return "lease:" + site }
 // half of this is left.
 const minLease = 2 * MinTTL
 
-// AcquireLease takes site's lease for holder, unless another holder's is still valid. KV has no
-// atomic operation: the lease is written, then read back to confirm it is holder's. Two
-// invocations taking it within KV's propagation delay (up to a minute between locations) may
-// both believe they hold it; then a URL may be sent twice, never lost.
-func (s *State) AcquireLease(ctx context.Context, site, holder string, now time.Time, ttl time.Duration) (_ bool, _ string, _ time.Time, err error) {
+// AcquireLease takes site's lease for holder, unless another holder's is still valid: then it
+// returns a *model.LeaseHeld that says who holds it and until when. KV has no atomic operation:
+// the lease is written, then read back to confirm it is holder's. Two invocations taking it
+// within KV's propagation delay (up to a minute between locations) may both believe they hold
+// it; then a URL may be sent twice, never lost.
+func (s *State) AcquireLease(ctx context.Context, site, holder string, now time.Time, ttl time.Duration) (model.Lease, error) {
+	ok, other, until, err := s.takeLease(ctx, site, holder, now, ttl)
+	switch {
+	case err != nil:
+		return nil, err
+	case !ok:
+		return nil, &model.LeaseHeld{Holder: other, Until: until}
+	}
+	return &heldLease{s: s, site: site, holder: holder}, nil
+}
+
+// takeLease takes site's lease for holder as AcquireLease does, and reports whether it did and,
+// if not, who holds it until when.
+func (s *State) takeLease(ctx context.Context, site, holder string, now time.Time, ttl time.Duration) (_ bool, _ string, _ time.Time, err error) {
 	defer failed(&err, "taking the lease", site)
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -59,8 +73,25 @@ func (s *State) leases() map[string]lease {
 	return s.held
 }
 
-// RenewLease extends holder's lease, writing it only when less than half of minLease is left.
-func (s *State) RenewLease(ctx context.Context, site, holder string, now time.Time, ttl time.Duration) (err error) {
+// heldLease is the model.Lease of the State: a lease this invocation took, which it keeps in
+// State.held while it holds it.
+type heldLease struct {
+	s            *State
+	site, holder string
+}
+
+// Renew extends the lease, writing it only when less than half of minLease is left.
+func (h *heldLease) Renew(ctx context.Context, now time.Time, ttl time.Duration) error {
+	return h.s.renewLease(ctx, h.site, h.holder, now, ttl)
+}
+
+// Release gives the lease up, if its holder still holds it.
+func (h *heldLease) Release(ctx context.Context) error {
+	return h.s.releaseLease(ctx, h.site, h.holder)
+}
+
+// renewLease extends holder's lease of site, as heldLease.Renew says.
+func (s *State) renewLease(ctx context.Context, site, holder string, now time.Time, ttl time.Duration) (err error) {
 	defer failed(&err, "renewing the lease", site)
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -83,8 +114,8 @@ func (s *State) RenewLease(ctx context.Context, site, holder string, now time.Ti
 	return s.putJSON(ctx, leaseKey(site), l, max(ttl, minLease))
 }
 
-// ReleaseLease gives holder's lease up.
-func (s *State) ReleaseLease(ctx context.Context, site, holder string) (err error) {
+// releaseLease gives holder's lease of site up.
+func (s *State) releaseLease(ctx context.Context, site, holder string) (err error) {
 	defer failed(&err, "releasing the lease", site)
 	s.mu.Lock()
 	defer s.mu.Unlock()

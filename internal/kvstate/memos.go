@@ -4,25 +4,13 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
 
-	"github.com/sitepush/sitepush/internal/channel"
 	"github.com/sitepush/sitepush/internal/model"
 )
-
-// CatalogEmpty reports false: the Worker looks every page up (SyncCatalog), its catalogue shards
-// read once a run anyway.
-func (s *State) CatalogEmpty(context.Context, string) (bool, error) { return false, nil }
-
-// AddPages records pages as SyncCatalog does.
-func (s *State) AddPages(ctx context.Context, site string, now time.Time, pages []channel.Page, dryRun bool) error {
-	_, err := s.SyncCatalog(ctx, site, now, pages, nil, dryRun)
-	return err
-}
 
 // memoSet is what runs remember of a site's sitemaps, pages included, in one value
 // `memos:{id}`: read once, written after the shards when a run changed it, so that a memo never
@@ -57,14 +45,6 @@ func (s *State) memosOf(ctx context.Context, st *site) (*memoSet, error) {
 	var v memosValue
 	if _, err := s.getOrDrop(ctx, memosKey(st.id), &v, "the site's runs read its sitemaps whole until it is written again"); err != nil {
 		return nil, err
-	}
-	for i := 0; i < len(v.Memos); i++ {
-		if len(v.Memos[i].Pages)%model.PageBytes != 0 {
-			s.warn(fmt.Sprintf("the memo of %s in %s holds %d bytes of pages, not whole pages of %d: dropped; the site's next run reads it whole",
-				v.Memos[i].Sitemap, memosKey(st.id), len(v.Memos[i].Pages), model.PageBytes))
-			v.Memos = append(v.Memos[:i], v.Memos[i+1:]...)
-			i--
-		}
 	}
 	st.memos = &memoSet{byName: make(map[string]model.SitemapMemo, len(v.Memos)), written: fromMS(v.Written)}
 	for _, m := range v.Memos {
@@ -212,9 +192,6 @@ func (s *State) PendingDeliveries(ctx context.Context, site string, q model.Pend
 	}
 	return out, nil
 }
-
-// SettleResubmits does nothing: a shard's summary is made as it is written.
-func (s *State) SettleResubmits(context.Context, string, model.PendingQuery) error { return nil }
 
 // resubmit reports whether a delivery makes its URL due again: accepted at or before the time
 // before (0: never).

@@ -56,10 +56,23 @@ func (l *runList) add(rec model.Record) {
 	l.dirty = true
 }
 
-// StartRun notes the start of a run and returns its id. A run still noted as going died before
+// SaveRun stores an execution record. A record without an ID is a run starting: its start is
+// noted, and rec.ID set to its new id. A record with an ID is a run finished: it is kept whole.
+func (s *State) SaveRun(ctx context.Context, rec *model.Record) error {
+	if rec.ID != 0 {
+		return s.finishRun(ctx, rec)
+	}
+	id, err := s.startRun(ctx, rec.Site, rec.StartedAt)
+	if err == nil {
+		rec.ID = id
+	}
+	return err
+}
+
+// startRun notes the start of a run and returns its id. A run still noted as going died before
 // it finished (a killed invocation): it is recorded as failed. The start is written at once, so
 // that a tick after a killed invocation sees the site ran.
-func (s *State) StartRun(ctx context.Context, site, trigger string, now time.Time) (_ int64, err error) {
+func (s *State) startRun(ctx context.Context, site string, now time.Time) (_ int64, err error) {
 	defer failed(&err, "recording the start of a run", site)
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -81,10 +94,10 @@ func (s *State) StartRun(ctx context.Context, site, trigger string, now time.Tim
 	return m.Running, s.writeMeta(ctx, st)
 }
 
-// FinishRun keeps a finished record and writes everything the run changed: its catalogue, its
+// finishRun keeps a finished record and writes everything the run changed: its catalogue, its
 // statistics, its feed, its Bing quota. A run that stopped before its end is resumed at the
 // next tick.
-func (s *State) FinishRun(ctx context.Context, rec *model.Record) (err error) {
+func (s *State) finishRun(ctx context.Context, rec *model.Record) (err error) {
 	defer failed(&err, "recording the end of a run", rec.Site)
 	s.mu.Lock()
 	defer s.mu.Unlock()

@@ -8,6 +8,8 @@ import (
 	"reflect"
 	"sync"
 	"time"
+
+	"github.com/sitepush/sitepush/internal/runner"
 )
 
 // Options bound a State.
@@ -57,6 +59,14 @@ type State struct {
 	syncs   uint64           // SyncCatalog calls so far
 	clock   uint64           // ticks of shard use, for dropping the longest unused
 }
+
+// The State is the runner's state, and keeps the day's statistics of requests. It has no fast
+// first run (its catalogue shards are read once a run anyway, so every page is looked up) nor
+// floors of resubmissions to settle (a shard's summary is made as it is written).
+var (
+	_ runner.State          = (*State)(nil)
+	_ runner.RequestCounter = (*State)(nil)
+)
 
 // New returns a State over kv.
 func New(kv KV, opt Options) *State {

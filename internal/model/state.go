@@ -1,12 +1,34 @@
 package model
 
 import (
+	"context"
 	"errors"
+	"fmt"
 	"time"
 )
 
-// ErrLeaseLost is returned by a state's RenewLease when another run holds the site's lease now.
+// Lease is a run's hold on a site, from a state's AcquireLease: one run of a site at a time. It
+// is declared here, not by the runner that uses it, because a state returns it and the SQL store
+// does not import the runner.
+type Lease interface {
+	// Renew extends the lease to now+ttl; ErrLeaseLost when another run holds the site now.
+	Renew(ctx context.Context, now time.Time, ttl time.Duration) error
+	// Release gives the lease up; it does nothing when the lease was lost.
+	Release(ctx context.Context) error
+}
+
+// ErrLeaseLost is returned by a Lease's Renew when another run holds the site's lease now.
 var ErrLeaseLost = errors.New("the site's lease was lost to another run")
+
+// LeaseHeld is AcquireLease's error when another run holds the site's lease: who, until when.
+type LeaseHeld struct {
+	Holder string
+	Until  time.Time
+}
+
+func (e *LeaseHeld) Error() string {
+	return fmt.Sprintf("the site's lease is held by %s until %s", e.Holder, e.Until.Format(time.RFC3339))
+}
 
 // DeliveryState is what the state knows of one URL on one channel.
 type DeliveryState struct {
@@ -88,14 +110,11 @@ type SitemapMemo struct {
 	Index bool
 	// URLs and Filtered count the entries in scope and those the filter left out.
 	URLs, Filtered int
-	// Pages are the pages in scope, sorted by hash: PageBytes bytes each, the hash then the
-	// lastmod (Unix ms, 0 for none), little-endian. Reading memos leaves it nil: SitemapPages
-	// reads it. Saving a memo with nil Pages keeps the pages saved before.
+	// Pages are the pages in scope, in bytes the runner writes and reads (its page format): a
+	// state keeps them as they are. Reading memos leaves it nil: SitemapPages reads it. Saving a
+	// memo with nil Pages keeps the pages saved before.
 	Pages []byte
 }
-
-// PageBytes is the size of one page in SitemapMemo.Pages.
-const PageBytes = 16
 
 // Pending is a URL's delivery state on a channel that makes it due whatever its sitemap says: its
 // last attempt failed, or it was delivered long enough ago to be sent again (resubmitAfter).

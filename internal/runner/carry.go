@@ -51,7 +51,7 @@ func (r *Runner) carryOn(ctx, budget context.Context, col *collector, chans []ch
 // and looks those no earlier sitemap gave up in the state.
 func (c *collector) takeMemo(ctx context.Context, memo model.SitemapMemo) error {
 	pages, err := c.state.SitemapPages(ctx, c.site.ID, memo.Sitemap)
-	if err != nil {
+	if err != nil || !c.memo.usable(memo.Sitemap, pages) {
 		return err
 	}
 	f := &c.file

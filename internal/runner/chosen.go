@@ -72,11 +72,14 @@ func (r *Runner) knownInUnfinishedRead(ctx context.Context, site *config.Site, n
 		if !memo.Unfinished || !sameFilter(memo.Scope, scope) {
 			continue
 		}
-		read = true
 		b, err := r.State.SitemapPages(ctx, site.ID, memo.Sitemap)
 		if err != nil {
 			return false, true, err
 		}
+		if !wholePages(b) {
+			continue // damaged: the run does not take it, and reads its sitemap again
+		}
+		read = true
 		var pages []channel.Page
 		for p := range pagesOf(b) {
 			if pages = append(pages, channel.Page{Hash: p.hash}); len(pages) == syncBatch {

@@ -193,11 +193,15 @@ func (c *collector) syncCatalog(ctx context.Context, pages []channel.Page, _ boo
 	return c.state.SyncCatalog(ctx, c.site.ID, c.now, pages, c.channels, !c.mode.writes)
 }
 
-// syncWith chooses how the run looks pages up: a site the state holds no URL of yet has its
-// pages added without being looked up, as they are all new (those taken from memos, without
-// their URLs, are looked up).
+// syncWith chooses how the run looks pages up: a state that can (FirstRunLoader) adds the pages
+// of a site it holds no URL of yet without looking them up, as they are all new (those taken
+// from memos, without their URLs, are looked up).
 func (c *collector) syncWith(ctx context.Context) error {
-	empty, err := c.state.CatalogEmpty(ctx, c.site.ID)
+	loader, ok := c.state.(FirstRunLoader)
+	if !ok {
+		return nil
+	}
+	empty, err := loader.CatalogEmpty(ctx, c.site.ID)
 	if err != nil || !empty {
 		return err
 	}
@@ -205,7 +209,7 @@ func (c *collector) syncWith(ctx context.Context) error {
 		if !withURLs {
 			return c.syncCatalog(ctx, pages, withURLs)
 		}
-		return make([]model.DeliveryState, len(pages)*len(c.channels)), c.state.AddPages(ctx, c.site.ID, c.now, pages, !c.mode.writes)
+		return make([]model.DeliveryState, len(pages)*len(c.channels)), loader.AddPages(ctx, c.site.ID, c.now, pages, !c.mode.writes)
 	}
 	return nil
 }

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/sitepush/sitepush/internal/channel"
-	"github.com/sitepush/sitepush/internal/model"
 	"github.com/sitepush/sitepush/internal/sitemap"
 )
 
@@ -130,7 +129,7 @@ func (c *collector) merge(pages []filePage, old []byte) []filePage {
 	j := 0
 	for _, p := range pages {
 		for j < len(old) && pageHash(old, j) < p.hash {
-			j += model.PageBytes
+			j += pageBytes
 		}
 		if j < len(old) && pageHash(old, j) == p.hash && pageLastmod(old, j) == p.lastmod {
 			c.asRemembered(p)
@@ -249,7 +248,7 @@ func pageHash(b []byte, at int) int64 { return int64(binary.LittleEndian.Uint64(
 // pagesOf yields the pages of a memo's bytes (model.SitemapMemo.Pages), whole pages only.
 func pagesOf(b []byte) iter.Seq[filePage] {
 	return func(yield func(filePage) bool) {
-		for at := 0; at+model.PageBytes <= len(b); at += model.PageBytes {
+		for at := 0; at+pageBytes <= len(b); at += pageBytes {
 			if !yield(filePage{hash: pageHash(b, at), lastmod: pageLastmod(b, at)}) {
 				return
 			}

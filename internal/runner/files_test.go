@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/sitepush/sitepush/internal/channel"
-	"github.com/sitepush/sitepush/internal/model"
 	"github.com/sitepush/sitepush/internal/runner"
 	"github.com/sitepush/sitepush/internal/store/storetest"
 )
@@ -102,6 +101,9 @@ func TestUnchangedSitemapsResubmit(t *testing.T) {
 	}
 }
 
+// pageBytes is the size of a page in a memo, as the runner writes it: its hash, then its lastmod.
+const pageBytes = 16
+
 // The pages a run learns are set aside in a temporary file until the run settles, then read back
 // whole and each in its place — or kept in memory when no temporary file can be made. Either way
 // the file is gone after the run, and the next run of unchanged files sends nothing.
@@ -128,11 +130,11 @@ func TestPagesSetAside(t *testing.T) {
 		}
 		for name, n := range sizes {
 			pages, err := st.SitemapPages(ctx, "s", filepath.Join(dir, name))
-			if err != nil || len(pages) != n*model.PageBytes {
+			if err != nil || len(pages) != n*pageBytes {
 				t.Fatalf("TMPDIR %s: %s's pages: %d bytes, %v", tmp, name, len(pages), err)
 			}
-			for i := model.PageBytes; i < len(pages); i += model.PageBytes {
-				if int64(binary.LittleEndian.Uint64(pages[i:])) <= int64(binary.LittleEndian.Uint64(pages[i-model.PageBytes:])) {
+			for i := pageBytes; i < len(pages); i += pageBytes {
+				if int64(binary.LittleEndian.Uint64(pages[i:])) <= int64(binary.LittleEndian.Uint64(pages[i-pageBytes:])) {
 					t.Fatalf("%s's pages are not the file's, sorted by hash", name)
 				}
 			}

@@ -35,19 +35,21 @@ func holderID() string {
 // returned release is called. lost is closed if the lease is lost on the way.
 func (r *Runner) lease(ctx context.Context, site, holder string, noWait bool) (release func(), lost <-chan struct{}, err error) {
 	said := false
+	var l model.Lease
 	for {
-		ok, other, until, err := r.State.AcquireLease(ctx, site, holder, r.now(), leaseTTL)
-		if err != nil {
-			return nil, nil, err
-		}
-		if ok {
+		var held *model.LeaseHeld
+		l, err = r.State.AcquireLease(ctx, site, holder, r.now(), leaseTTL)
+		if err == nil {
 			break
 		}
+		if !errors.As(err, &held) {
+			return nil, nil, err
+		}
 		if noWait {
-			return nil, nil, fmt.Errorf("%w: site %q is being run by %s (lease until %s); skipped", ErrBusy, site, other, until.Format(time.TimeOnly))
+			return nil, nil, fmt.Errorf("%w: site %q is being run by %s (lease until %s); skipped", ErrBusy, site, held.Holder, held.Until.Format(time.TimeOnly))
 		}
 		if !said && r.Notify != nil {
-			r.Notify(fmt.Sprintf("site %q is being run by %s; waiting for it to finish (a killed run frees it by %s UTC)", site, other, until.Format(time.TimeOnly)))
+			r.Notify(fmt.Sprintf("site %q is being run by %s; waiting for it to finish (a killed run frees it by %s UTC)", site, held.Holder, held.Until.Format(time.TimeOnly)))
 			said = true
 		}
 		if err := channel.Sleep(ctx, r.LeasePoll); err != nil {
@@ -57,19 +59,19 @@ func (r *Runner) lease(ctx context.Context, site, holder string, noWait bool) (r
 	done, lostCh, renewing := make(chan struct{}), make(chan struct{}), make(chan struct{})
 	go func() {
 		defer close(renewing)
-		r.renew(site, holder, done, lostCh)
+		r.renew(l, done, lostCh)
 	}()
 	return func() {
 		close(done)
 		<-renewing // no renewal after the release, nor past the run
-		_ = r.State.ReleaseLease(context.WithoutCancel(ctx), site, holder)
+		_ = l.Release(context.WithoutCancel(ctx))
 	}, lostCh, nil
 }
 
 // renew extends the lease every leaseRenew until done. It closes lost when the lease was lost,
 // or when renewing has failed for so long (the database busy, or out of reach) that the lease
 // may have expired and another run taken the site: the run must stop rather than overlap.
-func (r *Runner) renew(site, holder string, done <-chan struct{}, lost chan<- struct{}) {
+func (r *Runner) renew(l model.Lease, done <-chan struct{}, lost chan<- struct{}) {
 	t := time.NewTicker(leaseRenew)
 	defer t.Stop()
 	renewed := r.now()
@@ -79,7 +81,7 @@ func (r *Runner) renew(site, holder string, done <-chan struct{}, lost chan<- st
 			return
 		case <-t.C:
 			ctx, cancel := context.WithTimeout(context.Background(), leaseRenew-time.Second)
-			err := r.State.RenewLease(ctx, site, holder, r.now(), leaseTTL)
+			err := l.Renew(ctx, r.now(), leaseTTL)
 			cancel()
 			switch {
 			case err == nil:

@@ -67,9 +67,21 @@ type flakyLeases struct {
 	err error
 }
 
-func (f *flakyLeases) RenewLease(context.Context, string, string, time.Time, time.Duration) error {
-	return f.err
+func (f *flakyLeases) AcquireLease(ctx context.Context, site, holder string, now time.Time, ttl time.Duration) (model.Lease, error) {
+	l, err := f.Store.AcquireLease(ctx, site, holder, now, ttl)
+	if err != nil {
+		return nil, err
+	}
+	return flakyLease{l, f.err}, nil
 }
+
+// flakyLease is a lease whose renewals fail with err.
+type flakyLease struct {
+	model.Lease
+	err error
+}
+
+func (l flakyLease) Renew(context.Context, time.Time, time.Duration) error { return l.err }
 
 func TestARunStopsWhenItsLeaseIsLost(t *testing.T) {
 	for _, tc := range []struct {

@@ -47,6 +47,8 @@ type memos struct {
 	// outstanding holds the delivery states that make a URL due whatever its sitemap says (its
 	// last attempt failed, resubmitAfter passed), by hash, until a page of the read takes them.
 	outstanding map[int64][]model.Pending
+	// warn, when set, is told of a memo dropped as damaged (usable).
+	warn func(site, msg string)
 }
 
 // load reads the memos of the run's scope and, when it uses settled ones, the outstanding
@@ -145,16 +147,16 @@ func (m *memos) readIndex(index sitemap.Sitemap, below []sitemap.Sitemap) {
 }
 
 // pages returns the pages of the settled memo of a sitemap the run uses; nil for none, and for
-// pages that are not whole (no state writes them): the sitemap's pages are then each looked up.
+// pages that are not whole (usable): the sitemap's pages are then each looked up.
 func (m *memos) pages(ctx context.Context, name string) ([]byte, error) {
 	if _, ok := m.known[name]; !ok {
 		return nil, nil
 	}
 	pages, err := m.state.SitemapPages(ctx, m.site, name)
-	if len(pages)%model.PageBytes != 0 {
+	if err != nil || !m.usable(name, pages) {
 		return nil, err
 	}
-	return pages, err
+	return pages, nil
 }
 
 // outstandingOf returns, and forgets, the outstanding deliveries of a URL.
@@ -176,10 +178,10 @@ func (m *memos) read(sm *sitemap.Sitemap, f *file) {
 	if !m.keep {
 		return
 	}
-	m.buf = slices.Grow(m.buf[:0], len(f.pages)*model.PageBytes)[:len(f.pages)*model.PageBytes]
+	m.buf = slices.Grow(m.buf[:0], len(f.pages)*pageBytes)[:len(f.pages)*pageBytes]
 	for i, p := range f.pages {
-		binary.LittleEndian.PutUint64(m.buf[i*model.PageBytes:], uint64(p.hash))
-		binary.LittleEndian.PutUint64(m.buf[i*model.PageBytes+8:], uint64(p.lastmod))
+		binary.LittleEndian.PutUint64(m.buf[i*pageBytes:], uint64(p.hash))
+		binary.LittleEndian.PutUint64(m.buf[i*pageBytes+8:], uint64(p.lastmod))
 	}
 	v := sm.Validators
 	memo := model.SitemapMemo{Sitemap: sm.URL, ETag: v.ETag, LastModified: v.LastModified, Size: v.Size, ModTime: v.ModTime,
@@ -307,7 +309,7 @@ func (m *memos) save(ctx context.Context, ended int) error {
 	if err := m.state.SaveSitemapMemos(ctx, m.site, out); err != nil || ended != readSettled || m.query == nil {
 		return err
 	}
-	return m.state.SettleResubmits(ctx, m.site, *m.query)
+	return settleResubmits(ctx, m.state, m.site, *m.query)
 }
 
 // scopeOf names what the pages of a run are settled for: the sitemaps it starts from and its

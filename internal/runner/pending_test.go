@@ -125,7 +125,11 @@ func TestARemovedURLDoesNotHoldTheFloor(t *testing.T) {
 	in := &fakeChannel{name: "indexnow", batch: 10}
 	runAt := func(day int) *scanned {
 		sc := &scanned{State: st}
-		r := runner.New(sc)
+		// The store's floors are what the test is about: they are settled through the decorator.
+		r := runner.New(struct {
+			*scanned
+			runner.ResubmitSettler
+		}{sc, st})
 		r.Now = func() time.Time { return start.Add(time.Duration(day) * 24 * time.Hour) }
 		run(t, r, s, runner.Options{Channels: []channel.Channel{in}})
 		return sc

@@ -71,7 +71,7 @@ func (r *recorder) Requested(req channel.Request) {
 	r.latency[ep] += req.Latency
 	ep.AvgResponseMS = float64(r.latency[ep].Microseconds()) / 1000 / float64(ep.Requests+ep.Retries)
 	// Statistics are best effort: a failure to count one request must not stop delivery.
-	_ = r.state.RecordRequests(r.ctx, r.site, r.now(), []channel.Request{req})
+	_ = recordRequests(r.ctx, r.state, r.site, r.now(), []channel.Request{req})
 	if r.onRequest != nil {
 		r.onRequest(r.site, req)
 	}

@@ -138,7 +138,7 @@ func (r *Runner) Run(ctx context.Context, site *config.Site, opt Options) (*mode
 		}
 		stalls = last.Stalled
 		rec.StartedAt = r.now()
-		if rec.ID, err = r.State.StartRun(ctx, site.ID, opt.Trigger, rec.StartedAt); err != nil {
+		if err = r.State.SaveRun(ctx, rec); err != nil {
 			return nil, err
 		}
 		if opt.Started != nil {
@@ -148,7 +148,7 @@ func (r *Runner) Run(ctx context.Context, site *config.Site, opt Options) (*mode
 	err := r.run(ctx, site, opt, rec, stalls)
 	rec.FinishedAt = r.now()
 	if !opt.DryRun {
-		if ferr := r.State.FinishRun(context.WithoutCancel(ctx), rec); ferr != nil && err == nil {
+		if ferr := r.State.SaveRun(context.WithoutCancel(ctx), rec); ferr != nil && err == nil {
 			err = ferr
 		}
 	}
@@ -240,6 +240,7 @@ func (r *Runner) collector(ctx context.Context, site *config.Site, opt Options, 
 	}
 	col := newCollector(r.State, site, rec, names, selection, rec.StartedAt, modeOf(opt, selection))
 	col.progress = r.progress(rec)
+	col.memo.warn = r.Warn
 	query := model.PendingQuery{Failed: names, Now: rec.StartedAt, ResubmitAfter: site.ResubmitAfter.D(), DryRun: opt.DryRun}
 	for i, s := range selection {
 		if !s.OnlyNew {

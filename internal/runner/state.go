@@ -8,29 +8,23 @@ import (
 	"github.com/sitepush/sitepush/internal/model"
 )
 
-// State is the store as a run needs it. The SQL store implements it; the core never imports the
-// store, so that it builds for other targets (a Worker with KV) too.
+// State is the store as a run needs it: what every state means, whatever keeps it (the SQL
+// store, the Worker's KV). What only some states do is an optional interface the runner asks a
+// state for (FirstRunLoader, ResubmitSettler, RequestCounter), as it does of channels. The core
+// never imports the store, so that it builds for other targets (a Worker with KV) too.
 type State interface {
-	// AcquireLease takes the site's lease for holder until now+ttl, unless another holder's lease
-	// is still valid; it reports whether it did and, if not, who holds it until when.
-	AcquireLease(ctx context.Context, site, holder string, now time.Time, ttl time.Duration) (ok bool, other string, until time.Time, err error)
-	// RenewLease extends holder's lease; it fails when the lease was lost.
-	RenewLease(ctx context.Context, site, holder string, now time.Time, ttl time.Duration) error
-	// ReleaseLease gives the lease up.
-	ReleaseLease(ctx context.Context, site, holder string) error
+	// AcquireLease takes the site's lease for holder until now+ttl, unless another holder's
+	// lease is still valid: then its error is a *model.LeaseHeld, which says who holds it until
+	// when. A holder is one run: even it cannot take a lease twice.
+	AcquireLease(ctx context.Context, site, holder string, now time.Time, ttl time.Duration) (model.Lease, error)
 
 	// SyncCatalog records pages present in the site's sitemaps (new ones, changed lastmods) unless
 	// dryRun, and returns the delivery state of each page on each channel, flattened: the state of
 	// pages[i] on channels[c] is at i*len(channels)+c. A page without its URL (taken from a memo)
 	// is only looked up. It writes nothing when dryRun is set.
 	SyncCatalog(ctx context.Context, site string, now time.Time, pages []channel.Page, channels []string, dryRun bool) ([]model.DeliveryState, error)
-	// CatalogEmpty reports whether the state holds no URL of the site; AddPages records pages
-	// new to the site (one already there is left as it is) without returning their state,
-	// unless dryRun.
-	CatalogEmpty(ctx context.Context, site string) (bool, error)
-	AddPages(ctx context.Context, site string, now time.Time, pages []channel.Page, dryRun bool) error
 	// SitemapMemos returns what runs remember of the site's sitemaps, by sitemap, without their
-	// pages; SitemapPages the pages of one (nil when none are remembered).
+	// pages; SitemapPages the pages of one (nil when none are remembered), as they were saved.
 	SitemapMemos(ctx context.Context, site string) (map[string]model.SitemapMemo, error)
 	SitemapPages(ctx context.Context, site, sitemap string) ([]byte, error)
 	// SaveSitemapMemos replaces what is remembered of the site's sitemaps with memos (none: it
@@ -39,23 +33,64 @@ type State interface {
 	SaveSitemapMemos(ctx context.Context, site string, memos []model.SitemapMemo) error
 	// PendingDeliveries returns the site's URLs whose last attempt on one of q.Failed failed and
 	// those a channel of q.Resubmit last accepted at or before q.Before(). It may keep what
-	// spares the next call work, unless q.DryRun. SettleResubmits is told, after a complete run
-	// that asked q, that every URL present it made due was answered.
+	// spares the next call work, unless q.DryRun.
 	PendingDeliveries(ctx context.Context, site string, q model.PendingQuery) ([]model.Pending, error)
-	SettleResubmits(ctx context.Context, site string, q model.PendingQuery) error
 	// URLs returns the URL of each hash (empty for hashes it does not know): the queues of due
 	// URLs read them back a batch at a time.
 	channel.URLs
 	// RecordOutcome stores an outcome as it arrives, with the day's statistics, in one transaction.
 	RecordOutcome(ctx context.Context, site string, now time.Time, o channel.Outcome) error
-	// RecordRequests adds requests to the day's per-endpoint statistics.
-	RecordRequests(ctx context.Context, site string, now time.Time, reqs []channel.Request) error
 
 	// Runs returns the site's execution records, newest first, at most limit: a run going (or
 	// killed) has only its start.
 	Runs(ctx context.Context, site string, limit int) ([]model.Record, error)
-	// StartRun creates the execution record of a run and returns its id.
-	StartRun(ctx context.Context, site, trigger string, now time.Time) (int64, error)
-	// FinishRun stores the finished execution record.
-	FinishRun(ctx context.Context, rec *model.Record) error
+	// SaveRun stores an execution record. A record without an ID is a run starting, under the
+	// site's lease: its site, trigger and start are stored, status running (a run of the site
+	// still marked running died before it finished, and is closed as failed), and rec.ID is set.
+	// A record with an ID is the run finished, stored whole.
+	SaveRun(ctx context.Context, rec *model.Record) error
+}
+
+// FirstRunLoader is a state whose site's first run adds the site's pages without looking each
+// up — the SQL store, where that is much faster than SyncCatalog. A state without it has every
+// page looked up, on a first run too.
+type FirstRunLoader interface {
+	// CatalogEmpty reports whether the state holds no URL of the site.
+	CatalogEmpty(ctx context.Context, site string) (bool, error)
+	// AddPages records pages new to the site (one already there is left as it is) without
+	// returning their state, unless dryRun.
+	AddPages(ctx context.Context, site string, now time.Time, pages []channel.Page, dryRun bool) error
+}
+
+// ResubmitSettler is a state that keeps, for PendingDeliveries, what spares a run looking for
+// URLs to resubmit (the SQL store's floors), and must be told when a run settled them.
+type ResubmitSettler interface {
+	// SettleResubmits is told, after a complete run that asked q of PendingDeliveries, that
+	// every URL present it made due was answered.
+	SettleResubmits(ctx context.Context, site string, q model.PendingQuery) error
+}
+
+// RequestCounter is a state that keeps the day's per-endpoint statistics of requests, for the
+// dashboard and the API. A state without it (one kept in memory for a run) counts them in the
+// execution record only.
+type RequestCounter interface {
+	// RecordRequests adds requests to the day's per-endpoint statistics.
+	RecordRequests(ctx context.Context, site string, now time.Time, reqs []channel.Request) error
+}
+
+// settleResubmits tells s, when it is a ResubmitSettler, that a complete run that asked q
+// answered every URL present it made due.
+func settleResubmits(ctx context.Context, s State, site string, q model.PendingQuery) error {
+	if r, ok := s.(ResubmitSettler); ok {
+		return r.SettleResubmits(ctx, site, q)
+	}
+	return nil
+}
+
+// recordRequests adds requests to the day's statistics of s, when it keeps them.
+func recordRequests(ctx context.Context, s State, site string, now time.Time, reqs []channel.Request) error {
+	if c, ok := s.(RequestCounter); ok {
+		return c.RecordRequests(ctx, site, now, reqs)
+	}
+	return nil
 }

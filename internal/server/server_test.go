@@ -223,8 +223,8 @@ func TestTriggerStatusStatsFeedMetrics(t *testing.T) {
 
 func TestTriggerWhileRunning(t *testing.T) {
 	w := newWorld(t)
-	if ok, _, _, _ := w.store.AcquireLease(t.Context(), "filesite", "another-instance", time.Now(), time.Minute); !ok {
-		t.Fatal("no lease")
+	if _, err := w.store.AcquireLease(t.Context(), "filesite", "another-instance", time.Now(), time.Minute); err != nil {
+		t.Fatal("no lease:", err)
 	}
 	if code, body := w.call("POST", "/trigger?site=filesite", ""); code != 409 || !strings.Contains(body, "is being run now") {
 		t.Errorf("a site another instance runs: %d %s", code, body)

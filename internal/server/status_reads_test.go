@@ -70,13 +70,14 @@ func TestAnswersFollowAnotherProcess(t *testing.T) {
 		t.Fatalf("the state did not change, the status did:\n%s\n%s", status, s)
 	}
 	now := time.Now()
-	id, err := other.StartRun(context.Background(), "filesite", "manual", now)
-	if err != nil {
+	rec := &model.Record{Site: "filesite", Trigger: "manual", StartedAt: now, Status: model.StatusRunning}
+	if err := other.SaveRun(context.Background(), rec); err != nil {
 		t.Fatal(err)
 	}
-	rec := &model.Record{ID: id, Site: "filesite", Trigger: "manual", StartedAt: now, FinishedAt: now, Status: model.StatusOK,
-		Channels: map[string]*model.ChannelStats{"indexnow": {Due: 1, Submitted: 1}}, Errors: []string{}}
-	if err := other.FinishRun(context.Background(), rec); err != nil {
+	id := rec.ID
+	rec.FinishedAt, rec.Status = now, model.StatusOK
+	rec.Channels, rec.Errors = map[string]*model.ChannelStats{"indexnow": {Due: 1, Submitted: 1}}, []string{}
+	if err := other.SaveRun(context.Background(), rec); err != nil {
 		t.Fatal(err)
 	}
 	due := []channel.Due{{Hash: 42, Lastmod: now}}

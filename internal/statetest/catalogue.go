@@ -7,6 +7,7 @@ import (
 
 	"github.com/sitepush/sitepush/internal/channel"
 	"github.com/sitepush/sitepush/internal/model"
+	"github.com/sitepush/sitepush/internal/runner"
 )
 
 func page(h int64, lastmod time.Time) channel.Page {
@@ -72,6 +73,47 @@ func testCatalogueWrites(t *testing.T, b Backend) {
 	twin.URL = "https://a.example/twin"
 	if got := sync(t, s, "a", t0, []channel.Page{moved, twin}, []string{"indexnow"}); len(got) != 2 || !got[0].Known || got[0] != got[1] {
 		t.Errorf("hash twins: %v", got)
+	}
+}
+
+// testFirstRunLoad, for a state with a fast first run (runner.FirstRunLoader): a site without
+// URLs is empty; pages added are in the catalogue, unknown on every channel, and a page there
+// already is left as it is; a dry run adds nothing.
+func testFirstRunLoad(t *testing.T, b Backend) {
+	s := b.Open(t)
+	if _, ok := s.(runner.FirstRunLoader); !ok {
+		t.Skip("the state has no fast first run")
+	}
+	empty := func(site string) bool {
+		t.Helper()
+		e, err := s.(runner.FirstRunLoader).CatalogEmpty(ctx, site)
+		must(t, err)
+		return e
+	}
+	add := func(dryRun bool, pages ...channel.Page) {
+		t.Helper()
+		must(t, s.(runner.FirstRunLoader).AddPages(ctx, "a", t0, pages, dryRun))
+	}
+	if !empty("a") {
+		t.Fatal("a site never synced is not empty")
+	}
+	add(true, page(1, t0))
+	if !empty("a") {
+		t.Error("a dry run added a page")
+	}
+	add(false, page(1, t0), page(-2, time.Time{}))
+	again := page(1, t0.Add(time.Hour))
+	again.URL += "?v=2"
+	add(false, again)
+	s = b.Reopen(t, s)
+	if empty("a") || !empty("b") {
+		t.Errorf("after pages added to site a: a empty %v, b empty %v", empty("a"), empty("b"))
+	}
+	if urls, err := s.URLs(ctx, "a", []int64{1, -2}); err != nil || !slices.Equal(urls, []string{page(1, t0).URL, page(-2, t0).URL}) {
+		t.Errorf("URLs of the pages added: %q, %v", urls, err)
+	}
+	if got := sync(t, s, "a", t0.Add(time.Minute), []channel.Page{page(1, t0)}, []string{"indexnow"}); len(got) != 1 || got[0].Known {
+		t.Errorf("a page added, on a channel: %+v; want unknown", got)
 	}
 }
 
@@ -174,7 +216,10 @@ func testStatistics(t *testing.T, b Backend) {
 	} {
 		must(t, s.RecordOutcome(ctx, r.site, r.at, r.o))
 	}
-	must(t, s.RecordRequests(ctx, "a", t0, []channel.Request{{Channel: "indexnow", Endpoint: "https://e", URLs: 4, Accepted: true}}))
+	// Requests, counted apart by a state that keeps them, do not count as URLs.
+	if c, ok := s.(runner.RequestCounter); ok {
+		must(t, c.RecordRequests(ctx, "a", t0, []channel.Request{{Channel: "indexnow", Endpoint: "https://e", URLs: 4, Accepted: true}}))
+	}
 	s = b.Reopen(t, s)
 	all, err := s.ChannelDays(ctx, yesterday, "")
 	want := []model.ChannelDay{

@@ -11,16 +11,17 @@ import (
 	"github.com/sitepush/sitepush/internal/model"
 )
 
-// testMemos: what runs remember of sitemaps is read back without pages, the pages on their own;
-// a memo saved without pages keeps those saved before, and the memos not saved are forgotten.
+// testMemos: what runs remember of sitemaps is read back without pages, the pages on their own,
+// byte for byte (their format is the runner's); a memo saved without pages keeps those saved
+// before, and the memos not saved are forgotten.
 func testMemos(t *testing.T, b Backend) {
 	s := b.Open(t)
 	if got, err := s.SitemapMemos(ctx, "a"); err != nil || len(got) != 0 {
 		t.Fatalf("before any: %v, %v", got, err)
 	}
 	one := model.SitemapMemo{Sitemap: "https://a.example/1.xml", ETag: `"x"`, LastModified: "Sun, 01 Mar 2026 12:00:00 GMT",
-		Hash: 1 << 63, Scope: "s", URLs: 2, Filtered: 1, Pages: bytes.Repeat([]byte{7}, 2*model.PageBytes)}
-	two := model.SitemapMemo{Sitemap: "/srv/2.xml", Size: 123, ModTime: t0.UnixNano(), Hash: 5, Scope: "s", URLs: 1, Pages: make([]byte, model.PageBytes)}
+		Hash: 1 << 63, Scope: "s", URLs: 2, Filtered: 1, Pages: bytes.Repeat([]byte{7}, 32)}
+	two := model.SitemapMemo{Sitemap: "/srv/2.xml", Size: 123, ModTime: t0.UnixNano(), Hash: 5, Scope: "s", URLs: 1, Pages: []byte("any bytes")}
 	must(t, s.SaveSitemapMemos(ctx, "a", []model.SitemapMemo{one, two}))
 	s = b.Reopen(t, s)
 	got, err := s.SitemapMemos(ctx, "a")
@@ -28,8 +29,10 @@ func testMemos(t *testing.T, b Backend) {
 	if err != nil || len(got) != 2 || fmt.Sprint(got[one.Sitemap]) != fmt.Sprint(headOf(one)) || fmt.Sprint(got[two.Sitemap]) != fmt.Sprint(headOf(two)) {
 		t.Fatalf("memos: %+v, %v", got, err)
 	}
-	if pages, err := s.SitemapPages(ctx, "a", one.Sitemap); err != nil || !bytes.Equal(pages, one.Pages) {
-		t.Errorf("pages of %s: %v, %v", one.Sitemap, pages, err)
+	for _, m := range []model.SitemapMemo{one, two} {
+		if pages, err := s.SitemapPages(ctx, "a", m.Sitemap); err != nil || !bytes.Equal(pages, m.Pages) {
+			t.Errorf("pages of %s: %v, %v", m.Sitemap, pages, err)
+		}
 	}
 	// One changed its validators only, the other is gone, a third has no pages to keep.
 	kept := headOf(one)
@@ -53,8 +56,8 @@ func testMemos(t *testing.T, b Backend) {
 // once (the next run reads on from it); saving no memo forgets them all.
 func testUnfinishedMemos(t *testing.T, b Backend) {
 	s := b.Open(t)
-	one := model.SitemapMemo{Sitemap: "https://a.example/1.xml", Hash: 3, Scope: "s", URLs: 1, Unfinished: true, Pages: make([]byte, model.PageBytes)}
-	two := model.SitemapMemo{Sitemap: "https://a.example/2.xml", Hash: 4, Scope: "s", URLs: 1, Pages: make([]byte, model.PageBytes)}
+	one := model.SitemapMemo{Sitemap: "https://a.example/1.xml", Hash: 3, Scope: "s", URLs: 1, Unfinished: true, Pages: make([]byte, 16)}
+	two := model.SitemapMemo{Sitemap: "https://a.example/2.xml", Hash: 4, Scope: "s", URLs: 1, Pages: make([]byte, 16)}
 	must(t, s.SaveSitemapMemos(ctx, "a", []model.SitemapMemo{one, two}))
 	s = b.Reopen(t, s)
 	got, err := s.SitemapMemos(ctx, "a")

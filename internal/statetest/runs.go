@@ -12,43 +12,56 @@ func testLeases(t *testing.T, b Backend) {
 	s := b.Open(t)
 	// Five minutes: longer than any state's shortest lease (KV keeps nothing under a minute).
 	ttl := 5 * time.Minute
-	if ok, _, _, err := s.AcquireLease(ctx, "a", "h1", t0, ttl); !ok || err != nil {
-		t.Fatalf("first acquire: %v %v", ok, err)
+	acquire := func(site, holder string, at time.Time) (model.Lease, *model.LeaseHeld) {
+		t.Helper()
+		l, err := s.AcquireLease(ctx, site, holder, at, ttl)
+		var held *model.LeaseHeld
+		if err != nil && !errors.As(err, &held) {
+			t.Fatalf("acquiring the lease of %s for %s: %v", site, holder, err)
+		}
+		if (l == nil) == (held == nil) {
+			t.Fatalf("acquiring the lease of %s for %s: lease %v, held %v; want one of them", site, holder, l, held)
+		}
+		return l, held
 	}
-	ok, other, until, err := s.AcquireLease(ctx, "a", "h2", t0.Add(time.Second), ttl)
-	if ok || err != nil || other != "h1" || !until.Equal(t0.Add(ttl)) {
-		t.Errorf("second holder: ok %v, holder %q until %v, %v", ok, other, until, err)
+	h1, held := acquire("a", "h1", t0)
+	if held != nil {
+		t.Fatalf("first acquire: held by %+v", held)
 	}
-	if ok, _, _, _ := s.AcquireLease(ctx, "b", "h2", t0, ttl); !ok {
+	if _, held := acquire("a", "h2", t0.Add(time.Second)); held == nil || held.Holder != "h1" || !held.Until.Equal(t0.Add(ttl)) {
+		t.Errorf("second holder: held %+v", held)
+	}
+	if _, held := acquire("b", "h2", t0); held != nil {
 		t.Error("leases of different sites must not interfere")
 	}
-	if ok, _, _, _ := s.AcquireLease(ctx, "a", "h1", t0.Add(2*time.Second), ttl); ok {
+	if _, held := acquire("a", "h1", t0.Add(2*time.Second)); held == nil {
 		t.Error("a holder took a lease it holds a second time: two runs of one site could overlap")
 	}
 	if leased, err := s.Leased(ctx, "a", t0.Add(time.Minute)); !leased || err != nil {
 		t.Errorf("a held lease: %v %v", leased, err)
 	}
-	if err := s.RenewLease(ctx, "a", "h1", t0.Add(4*time.Minute), ttl); err != nil {
+	if err := h1.Renew(ctx, t0.Add(4*time.Minute), ttl); err != nil {
 		t.Error(err)
 	}
-	if ok, _, _, _ := s.AcquireLease(ctx, "a", "h2", t0.Add(8*time.Minute), ttl); ok {
+	if _, held := acquire("a", "h2", t0.Add(8*time.Minute)); held == nil {
 		t.Error("a renewed lease was taken before it expired")
 	}
-	if ok, _, _, _ := s.AcquireLease(ctx, "a", "h2", t0.Add(10*time.Minute), ttl); !ok {
-		t.Error("an expired lease must free itself")
+	h2, held := acquire("a", "h2", t0.Add(10*time.Minute))
+	if held != nil {
+		t.Fatal("an expired lease must free itself")
 	}
-	if err := s.RenewLease(ctx, "a", "h1", t0.Add(10*time.Minute), ttl); !errors.Is(err, model.ErrLeaseLost) {
+	if err := h1.Renew(ctx, t0.Add(10*time.Minute), ttl); !errors.Is(err, model.ErrLeaseLost) {
 		t.Errorf("renewing a lost lease: %v", err)
 	}
-	must(t, s.ReleaseLease(ctx, "a", "h1")) // not the holder: no effect
-	if ok, _, _, _ := s.AcquireLease(ctx, "a", "h3", t0.Add(11*time.Minute), ttl); ok {
+	must(t, h1.Release(ctx)) // lost: no effect
+	if _, held := acquire("a", "h3", t0.Add(11*time.Minute)); held == nil {
 		t.Error("a release by a former holder freed the lease")
 	}
-	must(t, s.ReleaseLease(ctx, "a", "h2"))
+	must(t, h2.Release(ctx))
 	if leased, _ := s.Leased(ctx, "a", t0.Add(11*time.Minute)); leased {
 		t.Error("a released lease is held")
 	}
-	if ok, _, _, _ := s.AcquireLease(ctx, "a", "h3", t0.Add(11*time.Minute), ttl); !ok {
+	if _, held := acquire("a", "h3", t0.Add(11*time.Minute)); held != nil {
 		t.Error("a released lease was not free")
 	}
 	if leased, _ := s.Leased(ctx, "c", t0); leased {
@@ -56,18 +69,28 @@ func testLeases(t *testing.T, b Backend) {
 	}
 }
 
+// start saves the record of a run of site starting at, and returns its id.
+func start(t *testing.T, s State, site, trigger string, at time.Time) int64 {
+	t.Helper()
+	rec := &model.Record{Site: site, Trigger: trigger, StartedAt: at, Status: model.StatusRunning}
+	must(t, s.SaveRun(ctx, rec))
+	if rec.ID == 0 {
+		t.Fatalf("a run of %s started at %v was given no id", site, at)
+	}
+	return rec.ID
+}
+
 func testRuns(t *testing.T, b Backend) {
 	s := b.Open(t)
 	if last, err := s.LastStarted(ctx, "a"); err != nil || !last.IsZero() {
 		t.Fatalf("a site never run: %v %v", last, err)
 	}
-	dead, err := s.StartRun(ctx, "a", "schedule", t0)
-	must(t, err)
-	other, _ := s.StartRun(ctx, "b", "cli", t0)
+	dead := start(t, s, "a", "schedule", t0)
+	other := start(t, s, "b", "cli", t0)
 	s = b.Reopen(t, s) // the process running dead stops
-	id, err := s.StartRun(ctx, "a", "cli", t0.Add(time.Hour))
-	if err != nil || id == dead {
-		t.Fatalf("StartRun = %d, %v", id, err)
+	id := start(t, s, "a", "cli", t0.Add(time.Hour))
+	if id == dead {
+		t.Fatalf("a new run was given the id of the run before: %d", id)
 	}
 	runs, _ := s.Runs(ctx, "a", 10)
 	if len(runs) != 2 || runs[0].ID != id || runs[0].Status != model.StatusRunning ||
@@ -81,9 +104,12 @@ func testRuns(t *testing.T, b Backend) {
 		Status: model.StatusPartial, TotalURLs: 10, Channels: map[string]*model.ChannelStats{"indexnow": {Due: 3, Submitted: 2, Failed: 1,
 			Endpoints: map[string]*model.EndpointStats{"e": {Requests: 2, Accepted: 1, Failed: 1, AvgResponseMS: 12.5}}}},
 		Errors: []string{"HTTP 503"}, Stopped: true, Stalled: 2}
-	must(t, s.FinishRun(ctx, rec))
+	must(t, s.SaveRun(ctx, rec))
+	if rec.ID != id {
+		t.Errorf("saving a finished run changed its id from %d to %d", id, rec.ID)
+	}
 	s = b.Reopen(t, s)
-	runs, err = s.Runs(ctx, "a", 10)
+	runs, err := s.Runs(ctx, "a", 10)
 	if err != nil || len(runs) != 2 {
 		t.Fatalf("runs = %+v, %v", runs, err)
 	}
@@ -98,8 +124,7 @@ func testRuns(t *testing.T, b Backend) {
 	if last, _ := s.LastStarted(ctx, "a"); !last.Equal(t0.Add(time.Hour)) {
 		t.Errorf("last started %v", last)
 	}
-	next, _ := s.StartRun(ctx, "a", "cli", t0.Add(2*time.Hour))
-	if next <= id {
+	if next := start(t, s, "a", "cli", t0.Add(2*time.Hour)); next <= id {
 		t.Errorf("run ids must grow: %d after %d", next, id)
 	}
 }

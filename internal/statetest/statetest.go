@@ -48,6 +48,7 @@ func Run(t *testing.T, b Backend) {
 		{"Catalogue", testCatalogue},
 		{"CatalogueWrites", testCatalogueWrites},
 		{"CatalogueLookups", testCatalogueLookups},
+		{"FirstRunLoad", testFirstRunLoad},
 		{"Outcomes", testOutcomes},
 		{"RejectedAndSkipped", testRejectedAndSkipped},
 		{"Statistics", testStatistics},

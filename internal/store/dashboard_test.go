@@ -29,10 +29,7 @@ func TestDashboardReads(t *testing.T) {
 	var ids []int64
 	for i := range 3 {
 		start := t0.Add(time.Duration(i) * time.Minute)
-		id, err := s.StartRun(ctx, "a", "manual", start)
-		if err != nil {
-			t.Fatal(err)
-		}
+		id := startRun(t, s, "a", "manual", start)
 		ids = append(ids, id)
 		if i == 1 { // the second run: one URL delivered, two failed
 			s.RecordOutcome(ctx, "a", start.Add(time.Second), channel.Outcome{Channel: "indexnow", URLs: []channel.Due{{Hash: hashOf(urls[0])}}, Delivered: true})
@@ -41,7 +38,7 @@ func TestDashboardReads(t *testing.T) {
 		}
 		if i < 2 {
 			status := []string{model.StatusOK, model.StatusFailed}[i]
-			if err := s.FinishRun(ctx, &model.Record{ID: id, Site: "a", Trigger: "manual", StartedAt: start, FinishedAt: start.Add(2 * time.Second),
+			if err := s.SaveRun(ctx, &model.Record{ID: id, Site: "a", Trigger: "manual", StartedAt: start, FinishedAt: start.Add(2 * time.Second),
 				Status: status, Channels: map[string]*model.ChannelStats{}, Errors: []string{}}); err != nil {
 				t.Fatal(err)
 			}
@@ -127,8 +124,8 @@ func TestAURLKeepsItsLastFailures(t *testing.T) {
 	if b := story[0].Channels["bing"]; len(b.Failures) != 1 || b.Failures[0].Outcome != "rejected" {
 		t.Errorf("bing: %+v", b)
 	}
-	id, _ := s.StartRun(ctx, "a", "cli", t0.Add(91*24*time.Hour))
-	if err := s.FinishRun(ctx, &model.Record{ID: id, Site: "a", Status: model.StatusOK, FinishedAt: t0.Add(91 * 24 * time.Hour)}); err != nil {
+	id := startRun(t, s, "a", "cli", t0.Add(91*24*time.Hour))
+	if err := s.SaveRun(ctx, &model.Record{ID: id, Site: "a", Status: model.StatusOK, FinishedAt: t0.Add(91 * 24 * time.Hour)}); err != nil {
 		t.Fatal(err)
 	}
 	if story, _ = s.URLStory(ctx, "a", u, hashOf, 10); len(story[0].Channels["indexnow"].Failures)+len(story[0].Channels["bing"].Failures) != 0 {

@@ -9,10 +9,23 @@ import (
 	"github.com/sitepush/sitepush/internal/model"
 )
 
-// AcquireLease takes site's lease for holder until now+ttl, unless a lease is still valid; then it
-// reports who holds it and until when. Taking an expired lease is how a killed run's lease frees
-// itself. A holder is one run: even it cannot take a lease twice.
-func (s *Store) AcquireLease(ctx context.Context, site, holder string, now time.Time, ttl time.Duration) (_ bool, _ string, _ time.Time, err error) {
+// AcquireLease takes site's lease for holder until now+ttl, unless a lease is still valid: then
+// it returns a *model.LeaseHeld that says who holds it and until when. Taking an expired lease is
+// how a killed run's lease frees itself. A holder is one run: even it cannot take a lease twice.
+func (s *Store) AcquireLease(ctx context.Context, site, holder string, now time.Time, ttl time.Duration) (model.Lease, error) {
+	ok, other, until, err := s.takeLease(ctx, site, holder, now, ttl)
+	switch {
+	case err != nil:
+		return nil, err
+	case !ok:
+		return nil, &model.LeaseHeld{Holder: other, Until: until}
+	}
+	return &lease{s: s, site: site, holder: holder}, nil
+}
+
+// takeLease takes site's lease for holder as AcquireLease does, and reports whether it did and,
+// if not, who holds it until when.
+func (s *Store) takeLease(ctx context.Context, site, holder string, now time.Time, ttl time.Duration) (_ bool, _ string, _ time.Time, err error) {
 	defer s.failed(&err, "taking the lease", site)
 	res, err := s.db.ExecContext(ctx, `INSERT INTO leases (site_id, holder, expires_at) VALUES ($1, $2, $3)
 		ON CONFLICT (site_id) DO UPDATE SET holder = excluded.holder, expires_at = excluded.expires_at
@@ -29,7 +42,7 @@ func (s *Store) AcquireLease(ctx context.Context, site, holder string, now time.
 	err = s.db.QueryRowContext(ctx, `SELECT holder, expires_at FROM leases WHERE site_id = $1`, site).Scan(&other, &until)
 	if errors.Is(err, sql.ErrNoRows) {
 		// Released between the two statements: try again.
-		return s.AcquireLease(ctx, site, holder, now, ttl)
+		return s.takeLease(ctx, site, holder, now, ttl)
 	}
 	if err != nil {
 		return false, "", time.Time{}, err
@@ -37,12 +50,18 @@ func (s *Store) AcquireLease(ctx context.Context, site, holder string, now time.
 	return false, other, fromMS(until), nil
 }
 
-// RenewLease extends holder's lease of site to now+ttl; model.ErrLeaseLost when it no longer
-// holds it.
-func (s *Store) RenewLease(ctx context.Context, site, holder string, now time.Time, ttl time.Duration) (err error) {
-	defer s.failed(&err, "renewing the lease", site)
-	res, err := s.db.ExecContext(ctx, `UPDATE leases SET expires_at = $3 WHERE site_id = $1 AND holder = $2`,
-		site, holder, now.Add(ttl).UnixMilli())
+// lease is the store's model.Lease: its holder's hold on the site's row of the leases table,
+// which lasts while the row names it.
+type lease struct {
+	s            *Store
+	site, holder string
+}
+
+// Renew extends the lease to now+ttl; model.ErrLeaseLost when its holder no longer holds it.
+func (l *lease) Renew(ctx context.Context, now time.Time, ttl time.Duration) (err error) {
+	defer l.s.failed(&err, "renewing the lease", l.site)
+	res, err := l.s.db.ExecContext(ctx, `UPDATE leases SET expires_at = $3 WHERE site_id = $1 AND holder = $2`,
+		l.site, l.holder, now.Add(ttl).UnixMilli())
 	if err != nil {
 		return err
 	}
@@ -52,10 +71,10 @@ func (s *Store) RenewLease(ctx context.Context, site, holder string, now time.Ti
 	return nil
 }
 
-// ReleaseLease gives up holder's lease of site, if it still holds it.
-func (s *Store) ReleaseLease(ctx context.Context, site, holder string) (err error) {
-	defer s.failed(&err, "releasing the lease", site)
-	_, err = s.db.ExecContext(ctx, `DELETE FROM leases WHERE site_id = $1 AND holder = $2`, site, holder)
+// Release gives the lease up, if its holder still holds it.
+func (l *lease) Release(ctx context.Context) (err error) {
+	defer l.s.failed(&err, "releasing the lease", l.site)
+	_, err = l.s.db.ExecContext(ctx, `DELETE FROM leases WHERE site_id = $1 AND holder = $2`, l.site, l.holder)
 	return err
 }
 

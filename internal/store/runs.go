@@ -13,10 +13,24 @@ import (
 // keepHistory is how long execution records and daily statistics are kept.
 const keepHistory = 90 * 24 * time.Hour
 
-// StartRun creates the execution record of a run, status running, and returns its id. The caller
+// SaveRun stores an execution record. A record without an ID is a run starting: its site, trigger
+// and start are stored, status running, and rec.ID is set to its new id. A record with an ID is a
+// run finished: it is stored whole.
+func (s *Store) SaveRun(ctx context.Context, rec *model.Record) error {
+	if rec.ID != 0 {
+		return s.finishRun(ctx, rec)
+	}
+	id, err := s.startRun(ctx, rec.Site, rec.Trigger, rec.StartedAt)
+	if err == nil {
+		rec.ID = id
+	}
+	return err
+}
+
+// startRun creates the execution record of a run, status running, and returns its id. The caller
 // holds the site's lease, so any other run of the site still marked running died before it
 // finished (a kill, a crash): those are closed as failed.
-func (s *Store) StartRun(ctx context.Context, site, trigger string, now time.Time) (_ int64, err error) {
+func (s *Store) startRun(ctx context.Context, site, trigger string, now time.Time) (_ int64, err error) {
 	defer s.failed(&err, "recording the start of a run", site)
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
@@ -39,9 +53,9 @@ func (s *Store) StartRun(ctx context.Context, site, trigger string, now time.Tim
 // interrupted is the error of a run whose process died before it finished.
 const interrupted = "interrupted: the process running it stopped before it finished; what it delivered was recorded"
 
-// FinishRun stores a finished execution record, and drops records, statistics, Bing quota
+// finishRun stores a finished execution record, and drops records, statistics, Bing quota
 // counts and failed attempts of the site older than 90 days.
-func (s *Store) FinishRun(ctx context.Context, rec *model.Record) (err error) {
+func (s *Store) finishRun(ctx context.Context, rec *model.Record) (err error) {
 	defer s.failed(&err, fmt.Sprintf("recording the end of run %d", rec.ID), rec.Site)
 	body, err := json.Marshal(rec)
 	if err != nil {

@@ -6,25 +6,36 @@ import (
 
 	"github.com/sitepush/sitepush/internal/channel"
 	"github.com/sitepush/sitepush/internal/model"
+	"github.com/sitepush/sitepush/internal/store"
 	"github.com/sitepush/sitepush/internal/store/storetest"
 )
 
+// startRun saves the record of a run of site starting at, and returns its id.
+func startRun(t *testing.T, s *store.Store, site, trigger string, at time.Time) int64 {
+	t.Helper()
+	rec := &model.Record{Site: site, Trigger: trigger, StartedAt: at, Status: model.StatusRunning}
+	if err := s.SaveRun(ctx, rec); err != nil || rec.ID == 0 {
+		t.Fatalf("starting a run of %s: id %d, %v", site, rec.ID, err)
+	}
+	return rec.ID
+}
+
 func TestRuns(t *testing.T) {
 	s := storetest.Open(t)
-	old, _ := s.StartRun(ctx, "a", "schedule", t0.Add(-100*24*time.Hour))
+	old := startRun(t, s, "a", "schedule", t0.Add(-100*24*time.Hour))
 	s.RecordRequests(ctx, "a", t0.Add(-100*24*time.Hour), []channel.Request{{Channel: "indexnow", Endpoint: "e", URLs: 1}})
 	oldDay := t0.Add(-100 * 24 * time.Hour).Format(time.DateOnly)
 	s.ReserveQuota(ctx, "a", oldDay, 7, 100)
-	id, err := s.StartRun(ctx, "a", "cli", t0)
-	if err != nil || id <= old {
-		t.Fatalf("StartRun = %d, %v", id, err)
+	id := startRun(t, s, "a", "cli", t0)
+	if id <= old {
+		t.Fatalf("a run started after run %d was given id %d", old, id)
 	}
-	running, _ := s.StartRun(ctx, "a", "manual", t0.Add(time.Minute))
+	running := startRun(t, s, "a", "manual", t0.Add(time.Minute))
 	rec := &model.Record{ID: id, Site: "a", Trigger: "cli", StartedAt: t0, FinishedAt: t0.Add(3 * time.Second), Status: model.StatusPartial,
 		TotalURLs: 10, Channels: map[string]*model.ChannelStats{"indexnow": {Due: 3, Submitted: 2, Failed: 1,
 			Endpoints: map[string]*model.EndpointStats{"e": {Requests: 2, Accepted: 1, Failed: 1, AvgResponseMS: 12.5}}}},
 		Errors: []string{"HTTP 503"}}
-	if err := s.FinishRun(ctx, rec); err != nil {
+	if err := s.SaveRun(ctx, rec); err != nil {
 		t.Fatal(err)
 	}
 	runs, err := s.Runs(ctx, "a", 10)
@@ -56,12 +67,9 @@ func TestRunTimes(t *testing.T) {
 		t.Fatalf("a site never run: %v %v", last, err)
 	}
 	finish := func(start time.Time, status string) {
-		id, err := s.StartRun(ctx, "a", "schedule", start)
-		if err != nil {
-			t.Fatal(err)
-		}
+		id := startRun(t, s, "a", "schedule", start)
 		rec := &model.Record{ID: id, Site: "a", StartedAt: start, FinishedAt: start.Add(time.Minute), Status: status}
-		if err := s.FinishRun(ctx, rec); err != nil {
+		if err := s.SaveRun(ctx, rec); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -2,6 +2,7 @@ package store_test
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"sync"
 	"testing"
@@ -75,7 +76,7 @@ func TestOpenReadOnly(t *testing.T) {
 	if urls, err := r.URLs(ctx, "a", []int64{1}); err != nil || urls[0] != "https://a.example/" {
 		t.Errorf("read-only read: %v %v", urls, err)
 	}
-	if _, err := r.StartRun(ctx, "a", "cli", t0); err == nil {
+	if err := r.SaveRun(ctx, &model.Record{Site: "a", Trigger: "cli", StartedAt: t0}); err == nil {
 		t.Error("a read-only state accepted a write")
 	}
 }
@@ -87,11 +88,12 @@ func TestLeaseRace(t *testing.T) {
 	winners := 0
 	for i := range 8 {
 		wg.Go(func() {
-			ok, _, _, err := s.AcquireLease(ctx, "a", string(rune('a'+i)), t0, time.Minute)
-			if err != nil {
+			_, err := s.AcquireLease(ctx, "a", string(rune('a'+i)), t0, time.Minute)
+			var held *model.LeaseHeld
+			if err != nil && !errors.As(err, &held) {
 				t.Error(err)
 			}
-			if ok {
+			if err == nil {
 				mu.Lock()
 				winners++
 				mu.Unlock()
@@ -137,12 +139,12 @@ func TestErrorsSayWhatAndWhichSite(t *testing.T) {
 			return err
 		}},
 		{`store: taking the lease of site "blog": `, func() error {
-			_, _, _, err := s.AcquireLease(ctx, "blog", "me", t0, time.Second)
+			_, err := s.AcquireLease(ctx, "blog", "me", t0, time.Second)
 			return err
 		}},
 		{`store: reserving Bing quota of site "blog": `, func() error { _, err := s.ReserveQuota(ctx, "blog", "2026-03-01", 1, 10); return err }},
 		{`store: recording the end of run 7 of site "blog": `, func() error {
-			return s.FinishRun(ctx, &model.Record{ID: 7, Site: "blog", FinishedAt: t0})
+			return s.SaveRun(ctx, &model.Record{ID: 7, Site: "blog", FinishedAt: t0})
 		}},
 		{`store: reading runs of site "blog": `, func() error { _, err := s.Runs(ctx, "blog", 1); return err }},
 		{`store: creating site "blog": `, func() error { return s.CreateSite(ctx, "blog", []byte(`{}`), t0) }},

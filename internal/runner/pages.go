@@ -1,0 +1,39 @@
+package runner
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/sitepush/sitepush/internal/model"
+)
+
+// pageBytes is the size of one page in a memo's pages (model.SitemapMemo.Pages), sorted by hash:
+// the page's hash then its lastmod (Unix ms, 0 for none), little-endian. The format is the
+// runner's (memos.read writes it, pagesOf reads it); states keep the bytes as they are.
+const pageBytes = 16
+
+// wholePages reports whether a memo's pages are whole pages. No run writes a part of one: pages
+// that are not whole were damaged where the state keeps them (a KV value cut short, or written by
+// hand), and are not used.
+func wholePages(b []byte) bool { return len(b)%pageBytes == 0 }
+
+// usable reports whether the pages read of a sitemap's memo are whole. A memo whose pages are not
+// is forgotten, with a warning — neither used nor kept for the runs after — so that its sitemap is
+// read whole again and its pages looked up: by this run when it has not read the sitemap yet, else
+// by the next.
+func (m *memos) usable(name string, pages []byte) bool {
+	if wholePages(pages) {
+		return true
+	}
+	if m.warn != nil {
+		m.warn(m.site, fmt.Sprintf("the memo of sitemap %s holds %d bytes of pages, not whole pages of %d: dropped; the sitemap is read whole again",
+			name, len(pages), pageBytes))
+	}
+	delete(m.unfinished, name)
+	delete(m.settled, name)
+	delete(m.known, name)
+	delete(m.has, name)
+	// A copy: endRead may be ranging over the kept memos.
+	m.kept = slices.DeleteFunc(slices.Clone(m.kept), func(k model.SitemapMemo) bool { return k.Sitemap == name })
+	return false
+}
