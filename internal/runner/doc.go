@@ -8,19 +8,22 @@
 // Run takes the site's lease and starts the execution record; run then goes through five steps,
 // the first four a sitemap at a time as the reader ends each (collector.done, endFile):
 //
-//  1. read (Runner.read): the chosen URLs, or the sitemaps — first the pages of a read over
-//     several runs that earlier runs read whole (carryOn), then the sitemaps not read yet;
-//     a sitemap unchanged since a settled run is not read again (memos.Known, unchanged).
-//  2. tell pages apart (collector.tellApart): each URL once in the run, in hash order; those out
-//     of scope only counted.
-//  3. merge with what was known (collector.merge, lookUp): a page as its sitemap's memo
-//     remembers it is no news; the others are looked up in the state's catalogue a batch at a
-//     time, which records the new and changed ones.
-//  4. choose what is due (collector.choose): isDue on each channel, under the run's rule
-//     (mode.takes); outstanding deliveries make a remembered page due too (queueOutstanding).
-//  5. hand to channels (Runner.deliverAll): each channel in turn gets its queue — its first run
-//     cut to its backlog setting (collector.backlog) — and every answer is recorded as it
-//     comes (recorder); a dry run shows what each would send instead (preview).
+//  1. read (read.go, carry.go; Runner.read): the chosen URLs, or the sitemaps — first the pages
+//     of a read over several runs that earlier runs read whole (carryOn), then the sitemaps
+//     not read yet; a sitemap unchanged since a settled run is not read again (memos.Known,
+//     unchanged).
+//  2. tell pages apart (seen.go; collector.tellApart): each URL once in the run, in hash order;
+//     those out of scope only counted.
+//  3. merge with what was known (merge.go, memos.go; collector.merge, lookUp): a page as its
+//     sitemap's memo remembers it is no news; the others are looked up in the state's
+//     catalogue a batch at a time, which records the new and changed ones.
+//  4. choose what is due (choose.go, mode.go; collector.choose): isDue on each channel, under
+//     the run's rule (mode.takes); outstanding deliveries make a remembered page due too
+//     (queueOutstanding).
+//  5. hand to channels (deliver.go, report.go; Runner.deliverAll): each channel in turn gets its
+//     queue — its first run cut to its backlog setting (collector.backlog) — and every answer
+//     is recorded as it comes (recorder); a dry run shows what each would send instead
+//     (preview).
 //
 // Then what the run read is remembered for the runs after (memos.save), the record summed up
 // (status), and a site whose budget never lets it get anywhere failed (stall).

@@ -1,7 +1,9 @@
 package runner
 
 import (
+	"encoding/binary"
 	"fmt"
+	"iter"
 	"slices"
 
 	"github.com/sitepush/sitepush/internal/model"
@@ -37,3 +39,18 @@ func (m *memos) usable(name string, pages []byte) bool {
 	m.kept = slices.DeleteFunc(slices.Clone(m.kept), func(k model.SitemapMemo) bool { return k.Sitemap == name })
 	return false
 }
+
+func pageHash(b []byte, at int) int64 { return int64(binary.LittleEndian.Uint64(b[at:])) }
+
+// pagesOf yields the pages of a memo's bytes (model.SitemapMemo.Pages), whole pages only.
+func pagesOf(b []byte) iter.Seq[filePage] {
+	return func(yield func(filePage) bool) {
+		for at := 0; at+pageBytes <= len(b); at += pageBytes {
+			if !yield(filePage{hash: pageHash(b, at), lastmod: pageLastmod(b, at)}) {
+				return
+			}
+		}
+	}
+}
+
+func pageLastmod(b []byte, at int) int64 { return int64(binary.LittleEndian.Uint64(b[at+8:])) }

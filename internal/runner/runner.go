@@ -206,27 +206,6 @@ func (r *Runner) run(ctx context.Context, site *config.Site, opt Options, rec *m
 	return nil
 }
 
-// read is a run's read: the chosen URLs, or the sitemaps — first those of a read over several
-// runs that earlier runs read whole (carryOn), then the others — each page carried through the
-// steps of doc.go as the reader delivers it.
-func (r *Runner) read(ctx, budget context.Context, site *config.Site, opt Options, col *collector, query model.PendingQuery, rep *recorder) (*sitemap.Result, error) {
-	if err := col.syncWith(ctx); err != nil {
-		return nil, err
-	}
-	if col.mode.chosen {
-		return col.takeChosen(ctx, opt.URLs)
-	}
-	col.began = time.Now()
-	if err := col.memo.load(ctx, query); err != nil {
-		return nil, err
-	}
-	if err := r.carryOn(ctx, budget, col, opt.Channels, rep); err != nil {
-		return nil, err
-	}
-	col.lastDone = time.Now()
-	return r.reader(ctx, site, col).Read(budget, site.Sitemaps, func(e sitemap.Entry) error { return col.add(ctx, e) })
-}
-
 // collector makes the collector of a run, in the mode its options choose, and the query of the
 // deliveries outstanding whatever their sitemap says.
 func (r *Runner) collector(ctx context.Context, site *config.Site, opt Options, rec *model.Record) (*collector, model.PendingQuery) {
@@ -250,34 +229,6 @@ func (r *Runner) collector(ctx context.Context, site *config.Site, opt Options, 
 	return col, query
 }
 
-// deliverAll hands each channel what is due on it, in turn — or, in a dry run, shows what each
-// would send — once the read is over: complete says whether every sitemap was read whole.
-func (r *Runner) deliverAll(ctx, budget context.Context, col *collector, opt Options, rep *recorder, res *sitemap.Result, complete bool) {
-	switch {
-	case !col.mode.writes:
-		col.previewFirstRuns()
-		for i, ch := range opt.Channels {
-			if col.backlog(ctx, i, complete, rep) {
-				col.preview(budget, i, ch, rep)
-			}
-		}
-	case !res.Unreadable():
-		for i, ch := range opt.Channels {
-			q := col.due[i]
-			newest, err := col.newestOf(ctx, i)
-			if err != nil {
-				rep.Failed(col.channels[i], err.Error())
-				continue
-			}
-			q.Read(newest, complete)
-			if col.backlog(ctx, i, complete, rep) {
-				r.deliver(budget, ch, q, rep)
-			}
-			col.due[i] = nil // sent: its memory is free for what follows
-		}
-	}
-}
-
 // countSitemaps counts the sitemaps read and failed. A sitemap whose read the run's end cut
 // short is neither: cut reports it.
 func (r *Runner) countSitemaps(rec *model.Record, res *sitemap.Result, budget context.Context) (cut bool) {
@@ -293,26 +244,6 @@ func (r *Runner) countSitemaps(rec *model.Record, res *sitemap.Result, budget co
 		}
 	}
 	return cut
-}
-
-// deliver runs one channel, isolated: its failure is recorded and the next channel goes on.
-func (r *Runner) deliver(ctx context.Context, ch channel.Channel, q *channel.Queue, rep *recorder) {
-	switch idle, ok := ch.(channel.Idle); {
-	case q.Len() > 0 && ctx.Err() == nil:
-		// An error that is only the end of the budget is no failure of the channel.
-		if err := ch.Deliver(ctx, q, rep); err != nil && !(ctx.Err() != nil && errors.Is(err, ctx.Err())) {
-			rep.mu.Lock()
-			rep.rec.AddError(ch.Name() + ": " + err.Error())
-			rep.mu.Unlock()
-		}
-	case q.Len() == 0 && ok && ctx.Err() == nil:
-		idle.Idle(ctx, rep)
-	}
-	rep.endWaits(ch.Name())
-	rep.mu.Lock()
-	defer rep.mu.Unlock()
-	st := rep.rec.Channels[ch.Name()]
-	st.Left = st.Due - st.Submitted - st.Failed - st.Held
 }
 
 // status sums a run up (docs/runs.md, "The execution record"). Failures come first: a run that

@@ -1,6 +1,9 @@
 package runner
 
-import "slices"
+import (
+	"cmp"
+	"slices"
+)
 
 // seen holds the hash of every page a run took, to tell a page listed again — by another sitemap,
 // further on in a big one, or by an attempt at a sitemap that failed before — from a new one. The
@@ -81,4 +84,36 @@ func merge(a, b []int64) []int64 {
 		}
 	}
 	return append(append(out, a[i:]...), b[j:]...)
+}
+
+// tellApart sorts pages of the file being read by hash and returns them once each (listed: the
+// file's own), and those of them no earlier file or piece of the run listed (first, which the
+// run takes): a URL listed again — further on, by another sitemap, by an attempt at this one that
+// failed before, or spelt with a host in capitals — is the page first listed, counted once. The
+// reader delivers repeats (sitemap.Options.Repeats): this sorted set costs 8 bytes a page where
+// the reader's costs 8 to 16. A file's memo holds all it lists, so that a page it shares with
+// another stays remembered by it when the other drops the page.
+func (c *collector) tellApart(pages []filePage) (listed, first []filePage) {
+	listed, first = dedupe(&c.seen, pages)
+	c.rec.TotalURLs -= len(pages) - len(first)
+	c.file.urls -= len(pages) - len(first)
+	return listed, first
+}
+
+// tellApartOut counts the URLs the filter left out of the file being read once each, in the
+// whole run, as tellApart counts pages.
+func (c *collector) tellApartOut() {
+	f := &c.file
+	_, first := dedupe(&c.seenOut, f.out)
+	c.rec.Filtered -= len(f.out) - len(first)
+	f.filtered -= len(f.out) - len(first)
+	f.out = f.out[:0]
+}
+
+// dedupe sorts pages by hash, the first listed first, and returns one of each (listed, in pages'
+// array) and those of them s had not seen (first), which s now has.
+func dedupe(s *seen, pages []filePage) (listed, first []filePage) {
+	slices.SortFunc(pages, func(a, b filePage) int { return cmp.Or(cmp.Compare(a.hash, b.hash), cmp.Compare(a.off, b.off)) })
+	listed = slices.CompactFunc(pages, func(a, b filePage) bool { return a.hash == b.hash })
+	return listed, s.add(listed)
 }

@@ -3,8 +3,35 @@ package runner
 import (
 	"time"
 
+	"github.com/sitepush/sitepush/internal/channel"
 	"github.com/sitepush/sitepush/internal/model"
 )
+
+// choose counts a page on channel ch, and returns it when the run's rule (mode.takes) makes it
+// due there.
+func (c *collector) choose(ch int, p channel.Page, st model.DeliveryState) (channel.Due, bool) {
+	stats := c.rec.Channels[c.channels[ch]]
+	c.known[ch] = c.known[ch] || st.Known
+	sel := c.selection[ch]
+	due, retry := isDue(st, p.Lastmod, c.site.ResubmitAfter.D(), c.now, sel.OnlyNew)
+	counted, taken := c.mode.takes(sel, st, due, retry)
+	switch {
+	case !counted:
+		return channel.Due{}, false
+	case !taken:
+		stats.Skipped++
+		return channel.Due{}, false
+	}
+	stats.Due++
+	d := channel.Due{Hash: p.Hash, Lastmod: p.Lastmod, Retry: retry}
+	if retry {
+		d.Failures = st.Failures
+	}
+	if c.urls != nil && p.URL != "" {
+		c.urls[p.Hash] = p.URL
+	}
+	return d, true
+}
 
 // Why a URL is due on a channel (DueReason).
 const (

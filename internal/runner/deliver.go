@@ -2,10 +2,77 @@ package runner
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/sitepush/sitepush/internal/channel"
+	"github.com/sitepush/sitepush/internal/sitemap"
 )
+
+// deliverAll hands each channel what is due on it, in turn — or, in a dry run, shows what each
+// would send — once the read is over: complete says whether every sitemap was read whole.
+func (r *Runner) deliverAll(ctx, budget context.Context, col *collector, opt Options, rep *recorder, res *sitemap.Result, complete bool) {
+	switch {
+	case !col.mode.writes:
+		col.previewFirstRuns()
+		for i, ch := range opt.Channels {
+			if col.backlog(ctx, i, complete, rep) {
+				col.preview(budget, i, ch, rep)
+			}
+		}
+	case !res.Unreadable():
+		for i, ch := range opt.Channels {
+			q := col.due[i]
+			newest, err := col.newestOf(ctx, i)
+			if err != nil {
+				rep.Failed(col.channels[i], err.Error())
+				continue
+			}
+			q.Read(newest, complete)
+			if col.backlog(ctx, i, complete, rep) {
+				r.deliver(budget, ch, q, rep)
+			}
+			col.due[i] = nil // sent: its memory is free for what follows
+		}
+	}
+}
+
+// deliver runs one channel, isolated: its failure is recorded and the next channel goes on.
+func (r *Runner) deliver(ctx context.Context, ch channel.Channel, q *channel.Queue, rep *recorder) {
+	switch idle, ok := ch.(channel.Idle); {
+	case q.Len() > 0 && ctx.Err() == nil:
+		// An error that is only the end of the budget is no failure of the channel.
+		if err := ch.Deliver(ctx, q, rep); err != nil && !(ctx.Err() != nil && errors.Is(err, ctx.Err())) {
+			rep.mu.Lock()
+			rep.rec.AddError(ch.Name() + ": " + err.Error())
+			rep.mu.Unlock()
+		}
+	case q.Len() == 0 && ok && ctx.Err() == nil:
+		idle.Idle(ctx, rep)
+	}
+	rep.endWaits(ch.Name())
+	rep.mu.Lock()
+	defer rep.mu.Unlock()
+	st := rep.rec.Channels[ch.Name()]
+	st.Left = st.Due - st.Submitted - st.Failed - st.Held
+}
+
+// previewFirstRuns shows, in a dry run, what a channel's first run will deliver: only its newest
+// pages; every other due URL becomes known.
+func (c *collector) previewFirstRuns() {
+	for ch, name := range c.channels {
+		stats := c.rec.Channels[name]
+		if !c.selection[ch].FirstRun || stats.Due == 0 {
+			continue // a run with nothing due does not deliver
+		}
+		newest := c.newest[ch].list()
+		stats.Skipped += stats.Due - len(newest)
+		stats.Due, stats.Sample = len(newest), nil
+		for _, p := range newest[:min(len(newest), sampleSize)] {
+			stats.Sample = append(stats.Sample, p.URL)
+		}
+	}
+}
 
 // backlog applies the channel's backlog setting to channel ch's first run for the site — a run in
 // which none of the URLs read is known on the channel — unless the channel selects its first run

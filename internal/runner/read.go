@@ -1,0 +1,234 @@
+package runner
+
+import (
+	"context"
+	"time"
+
+	"github.com/sitepush/sitepush/internal/channel"
+	"github.com/sitepush/sitepush/internal/config"
+	"github.com/sitepush/sitepush/internal/model"
+	"github.com/sitepush/sitepush/internal/sitemap"
+)
+
+// read is a run's read: the chosen URLs, or the sitemaps — first those of a read over several
+// runs that earlier runs read whole (carryOn), then the others — each page carried through the
+// steps of doc.go as the reader delivers it.
+func (r *Runner) read(ctx, budget context.Context, site *config.Site, opt Options, col *collector, query model.PendingQuery, rep *recorder) (*sitemap.Result, error) {
+	if err := col.syncWith(ctx); err != nil {
+		return nil, err
+	}
+	if col.mode.chosen {
+		return col.takeChosen(ctx, opt.URLs)
+	}
+	col.began = time.Now()
+	if err := col.memo.load(ctx, query); err != nil {
+		return nil, err
+	}
+	if err := r.carryOn(ctx, budget, col, opt.Channels, rep); err != nil {
+		return nil, err
+	}
+	col.lastDone = time.Now()
+	return r.reader(ctx, site, col).Read(budget, site.Sitemaps, func(e sitemap.Entry) error { return col.add(ctx, e) })
+}
+
+// add takes one page as the reader delivers it, into the file being read.
+func (c *collector) add(ctx context.Context, e sitemap.Entry) error {
+	if e.Sitemap != c.file.name {
+		c.endFile(ctx, nil)
+		c.file.name = e.Sitemap
+	}
+	if c.syncErr != nil {
+		return c.syncErr
+	}
+	a := authorityOf(e.URL)
+	if !inScope(c.site, c.host, e.URL, a) {
+		c.rec.Filtered++
+		c.file.filtered++
+		c.file.out = append(c.file.out, filePage{hash: URLHash(canonical(e.URL, a))})
+		if len(c.file.out) >= maxFilePages {
+			c.tellApartOut()
+		}
+		return nil
+	}
+	c.rec.TotalURLs++
+	c.file.add(canonical(e.URL, a), e.Lastmod)
+	if len(c.file.pages) >= maxFilePages {
+		// Too big to be held whole: synced in pieces, and not remembered.
+		c.file.whole = false
+		_, first := c.tellApart(c.file.pages)
+		c.lookUp(ctx, first, c.file.arena)
+		c.file.pages, c.file.arena = c.file.pages[:0], c.file.arena[:0]
+	}
+	return c.syncErr
+}
+
+// takeChosen takes chosen URLs instead of the sitemaps' pages: each once (tellApart), without a
+// lastmod.
+func (c *collector) takeChosen(ctx context.Context, urls []string) (*sitemap.Result, error) {
+	for _, u := range urls {
+		if err := c.add(ctx, sitemap.Entry{URL: []byte(u)}); err != nil {
+			return nil, err
+		}
+	}
+	c.endFile(ctx, nil)
+	return &sitemap.Result{}, c.syncErr
+}
+
+// done is told by the reader that the read of a sitemap ended.
+func (c *collector) done(ctx context.Context, sm sitemap.Sitemap) {
+	now := time.Now()
+	c.lastTook, c.lastDone = now.Sub(c.lastDone), now
+	if sm.Kind == sitemap.KindIndex {
+		return
+	}
+	if c.file.name != sm.URL {
+		c.endFile(ctx, nil)
+		c.file.reset(sm.URL)
+	}
+	if c.memo.carried(sm) { // its pages were taken before the read
+		c.file.reset("")
+		return
+	}
+	if memo, ok := c.memo.unchanged(sm); ok {
+		if c.file.urls+c.file.filtered == 0 { // not read again: counted as the memo counted it
+			c.rec.TotalURLs += memo.URLs
+			c.rec.Filtered += memo.Filtered
+		} else {
+			c.tellApart(c.file.pages) // read again, the same bytes: its pages are taken, and settled
+			c.tellApartOut()
+		}
+		c.file.reset("")
+		return
+	}
+	c.endFile(ctx, &sm)
+}
+
+// endFile takes the pages of the file read so far through the steps of a sitemap (doc.go): tells
+// them apart; when sm tells that the file was read whole, merges them, in hash order, against
+// those its memo remembers — a page as remembered is no news, and due only where an outstanding
+// delivery makes it so — and looks the others up in the state, which chooses what is due of them.
+// What was read whole is remembered for the run's end.
+func (c *collector) endFile(ctx context.Context, sm *sitemap.Sitemap) {
+	f := &c.file
+	defer f.reset("")
+	if c.syncErr != nil || len(f.pages) == 0 && sm == nil {
+		return
+	}
+	c.tellApartOut()
+	listed, first := c.tellApart(f.pages)
+	var old []byte
+	if f.whole {
+		old, c.syncErr = c.memo.pages(ctx, f.name)
+	}
+	if c.syncErr != nil {
+		return
+	}
+	changed := first // every page, when none is remembered
+	if len(old) > 0 {
+		changed = c.merge(first, old)
+	}
+	c.lookUp(ctx, changed, f.arena)
+	if sm != nil && sm.Err == nil && f.whole {
+		f.pages = listed
+		c.memo.read(sm, f)
+	}
+}
+
+// endRead ends the read: the last file, then the sitemaps that did not change: their pages are
+// settled, but for those an outstanding delivery makes due.
+func (c *collector) endRead(ctx context.Context) error {
+	c.endFile(ctx, nil)
+	if c.syncErr != nil {
+		return c.syncErr
+	}
+	for _, m := range c.memo.kept {
+		for ch, name := range c.channels {
+			c.known[ch] = c.known[ch] || m.URLs > 0
+			c.rec.Channels[name].Skipped += m.URLs
+		}
+		if len(c.memo.outstanding) == 0 {
+			continue
+		}
+		old, err := c.memo.pages(ctx, m.Sitemap)
+		if err != nil {
+			return err
+		}
+		for p := range pagesOf(old) {
+			c.queueOutstanding(p)
+		}
+	}
+	return c.fillURLs(ctx)
+}
+
+// fillURLs finds, in a dry run, the text of the due URLs that no sitemap read gave.
+func (c *collector) fillURLs(ctx context.Context) error {
+	if c.urls == nil {
+		return nil
+	}
+	var hashes []int64
+	for _, q := range c.due {
+		for _, d := range q.Refs(0, q.Len()) {
+			if _, ok := c.urls[d.Hash]; !ok {
+				hashes = append(hashes, d.Hash)
+			}
+		}
+	}
+	if len(hashes) == 0 {
+		return nil
+	}
+	urls, err := c.state.URLs(ctx, c.site.ID, hashes)
+	for i, u := range urls {
+		c.urls[hashes[i]] = u
+	}
+	return err
+}
+
+// maxFilePages bounds the pages of one sitemap held at once (the sitemaps.org limit is 50,000):
+// the pages of a bigger one are synced in pieces, each looked up in the store, and the file is
+// not remembered.
+const maxFilePages = 100_000
+
+// filePage is a page of the sitemap being read: its URL is in the file's arena.
+type filePage struct {
+	hash, lastmod int64 // lastmod in Unix ms, 0 for none
+	off, n        int
+}
+
+func (p filePage) page(arena []byte) channel.Page {
+	var u string
+	if arena != nil {
+		u = string(arena[p.off : p.off+p.n])
+	}
+	var lm time.Time
+	if p.lastmod != 0 {
+		lm = time.UnixMilli(p.lastmod).UTC()
+	}
+	return channel.Page{Hash: p.hash, URL: u, Lastmod: lm}
+}
+
+// file is the sitemap being read, as far as it was: its pages in scope, the hashes of the URLs
+// the filter left out (out), and how many of each it counts.
+type file struct {
+	name           string
+	pages          []filePage
+	arena          []byte
+	out            []filePage
+	urls, filtered int
+	// whole is cleared when the pages were too many to hold (maxFilePages).
+	whole bool
+}
+
+func (f *file) add(u []byte, lastmod time.Time) {
+	var ms int64
+	if !lastmod.IsZero() {
+		// Lastmods are stored to the millisecond: finer ones would never compare equal again.
+		ms = lastmod.UnixMilli()
+	}
+	f.pages = append(f.pages, filePage{hash: URLHash(u), lastmod: ms, off: len(f.arena), n: len(u)})
+	f.arena = append(f.arena, u...)
+	f.urls++
+}
+
+func (f *file) reset(name string) {
+	*f = file{name: name, pages: f.pages[:0], arena: f.arena[:0], out: f.out[:0], whole: true}
+}
