@@ -26,43 +26,39 @@ const minLease = 2 * MinTTL
 // within KV's propagation delay (up to a minute between locations) may both believe they hold
 // it; then a URL may be sent twice, never lost.
 func (s *State) AcquireLease(ctx context.Context, site, holder string, now time.Time, ttl time.Duration) (model.Lease, error) {
-	ok, other, until, err := s.takeLease(ctx, site, holder, now, ttl)
-	switch {
-	case err != nil:
+	if err := s.takeLease(ctx, site, holder, now, ttl); err != nil {
 		return nil, err
-	case !ok:
-		return nil, &model.LeaseHeld{Holder: other, Until: until}
 	}
 	return &heldLease{s: s, site: site, holder: holder}, nil
 }
 
-// takeLease takes site's lease for holder as AcquireLease does, and reports whether it did and,
-// if not, who holds it until when.
-func (s *State) takeLease(ctx context.Context, site, holder string, now time.Time, ttl time.Duration) (_ bool, _ string, _ time.Time, err error) {
+// takeLease takes site's lease for holder as AcquireLease does; its error is a *model.LeaseHeld
+// when another holder has it.
+func (s *State) takeLease(ctx context.Context, site, holder string, now time.Time, ttl time.Duration) (err error) {
 	defer failed(&err, "taking the lease", site)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	var l lease
 	ok, err := s.getOrDrop(ctx, leaseKey(site), &l, "the site's lease is taken as free")
 	if err != nil {
-		return false, "", time.Time{}, err
+		return err
 	}
 	if ok && l.Expires > now.UnixMilli() {
 		// Even its holder cannot take a lease twice: a holder is one run.
-		return false, l.Holder, fromMS(l.Expires), nil
+		return &model.LeaseHeld{Holder: l.Holder, Until: fromMS(l.Expires)}
 	}
 	mine := lease{Holder: holder, Expires: now.Add(max(ttl, minLease)).UnixMilli()}
 	if err := s.putJSON(ctx, leaseKey(site), mine, max(ttl, minLease)); err != nil {
-		return false, "", time.Time{}, err
+		return err
 	}
 	if ok, err := s.getOrDrop(ctx, leaseKey(site), &l, "the site's lease is taken as free"); err != nil {
-		return false, "", time.Time{}, err
+		return err
 	} else if ok && l.Holder != holder {
-		return false, l.Holder, fromMS(l.Expires), nil
+		return &model.LeaseHeld{Holder: l.Holder, Until: fromMS(l.Expires)}
 	}
 	s.forget(s.siteOf(site)) // what another holder wrote before is read again
 	s.leases()[site] = mine
-	return true, "", time.Time{}, nil
+	return nil
 }
 
 // leases returns the leases this invocation holds; s.mu is held.

@@ -13,41 +13,38 @@ import (
 // it returns a *model.LeaseHeld that says who holds it and until when. Taking an expired lease is
 // how a killed run's lease frees itself. A holder is one run: even it cannot take a lease twice.
 func (s *Store) AcquireLease(ctx context.Context, site, holder string, now time.Time, ttl time.Duration) (model.Lease, error) {
-	ok, other, until, err := s.takeLease(ctx, site, holder, now, ttl)
-	switch {
-	case err != nil:
+	if err := s.takeLease(ctx, site, holder, now, ttl); err != nil {
 		return nil, err
-	case !ok:
-		return nil, &model.LeaseHeld{Holder: other, Until: until}
 	}
 	return &lease{s: s, site: site, holder: holder}, nil
 }
 
-// takeLease takes site's lease for holder as AcquireLease does, and reports whether it did and,
-// if not, who holds it until when.
-func (s *Store) takeLease(ctx context.Context, site, holder string, now time.Time, ttl time.Duration) (_ bool, _ string, _ time.Time, err error) {
+// takeLease takes site's lease for holder as AcquireLease does; its error is a *model.LeaseHeld
+// when another holder has it.
+func (s *Store) takeLease(ctx context.Context, site, holder string, now time.Time, ttl time.Duration) (err error) {
 	defer s.failed(&err, "taking the lease", site)
-	res, err := s.db.ExecContext(ctx, `INSERT INTO leases (site_id, holder, expires_at) VALUES ($1, $2, $3)
-		ON CONFLICT (site_id) DO UPDATE SET holder = excluded.holder, expires_at = excluded.expires_at
-		WHERE leases.expires_at <= $4`,
-		site, holder, now.Add(ttl).UnixMilli(), now.UnixMilli())
-	if err != nil {
-		return false, "", time.Time{}, err
+	for {
+		res, err := s.db.ExecContext(ctx, `INSERT INTO leases (site_id, holder, expires_at) VALUES ($1, $2, $3)
+			ON CONFLICT (site_id) DO UPDATE SET holder = excluded.holder, expires_at = excluded.expires_at
+			WHERE leases.expires_at <= $4`,
+			site, holder, now.Add(ttl).UnixMilli(), now.UnixMilli())
+		if err != nil {
+			return err
+		}
+		if n, _ := res.RowsAffected(); n == 1 {
+			return nil
+		}
+		var other string
+		var until sql.NullInt64
+		err = s.db.QueryRowContext(ctx, `SELECT holder, expires_at FROM leases WHERE site_id = $1`, site).Scan(&other, &until)
+		switch {
+		case errors.Is(err, sql.ErrNoRows):
+			continue // released between the two statements: try again
+		case err != nil:
+			return err
+		}
+		return &model.LeaseHeld{Holder: other, Until: fromMS(until)}
 	}
-	if n, _ := res.RowsAffected(); n == 1 {
-		return true, "", time.Time{}, nil
-	}
-	var other string
-	var until sql.NullInt64
-	err = s.db.QueryRowContext(ctx, `SELECT holder, expires_at FROM leases WHERE site_id = $1`, site).Scan(&other, &until)
-	if errors.Is(err, sql.ErrNoRows) {
-		// Released between the two statements: try again.
-		return s.takeLease(ctx, site, holder, now, ttl)
-	}
-	if err != nil {
-		return false, "", time.Time{}, err
-	}
-	return false, other, fromMS(until), nil
 }
 
 // lease is the store's model.Lease: its holder's hold on the site's row of the leases table,
