@@ -10,7 +10,7 @@ import (
 // commands hand the store to the runner, and not in the store, which must not import the runner.
 var (
 	_ runner.State           = (*store.Store)(nil)
-	_ runner.FirstRunLoader  = (*store.Store)(nil)
+	_ runner.NewSiteLoader   = (*store.Store)(nil)
 	_ runner.ResubmitSettler = (*store.Store)(nil)
 	_ runner.RequestCounter  = (*store.Store)(nil)
 )

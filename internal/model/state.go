@@ -11,7 +11,8 @@ import (
 // is declared here, not by the runner that uses it, because a state returns it and the SQL store
 // does not import the runner.
 type Lease interface {
-	// Renew extends the lease to now+ttl; ErrLeaseLost when another run holds the site now.
+	// Renew extends the lease to now+ttl at least (a state may keep it longer, and write it less
+	// often); ErrLeaseLost when another run holds the site now.
 	Renew(ctx context.Context, now time.Time, ttl time.Duration) error
 	// Release gives the lease up; it does nothing when the lease was lost.
 	Release(ctx context.Context) error

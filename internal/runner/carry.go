@@ -60,9 +60,9 @@ func (c *collector) takeMemo(ctx context.Context, memo model.SitemapMemo) error 
 	f.pages = slices.AppendSeq(f.pages, pagesOf(pages))
 	c.rec.TotalURLs += len(f.pages)
 	c.rec.Filtered += memo.Filtered
-	_, first := c.tellApart(f.pages)
-	c.lookUp(ctx, first, nil)
-	return c.syncErr
+	_, unseen := c.tellApart(f.pages)
+	c.lookUp(ctx, unseen, nil)
+	return c.lookUpErr
 }
 
 // waitsForWholeRead reports whether channel ch delivers only once the read of the sitemaps is

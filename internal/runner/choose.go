@@ -7,14 +7,14 @@ import (
 	"github.com/sitepush/sitepush/internal/model"
 )
 
-// choose counts a page on channel ch, and returns it when the run's rule (mode.takes) makes it
+// choose counts a page on channel ch, and returns it when the run's rule (mode.rule) makes it
 // due there.
 func (c *collector) choose(ch int, p channel.Page, st model.DeliveryState) (channel.Due, bool) {
 	stats := c.rec.Channels[c.channels[ch]]
 	c.known[ch] = c.known[ch] || st.Known
 	sel := c.selection[ch]
 	due, retry := isDue(st, p.Lastmod, c.site.ResubmitAfter.D(), c.now, sel.OnlyNew)
-	counted, taken := c.mode.takes(sel, st, due, retry)
+	counted, taken := c.mode.rule(sel, st, due, retry)
 	switch {
 	case !counted:
 		return channel.Due{}, false

@@ -76,13 +76,13 @@ func (r *Runner) knownInUnfinishedRead(ctx context.Context, site *config.Site, n
 		if err != nil {
 			return false, true, err
 		}
+		read = true // a damaged memo too: the read goes on, and reads its sitemap again
 		if !wholePages(b) {
-			continue // damaged: the run does not take it, and reads its sitemap again
+			continue
 		}
-		read = true
 		var pages []channel.Page
 		for p := range pagesOf(b) {
-			if pages = append(pages, channel.Page{Hash: p.hash}); len(pages) == syncBatch {
+			if pages = append(pages, channel.Page{Hash: p.hash}); len(pages) == lookUpBatch {
 				if known, err = r.anyKnown(ctx, site.ID, pages, name); err != nil || known {
 					return known, true, err
 				}

@@ -9,10 +9,10 @@ import (
 )
 
 const (
-	// syncBatch is how many pages are looked up in the state at once: one query, one transaction.
+	// lookUpBatch is how many pages are looked up in the state at once: one query, one transaction.
 	// Pages are looked up in hash order, so that a batch writes neighbouring rows of the
 	// catalogue.
-	syncBatch = 50_000
+	lookUpBatch = 50_000
 	// sampleSize is how many due URLs per channel a dry run shows.
 	sampleSize = 20
 )
@@ -43,9 +43,9 @@ type collector struct {
 	// known is set for a channel when a URL read is known on it: a channel with none known has
 	// its first run for the site, where the backlog setting applies.
 	known []bool
-	// catalogue looks a batch of pages up in the state (syncWith).
-	catalogue catalogue
-	syncErr   error // why a sync failed: the read stops, the run ends with it
+	// look looks a batch of pages up in the state (chooseLookUp).
+	look      lookUpFunc
+	lookUpErr error // why a look-up failed: the read stops, the run ends with it
 	// urls holds the text of the due URLs in a dry run, which writes nothing to the state: the
 	// queues read their URLs from it.
 	urls channel.URLMap
@@ -60,10 +60,10 @@ func newCollector(state State, site *config.Site, rec *model.Record, channels []
 	c := &collector{state: state, site: site, rec: rec, channels: channels, now: now, mode: m,
 		host: site.Host(), due: make([]*channel.Queue, len(channels)), file: file{whole: true},
 		memo: &memos{state: state, site: site.ID, scope: scopeOf(site.Sitemaps, site.Host(), site.Include, site.Exclude, channels),
-			on: m.useMemos, keep: m.keepMemos,
+			mode:    m,
 			settled: map[string]model.SitemapMemo{}, unfinished: map[string]model.SitemapMemo{}, known: map[string]model.SitemapMemo{}, met: map[string]bool{}, has: map[string]bool{}},
 		selection: selection, newest: make([]newest, len(channels)), known: make([]bool, len(channels))}
-	c.catalogue = c.syncCatalog
+	c.look = c.syncCatalog
 	if !m.writes {
 		c.urls = channel.URLMap{}
 	}

@@ -93,8 +93,8 @@ func (c *collector) backlog(ctx context.Context, ch int, complete bool, rep *rec
 		return false
 	}
 	old := q.Split(func(m channel.Meta) bool { return c.site.FirstRunSends(name, m.Lastmod, c.now) })
-	for from := 0; from < old.Len(); from += syncBatch {
-		if err := rep.Finished(channel.Outcome{Channel: name, URLs: old.Refs(from, from+syncBatch), Skipped: true}); err != nil {
+	for from := 0; from < old.Len(); from += lookUpBatch {
+		if err := rep.Finished(channel.Outcome{Channel: name, URLs: old.Refs(from, from+lookUpBatch), Skipped: true}); err != nil {
 			return false
 		}
 	}

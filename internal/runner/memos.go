@@ -23,8 +23,8 @@ type memos struct {
 	site  string
 	// query is what the outstanding deliveries were asked for with, when they were.
 	query *model.PendingQuery
-	// on and keep are the run's mode.useMemos and mode.keepMemos.
-	on, keep bool
+	// mode is the run's: whether it uses memos, and keeps what it reads.
+	mode mode
 	// scope is the run's: its filter and channels.
 	scope string
 	// settled and unfinished are the memos of the run's scope (an unfinished one needs only its
@@ -66,7 +66,7 @@ func (m *memos) load(ctx context.Context, q model.PendingQuery) error {
 			m.settled[name] = memo
 		}
 	}
-	if !m.on || len(m.settled) == 0 {
+	if !m.mode.useMemos || len(m.settled) == 0 {
 		return nil
 	}
 	m.known, m.query = m.settled, &q
@@ -134,7 +134,7 @@ func (m *memos) unchanged(sm sitemap.Sitemap) (model.SitemapMemo, bool) {
 // readIndex learns an index the read read whole, with every sitemap below it remembered by the
 // run (below): the runs after need not read it again while the read goes on.
 func (m *memos) readIndex(index sitemap.Sitemap, below []sitemap.Sitemap) {
-	if !m.keep || index.Err != nil || m.has[index.URL] {
+	if !m.mode.keepMemos || index.Err != nil || m.has[index.URL] {
 		return
 	}
 	for _, sm := range below {
@@ -159,8 +159,8 @@ func (m *memos) pages(ctx context.Context, name string) ([]byte, error) {
 	return pages, nil
 }
 
-// outstandingOf returns, and forgets, the outstanding deliveries of a URL.
-func (m *memos) outstandingOf(hash int64) []model.Pending {
+// takeOutstanding returns, and forgets, the outstanding deliveries of a URL.
+func (m *memos) takeOutstanding(hash int64) []model.Pending {
 	p := m.outstanding[hash]
 	delete(m.outstanding, hash)
 	return p
@@ -172,10 +172,10 @@ func (m *memos) lookedUp(hash int64) {
 	delete(m.outstanding, hash)
 }
 
-// read learns a sitemap read whole: its validators and its pages, sorted by hash, set aside in
+// learn learns a sitemap read whole: its validators and its pages, sorted by hash, set aside in
 // the spill file (kept in memory when no temporary file can be made).
-func (m *memos) read(sm *sitemap.Sitemap, f *file) {
-	if !m.keep {
+func (m *memos) learn(sm *sitemap.Sitemap, f *file) {
+	if !m.mode.keepMemos {
 		return
 	}
 	m.buf = slices.Grow(m.buf[:0], len(f.pages)*pageBytes)[:len(f.pages)*pageBytes]
@@ -267,7 +267,7 @@ const (
 // unfinished read, and keeps the settled memos as they were: the next run merges against them, so
 // that URLs held back are found again.
 func (m *memos) save(ctx context.Context, ended int) error {
-	if !m.keep {
+	if !m.mode.keepMemos {
 		return nil
 	}
 	var out []model.SitemapMemo
@@ -288,7 +288,7 @@ func (m *memos) save(ctx context.Context, ended int) error {
 				}
 			}
 		}
-	case ended == readSettled && m.on:
+	case ended == readSettled && m.mode.useMemos:
 		if err := m.pagesBack(); err != nil {
 			return err
 		}

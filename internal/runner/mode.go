@@ -7,8 +7,8 @@ import (
 	"github.com/sitepush/sitepush/internal/model"
 )
 
-// mode is what a run's options choose of its steps (doc.go), decided once as the run begins: the
-// steps ask it, never the options.
+// mode is what a run's options choose of its steps (doc.go), decided once as the read begins,
+// with what the channels select: the steps ask it, never the options.
 type mode struct {
 	// writes: the run records what it reads and what each channel answers, and delivers; a dry
 	// run writes nothing, and shows what each channel would send instead (preview).
@@ -21,11 +21,11 @@ type mode struct {
 	// run of the sitemaps under the ordinary rule can use them — not one forced, nor one of the
 	// failed URLs — and only when no channel asks for the newest pages, which needs every page.
 	useMemos bool
-	// keepMemos: the run remembers what it read for the runs after: it writes, and read the
+	// keepMemos: the run remembers what it read for the runs after: it writes, and it reads the
 	// sitemaps.
 	keepMemos bool
-	// takes is the run's rule of what is due.
-	takes dueRule
+	// rule is the run's rule of what is due.
+	rule dueRule
 }
 
 // dueRule says, from what isDue says of a URL on a channel (due; retry when its last attempt
@@ -38,7 +38,7 @@ func modeOf(opt Options, selection []channel.Selection) mode {
 	newest := slices.ContainsFunc(selection, func(s channel.Selection) bool { return s.Newest > 0 })
 	m.useMemos = !opt.Force && !opt.RetryFailed && !m.chosen && !newest
 	m.keepMemos = m.writes && !m.chosen
-	m.takes = ruleOf(opt.Force, opt.RetryFailed, m.chosen)
+	m.rule = ruleOf(opt.Force, opt.RetryFailed, m.chosen)
 	return m
 }
 

@@ -14,7 +14,7 @@ import (
 // runs that earlier runs read whole (carryOn), then the others — each page carried through the
 // steps of doc.go as the reader delivers it.
 func (r *Runner) read(ctx, budget context.Context, site *config.Site, opt Options, col *collector, query model.PendingQuery, rep *recorder) (*sitemap.Result, error) {
-	if err := col.syncWith(ctx); err != nil {
+	if err := col.chooseLookUp(ctx); err != nil {
 		return nil, err
 	}
 	if col.mode.chosen {
@@ -37,8 +37,8 @@ func (c *collector) add(ctx context.Context, e sitemap.Entry) error {
 		c.endFile(ctx, nil)
 		c.file.name = e.Sitemap
 	}
-	if c.syncErr != nil {
-		return c.syncErr
+	if c.lookUpErr != nil {
+		return c.lookUpErr
 	}
 	a := authorityOf(e.URL)
 	if !inScope(c.site, c.host, e.URL, a) {
@@ -53,13 +53,13 @@ func (c *collector) add(ctx context.Context, e sitemap.Entry) error {
 	c.rec.TotalURLs++
 	c.file.add(canonical(e.URL, a), e.Lastmod)
 	if len(c.file.pages) >= maxFilePages {
-		// Too big to be held whole: synced in pieces, and not remembered.
+		// Too big to be held whole: looked up in pieces, and not remembered.
 		c.file.whole = false
-		_, first := c.tellApart(c.file.pages)
-		c.lookUp(ctx, first, c.file.arena)
+		_, unseen := c.tellApart(c.file.pages)
+		c.lookUp(ctx, unseen, c.file.arena)
 		c.file.pages, c.file.arena = c.file.pages[:0], c.file.arena[:0]
 	}
-	return c.syncErr
+	return c.lookUpErr
 }
 
 // takeChosen takes chosen URLs instead of the sitemaps' pages: each once (tellApart), without a
@@ -71,7 +71,7 @@ func (c *collector) takeChosen(ctx context.Context, urls []string) (*sitemap.Res
 		}
 	}
 	c.endFile(ctx, nil)
-	return &sitemap.Result{}, c.syncErr
+	return &sitemap.Result{}, c.lookUpErr
 }
 
 // done is told by the reader that the read of a sitemap ended.
@@ -111,26 +111,26 @@ func (c *collector) done(ctx context.Context, sm sitemap.Sitemap) {
 func (c *collector) endFile(ctx context.Context, sm *sitemap.Sitemap) {
 	f := &c.file
 	defer f.reset("")
-	if c.syncErr != nil || len(f.pages) == 0 && sm == nil {
+	if c.lookUpErr != nil || len(f.pages) == 0 && sm == nil {
 		return
 	}
 	c.tellApartOut()
-	listed, first := c.tellApart(f.pages)
+	listed, unseen := c.tellApart(f.pages)
 	var old []byte
 	if f.whole {
-		old, c.syncErr = c.memo.pages(ctx, f.name)
+		old, c.lookUpErr = c.memo.pages(ctx, f.name)
 	}
-	if c.syncErr != nil {
+	if c.lookUpErr != nil {
 		return
 	}
-	changed := first // every page, when none is remembered
+	changed := unseen // every page, when none is remembered
 	if len(old) > 0 {
-		changed = c.merge(first, old)
+		changed = c.merge(unseen, old)
 	}
 	c.lookUp(ctx, changed, f.arena)
 	if sm != nil && sm.Err == nil && f.whole {
 		f.pages = listed
-		c.memo.read(sm, f)
+		c.memo.learn(sm, f)
 	}
 }
 
@@ -138,8 +138,8 @@ func (c *collector) endFile(ctx context.Context, sm *sitemap.Sitemap) {
 // settled, but for those an outstanding delivery makes due.
 func (c *collector) endRead(ctx context.Context) error {
 	c.endFile(ctx, nil)
-	if c.syncErr != nil {
-		return c.syncErr
+	if c.lookUpErr != nil {
+		return c.lookUpErr
 	}
 	for _, m := range c.memo.kept {
 		for ch, name := range c.channels {
@@ -184,7 +184,7 @@ func (c *collector) fillURLs(ctx context.Context) error {
 }
 
 // maxFilePages bounds the pages of one sitemap held at once (the sitemaps.org limit is 50,000):
-// the pages of a bigger one are synced in pieces, each looked up in the store, and the file is
+// the pages of a bigger one are looked up in pieces as they come, and the file is
 // not remembered.
 const maxFilePages = 100_000
 

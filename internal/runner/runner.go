@@ -22,7 +22,8 @@ type Runner struct {
 	UserAgent string
 	// Now is the clock.
 	Now func() time.Time
-	// Warn receives what the sitemap reader skipped or worked around.
+	// Warn receives what the sitemap reader skipped or worked around, and the memos of sitemaps
+	// a run found damaged (not used: the sitemap is read again).
 	Warn func(site, msg string)
 	// Notify receives what the user should know while waiting (a site busy elsewhere).
 	Notify func(msg string)

@@ -21,20 +21,20 @@ type seen struct {
 func (s *seen) add(pages []filePage) []filePage {
 	s.at = slices.Grow(s.at[:0], len(s.runs))[:len(s.runs)]
 	clear(s.at)
-	first, copied := pages, false
+	unseen, copied := pages, false
 	for i, p := range pages {
 		switch had := s.has(p.hash); {
 		case had && !copied:
-			first, copied = slices.Clone(pages[:i]), true // the first seen before: a copy from here on
+			unseen, copied = slices.Clone(pages[:i]), true // the first seen before: a copy from here on
 		case !had && copied:
-			first = append(first, p)
+			unseen = append(unseen, p)
 		}
 	}
-	if len(first) == 0 {
-		return first
+	if len(unseen) == 0 {
+		return unseen
 	}
-	run := make([]int64, len(first))
-	for i, p := range first {
+	run := make([]int64, len(unseen))
+	for i, p := range unseen {
 		run[i] = p.hash
 	}
 	s.runs = append(s.runs, run)
@@ -43,7 +43,7 @@ func (s *seen) add(pages []filePage) []filePage {
 		s.runs[n-1] = nil
 		s.runs = s.runs[:n-1]
 	}
-	return first
+	return unseen
 }
 
 // has reports whether h is in a run, moving each run's cursor up to h: the hashes asked for
@@ -87,32 +87,32 @@ func merge(a, b []int64) []int64 {
 }
 
 // tellApart sorts pages of the file being read by hash and returns them once each (listed: the
-// file's own), and those of them no earlier file or piece of the run listed (first, which the
+// file's own), and those of them no earlier file or piece of the run listed (unseen, which the
 // run takes): a URL listed again — further on, by another sitemap, by an attempt at this one that
 // failed before, or spelt with a host in capitals — is the page first listed, counted once. The
 // reader delivers repeats (sitemap.Options.Repeats): this sorted set costs 8 bytes a page where
 // the reader's costs 8 to 16. A file's memo holds all it lists, so that a page it shares with
 // another stays remembered by it when the other drops the page.
-func (c *collector) tellApart(pages []filePage) (listed, first []filePage) {
-	listed, first = dedupe(&c.seen, pages)
-	c.rec.TotalURLs -= len(pages) - len(first)
-	c.file.urls -= len(pages) - len(first)
-	return listed, first
+func (c *collector) tellApart(pages []filePage) (listed, unseen []filePage) {
+	listed, unseen = dedupe(&c.seen, pages)
+	c.rec.TotalURLs -= len(pages) - len(unseen)
+	c.file.urls -= len(pages) - len(unseen)
+	return listed, unseen
 }
 
 // tellApartOut counts the URLs the filter left out of the file being read once each, in the
 // whole run, as tellApart counts pages.
 func (c *collector) tellApartOut() {
 	f := &c.file
-	_, first := dedupe(&c.seenOut, f.out)
-	c.rec.Filtered -= len(f.out) - len(first)
-	f.filtered -= len(f.out) - len(first)
+	_, unseen := dedupe(&c.seenOut, f.out)
+	c.rec.Filtered -= len(f.out) - len(unseen)
+	f.filtered -= len(f.out) - len(unseen)
 	f.out = f.out[:0]
 }
 
 // dedupe sorts pages by hash, the first listed first, and returns one of each (listed, in pages'
-// array) and those of them s had not seen (first), which s now has.
-func dedupe(s *seen, pages []filePage) (listed, first []filePage) {
+// array) and those of them s had not seen (unseen), which s now has.
+func dedupe(s *seen, pages []filePage) (listed, unseen []filePage) {
 	slices.SortFunc(pages, func(a, b filePage) int { return cmp.Or(cmp.Compare(a.hash, b.hash), cmp.Compare(a.off, b.off)) })
 	listed = slices.CompactFunc(pages, func(a, b filePage) bool { return a.hash == b.hash })
 	return listed, s.add(listed)

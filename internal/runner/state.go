@@ -10,7 +10,7 @@ import (
 
 // State is the store as a run needs it: what every state means, whatever keeps it (the SQL
 // store, the Worker's KV). What only some states do is an optional interface the runner asks a
-// state for (FirstRunLoader, ResubmitSettler, RequestCounter), as it does of channels. The core
+// state for (NewSiteLoader, ResubmitSettler, RequestCounter), as it does of channels. The core
 // never imports the store, so that it builds for other targets (a Worker with KV) too.
 type State interface {
 	// AcquireLease takes the site's lease for holder until now+ttl, unless another holder's
@@ -51,10 +51,10 @@ type State interface {
 	SaveRun(ctx context.Context, rec *model.Record) error
 }
 
-// FirstRunLoader is a state whose site's first run adds the site's pages without looking each
+// NewSiteLoader is a state whose site's first run adds the site's pages without looking each
 // up — the SQL store, where that is much faster than SyncCatalog. A state without it has every
 // page looked up, on a first run too.
-type FirstRunLoader interface {
+type NewSiteLoader interface {
 	// CatalogEmpty reports whether the state holds no URL of the site.
 	CatalogEmpty(ctx context.Context, site string) (bool, error)
 	// AddPages records pages new to the site (one already there is left as it is) without
@@ -71,8 +71,8 @@ type ResubmitSettler interface {
 }
 
 // RequestCounter is a state that keeps the day's per-endpoint statistics of requests, for the
-// dashboard and the API. A state without it (one kept in memory for a run) counts them in the
-// execution record only.
+// dashboard and the API. With a state without it, a run counts its requests in its execution
+// record only.
 type RequestCounter interface {
 	// RecordRequests adds requests to the day's per-endpoint statistics.
 	RecordRequests(ctx context.Context, site string, now time.Time, reqs []channel.Request) error

@@ -76,23 +76,23 @@ func testCatalogueWrites(t *testing.T, b Backend) {
 	}
 }
 
-// testFirstRunLoad, for a state with a fast first run (runner.FirstRunLoader): a site without
+// testFirstRunLoad, for a state with a fast first run (runner.NewSiteLoader): a site without
 // URLs is empty; pages added are in the catalogue, unknown on every channel, and a page there
 // already is left as it is; a dry run adds nothing.
 func testFirstRunLoad(t *testing.T, b Backend) {
 	s := b.Open(t)
-	if _, ok := s.(runner.FirstRunLoader); !ok {
+	if _, ok := s.(runner.NewSiteLoader); !ok {
 		t.Skip("the state has no fast first run")
 	}
 	empty := func(site string) bool {
 		t.Helper()
-		e, err := s.(runner.FirstRunLoader).CatalogEmpty(ctx, site)
+		e, err := s.(runner.NewSiteLoader).CatalogEmpty(ctx, site)
 		must(t, err)
 		return e
 	}
 	add := func(dryRun bool, pages ...channel.Page) {
 		t.Helper()
-		must(t, s.(runner.FirstRunLoader).AddPages(ctx, "a", t0, pages, dryRun))
+		must(t, s.(runner.NewSiteLoader).AddPages(ctx, "a", t0, pages, dryRun))
 	}
 	if !empty("a") {
 		t.Fatal("a site never synced is not empty")
