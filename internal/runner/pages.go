@@ -1,10 +1,12 @@
 package runner
 
 import (
+	"context"
 	"encoding/binary"
 	"fmt"
 	"iter"
 	"slices"
+	"sort"
 
 	"github.com/sitepush/sitepush/internal/model"
 )
@@ -54,3 +56,35 @@ func pagesOf(b []byte) iter.Seq[filePage] {
 }
 
 func pageLastmod(b []byte, at int) int64 { return int64(binary.LittleEndian.Uint64(b[at+8:])) }
+
+// InSitemaps reports whether the site's sitemaps list a URL, as the runs remember them (their
+// memos, settled or of a read over several runs); known is false when no run remembers a
+// sitemap of the site, as before its first whole read, or after a forced run of a site without
+// memos. It reads each memo's pages, 16 bytes a page, and looks the URL's hash up in them.
+func InSitemaps(ctx context.Context, st State, site, u string) (in, known bool, err error) {
+	memos, err := st.SitemapMemos(ctx, site)
+	if err != nil {
+		return false, false, err
+	}
+	b := []byte(u)
+	h := URLHash(canonical(b, authorityOf(b)))
+	for name, memo := range memos {
+		if memo.Index {
+			continue
+		}
+		pages, err := st.SitemapPages(ctx, site, name)
+		if err != nil {
+			return false, false, err
+		}
+		if !wholePages(pages) || pages == nil && memo.URLs > 0 {
+			continue // damaged, or not kept: this sitemap tells nothing
+		}
+		known = true
+		n := len(pages) / pageBytes
+		i := sort.Search(n, func(i int) bool { return pageHash(pages, i*pageBytes) >= h })
+		if i < n && pageHash(pages, i*pageBytes) == h {
+			return true, true, nil
+		}
+	}
+	return false, known, nil
+}

@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/sitepush/sitepush/internal/answer"
-	"github.com/sitepush/sitepush/internal/channel/bing"
 	"github.com/sitepush/sitepush/internal/config"
 	"github.com/sitepush/sitepush/internal/model"
 	"github.com/sitepush/sitepush/internal/runner"
@@ -434,9 +433,10 @@ type channelStory struct {
 	Name      string
 	Delivery  store.Delivery
 	Delivered bool // ever had the URL
-	// Due says whether it is due now and why: new, failed, changed, resubmit, held by quota; ""
-	// when it is not.
+	// Due says whether it is due now and why: new, failed, changed, resubmit; "" when it is not.
 	Due string
+	// Held says why Bing's quota holds it today, when it is due.
+	Held string
 }
 
 // urlStories shows the story of a site's URLs matching ?q: the URL itself or those it prefixes.
@@ -458,46 +458,16 @@ func (s *Server) urlStories(w http.ResponseWriter, r *http.Request) {
 			s.failedPage(w, r, err)
 			return
 		}
-		held, err := s.heldByQuota(r.Context(), e.Site)
+		held, err := heldByQuota(r.Context(), s.state, e.Site, s.now())
 		if err != nil {
 			s.failedPage(w, r, err)
 			return
 		}
 		for _, u := range found {
-			p.URLs = append(p.URLs, s.storyOf(e.Site, u, p.Channels, held))
+			p.URLs = append(p.URLs, story{URLState: u, Channels: channelStories(e.Site, u, s.now(), held)})
 		}
 	}
 	s.render(w, r, http.StatusOK, "urls.html", page{Title: "URLs of " + e.Site.ID + " — sitepush", Flash: flashOf(r), Data: p})
-}
-
-// storyOf tells whether a URL is due on each channel, and why; held says why Bing's quota holds
-// its due URLs today, "" when it does not.
-func (s *Server) storyOf(site *config.Site, u store.URLState, channels []string, held string) story {
-	out := story{URLState: u}
-	now := s.now()
-	for _, name := range channels {
-		d, ok := u.Channels[name]
-		c := channelStory{Name: name, Delivery: d, Delivered: ok}
-		c.Due = runner.DueReason(d.State, u.Lastmod, site.ResubmitAfter.D(), now, name == "feed")
-		if c.Due != "" && name == "bing" && held != "" {
-			c.Due += ", held by quota (" + held + "), resets at 00:00 UTC"
-		}
-		out.Channels = append(out.Channels, c)
-	}
-	return out
-}
-
-// heldByQuota says why site's Bing quota holds its due URLs today — none is left, by the one rule
-// (bing.Quota) — or "" when some are left.
-func (s *Server) heldByQuota(ctx context.Context, site *config.Site) (string, error) {
-	if !site.Bing.Enabled {
-		return "", nil
-	}
-	d, err := s.state.QuotaDay(ctx, site.ID, s.today())
-	if q := bing.Today(site.Bing.DailyQuota, d); err == nil && q.Left() == 0 {
-		return q.Source(), nil
-	}
-	return "", err
 }
 
 // notFound shows a page that says what is missing.

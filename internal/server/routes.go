@@ -24,6 +24,7 @@ func (s *Server) Handler() http.Handler {
 	mux.Handle("PUT /api/sites/{id}", s.admin(s.replaceSite))
 	mux.Handle("DELETE /api/sites/{id}", s.admin(s.deleteSite))
 	mux.Handle("GET /api/sites/{id}/runs", s.admin(s.siteRuns))
+	mux.Handle("GET /api/sites/{id}/urls", s.admin(s.urlStory))
 	mux.Handle("POST /api/sites/{id}/urls", s.admin(s.submitURLs))
 	mux.Handle("GET /api/stats/daily", s.admin(s.dailyStats))
 

@@ -1,0 +1,96 @@
+package cli
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/sitepush/sitepush/internal/config"
+	"github.com/sitepush/sitepush/internal/server"
+	"github.com/sitepush/sitepush/internal/store"
+)
+
+// runInspect prints what sitepush knows of one URL of a site: its story, the document GET
+// /api/sites/{id}/urls?url= answers. It reads the state and writes nothing to it.
+func runInspect(e *env, cmd command, args []string) error {
+	fs := newFlags(cmd.name)
+	path := configFlag(fs)
+	id := fs.String("site", "", "the site `ID` (required)")
+	asJSON := fs.Bool("json", false, "print the story as JSON, as the API answers it")
+	pos, err := parseArgs(e, cmd, fs, args, 1, 1)
+	if err != nil {
+		return err
+	}
+	if *id == "" {
+		return usageError("sitepush inspect needs --site ID")
+	}
+	cfg, err := loadConfig(*path, config.Needs{})
+	if err != nil {
+		return err
+	}
+	st, err := store.OpenReadOnly(e.ctx, cfg.State)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	sites, err := selectSites(e, cfg, st, []string{*id})
+	if err != nil {
+		return err
+	}
+	doc, err := server.StoryOf(e.ctx, st, sites[0], pos[0], time.Now())
+	if errors.Is(err, server.ErrNoURL) {
+		return &exitError{code: exitFailed, err: err}
+	}
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		enc := json.NewEncoder(e.stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(doc)
+	}
+	writeStory(e.stdout, doc)
+	return nil
+}
+
+// writeStory writes a URL's story for a person.
+func writeStory(w io.Writer, doc *server.URLStory) {
+	fmt.Fprintln(w, doc.URL)
+	in := "not known yet (no run has read the sitemaps whole)"
+	if doc.InSitemaps != nil {
+		in = map[bool]string{true: "yes", false: "no: no sitemap lists it now"}[*doc.InSitemaps]
+	}
+	fmt.Fprintf(w, "  in the sitemaps: %s\n", in)
+	fmt.Fprintf(w, "  first seen:      %s\n", doc.FirstSeen.Format(time.RFC3339))
+	lastmod := "none given"
+	if doc.Lastmod != nil {
+		lastmod = doc.Lastmod.Format(time.RFC3339)
+	}
+	fmt.Fprintf(w, "  lastmod:         %s\n", lastmod)
+	for _, name := range config.Channels {
+		c, ok := doc.Channels[name]
+		if !ok {
+			continue
+		}
+		line := "never sent"
+		if c.LastOutcome != nil {
+			line = "last attempt " + c.LastAttempt.Format(time.RFC3339) + ": " + *c.LastOutcome
+			if c.LastError != "" {
+				line += " (" + c.LastError + ")"
+			}
+			if c.LastDelivery != nil {
+				line += "; last delivered " + c.LastDelivery.Format(time.RFC3339)
+			}
+		}
+		due := "not due"
+		if c.Due {
+			due = "due: " + *c.Why
+			if c.HeldByQuota != "" {
+				due += ", held by quota (" + c.HeldByQuota + "), resets at 00:00 UTC"
+			}
+		}
+		fmt.Fprintf(w, "  %-8s %s; %s\n", name+":", line, due)
+	}
+}
