@@ -69,6 +69,16 @@ func writeStory(w io.Writer, doc *server.URLStory) {
 		lastmod = doc.Lastmod.Format(time.RFC3339)
 	}
 	fmt.Fprintf(w, "  lastmod:         %s\n", lastmod)
+	if rm := doc.Removed; rm != nil {
+		gone := "left the sitemaps " + rm.LeftAt.Format(time.RFC3339) + "; not asked yet"
+		if rm.Status != nil {
+			gone = fmt.Sprintf("left the sitemaps %s; answered %d", rm.LeftAt.Format(time.RFC3339), *rm.Status)
+		}
+		if rm.AnnouncedAt != nil {
+			gone += "; removal announced through IndexNow " + rm.AnnouncedAt.Format(time.RFC3339)
+		}
+		fmt.Fprintf(w, "  removed:         %s\n", gone)
+	}
 	for _, name := range config.Channels {
 		c, ok := doc.Channels[name]
 		if !ok {

@@ -31,6 +31,7 @@ func Builtin() Settings {
 			MaxRetries:    3,
 			Backoff:       []Duration{Duration(time.Second), Duration(2 * time.Second), Duration(4 * time.Second)},
 			ThrottleWait:  Duration(60 * time.Second),
+			Removed:       true,
 		},
 		Bing: Bing{
 			DailyQuota: 100,

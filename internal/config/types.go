@@ -171,6 +171,9 @@ type IndexNow struct {
 	ThrottleWait Duration `yaml:"throttleWait" json:"throttleWait"`
 	// Backlog is the site's backlog setting for IndexNow alone; empty, it is the site's.
 	Backlog Backlog `yaml:"backlog" json:"backlog,omitempty"`
+	// Removed announces the URLs that leave every sitemap and answer 404 or 410, once each: the
+	// IndexNow protocol covers deletions.
+	Removed bool `yaml:"removed" json:"removed"`
 }
 
 // Bing configures the Bing Webmaster API channel.

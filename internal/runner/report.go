@@ -30,6 +30,10 @@ type recorder struct {
 	// onOutcome, when set, is told of every outcome once it is recorded.
 	onOutcome func(site string, o channel.Outcome)
 
+	// removals are the removal notices queued on IndexNow, by hash (probeLeft): their acceptance
+	// is recorded.
+	removals map[int64]int
+
 	mu      sync.Mutex
 	latency map[*model.EndpointStats]time.Duration
 	waits   map[string]*waits // per channel
@@ -89,6 +93,7 @@ func (r *recorder) Finished(o channel.Outcome) error {
 		return err
 	}
 	r.count(o)
+	r.announced(o)
 	if r.onOutcome != nil {
 		r.onOutcome(r.site, o)
 	}
@@ -168,4 +173,21 @@ func statusKey(status int) string {
 		return "none"
 	}
 	return strconv.Itoa(status)
+}
+
+// announced records the removal notices an outcome delivered.
+func (r *recorder) announced(o channel.Outcome) {
+	rm, ok := r.state.(Removals)
+	if !ok || len(r.removals) == 0 || !o.Delivered || o.Channel != "indexnow" {
+		return
+	}
+	var hashes []int64
+	for _, d := range o.URLs {
+		if _, ok := r.removals[d.Hash]; ok {
+			hashes = append(hashes, d.Hash)
+		}
+	}
+	if err := rm.RecordAnnounced(r.ctx, r.site, hashes, r.now()); err != nil {
+		r.rec.AddError("indexnow: " + err.Error())
+	}
 }

@@ -188,6 +188,7 @@ func (r *Runner) run(ctx context.Context, site *config.Site, opt Options, rec *m
 		rec.AddError(err.Error())
 		return err
 	}
+	rep.removals = r.probeLeft(budget, col)
 	for i, q := range col.due {
 		rec.Channels[col.channels[i]].Due -= q.SortByHash()
 	}
@@ -196,7 +197,13 @@ func (r *Runner) run(ctx context.Context, site *config.Site, opt Options, rec *m
 	// 5: hand to channels.
 	r.deliverAll(ctx, budget, col, opt, rep, res, complete)
 	if !res.Unreadable() {
-		if err := col.memo.save(context.WithoutCancel(ctx), readEnd(rec, cut, complete, budget)); err != nil {
+		ended := readEnd(rec, cut, complete, budget)
+		if ended == readSettled && col.mode.keepMemos {
+			if err := r.markLeft(context.WithoutCancel(ctx), col); err != nil {
+				rec.AddError(err.Error())
+			}
+		}
+		if err := col.memo.save(context.WithoutCancel(ctx), ended); err != nil {
 			rec.AddError(err.Error())
 		}
 	}

@@ -117,3 +117,16 @@ func dedupe(s *seen, pages []filePage) (listed, unseen []filePage) {
 	listed = slices.CompactFunc(pages, func(a, b filePage) bool { return a.hash == b.hash })
 	return listed, s.add(listed)
 }
+
+// lacking returns those of hashes, sorted and distinct, that s has not seen.
+func (s *seen) lacking(hashes []int64) []int64 {
+	s.at = slices.Grow(s.at[:0], len(s.runs))[:len(s.runs)]
+	clear(s.at)
+	var out []int64
+	for _, h := range hashes {
+		if !s.has(h) {
+			out = append(out, h)
+		}
+	}
+	return out
+}

@@ -94,3 +94,13 @@ func recordRequests(ctx context.Context, s State, site string, now time.Time, re
 	}
 	return nil
 }
+
+// Removals is a state that keeps the URLs that left every sitemap of a site (MarkLeft, after a
+// whole read), so that the runs after probe them (LeftToProbe, RecordProbe) and announce through
+// IndexNow those that answer 404 or 410 (RecordAnnounced): the SQL store.
+type Removals interface {
+	MarkLeft(ctx context.Context, site string, hashes []int64, at time.Time) error
+	LeftToProbe(ctx context.Context, site string, limit int) ([]channel.Page, error)
+	RecordProbe(ctx context.Context, site string, hash int64, status int, at time.Time) error
+	RecordAnnounced(ctx context.Context, site string, hashes []int64, at time.Time) error
+}

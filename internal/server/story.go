@@ -29,6 +29,18 @@ type URLStory struct {
 	Lastmod    *time.Time `json:"lastmod"`
 	// Channels holds the URL on each channel of the site that is on, by name.
 	Channels map[string]ChannelStory `json:"channels"`
+	// Removed tells, of a URL that left every sitemap, what it answered when a run asked the
+	// site, and when IndexNow accepted its removal notice; null when it never left them.
+	Removed *RemovedStory `json:"removed"`
+}
+
+// RemovedStory is what became of a URL that left every sitemap of its site.
+type RemovedStory struct {
+	LeftAt time.Time `json:"leftAt"`
+	// Status is the HTTP status the URL answered when a run probed it (404 and 410 are
+	// announced through IndexNow); null until a run has.
+	Status      *int       `json:"status"`
+	AnnouncedAt *time.Time `json:"announcedAt"`
 }
 
 // ChannelStory is a URL on one channel: what the channel last did with it, and whether it is due
@@ -66,6 +78,14 @@ func StoryOf(ctx context.Context, st *store.Store, site *config.Site, u string, 
 	out := &URLStory{URL: f.URL, FirstSeen: f.FirstSeen, Lastmod: timeOrNil(f.Lastmod), Channels: map[string]ChannelStory{}}
 	if known {
 		out.InSitemaps = &in
+	}
+	if rm, ok, err := st.RemovalOf(ctx, site.ID, runner.URLHash([]byte(f.URL))); err != nil {
+		return nil, err
+	} else if ok && !in {
+		out.Removed = &RemovedStory{LeftAt: rm.LeftAt, AnnouncedAt: timeOrNil(rm.AnnouncedAt)}
+		if rm.Probed {
+			out.Removed.Status = &rm.Status
+		}
 	}
 	for _, c := range channelStories(site, f, now, held) {
 		cs := ChannelStory{LastAttempt: timeOrNil(c.Delivery.LastAttempt), LastDelivery: timeOrNil(c.Delivery.State.DeliveredAt),

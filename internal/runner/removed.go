@@ -1,0 +1,170 @@
+package runner
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"slices"
+	"sort"
+	"sync"
+
+	"github.com/sitepush/sitepush/internal/channel"
+	"github.com/sitepush/sitepush/internal/config"
+)
+
+const (
+	// probesPerRun bounds the URLs that left the sitemaps a run probes; the rest wait for the
+	// runs after, the first to leave first.
+	probesPerRun = 200
+	// probesAtOnce bounds the probes in flight.
+	probesAtOnce = 4
+	// probeRead is as much of a probe's answer as is read: only its status counts.
+	probeRead = 4 << 10
+)
+
+// removals returns the state's Removals when a run of site over chans announces removed pages:
+// the state keeps them, IndexNow is among the run's channels, and indexnow.removed is on.
+func (r *Runner) removals(site *config.Site, chans []string) (Removals, int) {
+	rm, ok := r.State.(Removals)
+	ch := slices.Index(chans, "indexnow")
+	if !ok || ch < 0 || !site.IndexNow.Removed {
+		return nil, -1
+	}
+	return rm, ch
+}
+
+// markLeft records, after a whole read that settled everything it found, the URLs that left
+// every sitemap since the read before (leftTheSitemaps): the next run probes them. It runs before
+// the memos it compares with are replaced.
+func (r *Runner) markLeft(ctx context.Context, col *collector) error {
+	rm, _ := r.removals(col.site, col.channels)
+	if rm == nil || !col.mode.useMemos {
+		return nil
+	}
+	gone, err := col.leftTheSitemaps(ctx)
+	if err != nil || len(gone) == 0 {
+		return err
+	}
+	col.rec.AddNote(fmt.Sprintf("indexnow: %s left every sitemap: the next run asks the site what became of them", count(len(gone), "URL")))
+	return rm.MarkLeft(ctx, col.site.ID, gone, col.now)
+}
+
+// leftTheSitemaps returns the URLs the memos of the sitemaps that changed or went remembered,
+// that no sitemap lists now: none the run read, nor the memo of one that did not change.
+func (c *collector) leftTheSitemaps(ctx context.Context) ([]int64, error) {
+	kept := map[string]bool{}
+	for _, m := range c.memo.kept {
+		kept[m.Sitemap] = true
+	}
+	var before []int64
+	for name, m := range c.memo.settled {
+		if kept[name] || m.Index {
+			continue
+		}
+		pages, err := c.state.SitemapPages(ctx, c.site.ID, name)
+		if err != nil {
+			return nil, err
+		}
+		for p := range pagesOf(pages) {
+			before = append(before, p.hash)
+		}
+	}
+	slices.Sort(before)
+	gone := c.seen.lacking(slices.Compact(before))
+	for _, m := range c.memo.kept {
+		if len(gone) == 0 {
+			break
+		}
+		pages, err := c.state.SitemapPages(ctx, c.site.ID, m.Sitemap)
+		if err != nil {
+			return nil, err
+		}
+		n := len(pages) / pageBytes
+		gone = slices.DeleteFunc(gone, func(h int64) bool {
+			i := sort.Search(n, func(i int) bool { return pageHash(pages, i*pageBytes) >= h })
+			return i < n && pageHash(pages, i*pageBytes) == h
+		})
+	}
+	return gone, nil
+}
+
+// probeLeft asks the site, in a run that writes, what became of the URLs that left its sitemaps
+// (a GET, redirects not followed): one that answers 404 or 410 is queued on IndexNow as a removal
+// notice, once; one that answers otherwise moved or stays, and is not sent. It returns the
+// notices queued, by hash, with the status each answered.
+func (r *Runner) probeLeft(ctx context.Context, col *collector) map[int64]int {
+	rm, ch := r.removals(col.site, col.channels)
+	if rm == nil || !col.mode.writes || col.mode.chosen || ctx.Err() != nil {
+		return nil
+	}
+	left, err := rm.LeftToProbe(ctx, col.site.ID, probesPerRun)
+	if err != nil {
+		col.rec.AddError("indexnow: " + err.Error())
+		return nil
+	}
+	statuses := make([]int, len(left))
+	client := r.probeClient()
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, probesAtOnce)
+	for i, p := range left {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			statuses[i] = r.probe(ctx, client, col.site, p.URL)
+		}()
+	}
+	wg.Wait()
+	notices := map[int64]int{}
+	for i, p := range left {
+		if statuses[i] == 0 || statuses[i] >= 500 {
+			continue // no answer yet: probed again by the next run
+		}
+		if err := rm.RecordProbe(ctx, col.site.ID, p.Hash, statuses[i], r.now()); err != nil {
+			col.rec.AddError("indexnow: " + err.Error())
+			return nil
+		}
+		if statuses[i] == http.StatusNotFound || statuses[i] == http.StatusGone {
+			notices[p.Hash] = statuses[i]
+			col.due[ch].Add(channel.Due{Hash: p.Hash})
+			col.rec.Channels["indexnow"].Due++
+		}
+	}
+	if len(notices) > 0 {
+		col.rec.AddNote(fmt.Sprintf("indexnow: %s gone from the sitemaps and from the site (404 or 410): a removal notice each", count(len(notices), "URL")))
+	}
+	return notices
+}
+
+// probeClient is the client of probes: the run's, not following redirects (a redirect is an
+// answer: the page moved).
+func (r *Runner) probeClient() *http.Client {
+	c := http.Client{}
+	if r.Client != nil {
+		c = *r.Client
+	}
+	c.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	return &c
+}
+
+// probe returns the HTTP status a page answers, within the site's sitemap timeout; 0 when no
+// answer came (the run's end among the causes).
+func (r *Runner) probe(ctx context.Context, client *http.Client, site *config.Site, u string) int {
+	ctx, cancel := context.WithTimeout(ctx, site.Sitemap.Timeout.D())
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+	if err != nil {
+		return 0
+	}
+	if r.UserAgent != "" {
+		req.Header.Set("User-Agent", r.UserAgent)
+	}
+	resp, err := client.Do(req)
+	if err != nil {
+		return 0
+	}
+	defer resp.Body.Close()
+	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, probeRead))
+	return resp.StatusCode
+}

@@ -1,0 +1,96 @@
+package runner_test
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/sitepush/sitepush/internal/channel"
+	"github.com/sitepush/sitepush/internal/runner"
+	"github.com/sitepush/sitepush/internal/store/storetest"
+)
+
+// site answers the pages of https://a.example with the status the test sets (200 by default),
+// and every other request through the default transport.
+type siteAnswers struct {
+	mu     sync.Mutex
+	status map[string]int
+	asked  []string
+}
+
+func (s *siteAnswers) RoundTrip(req *http.Request) (*http.Response, error) {
+	if req.URL.Host != "a.example" {
+		return http.DefaultTransport.RoundTrip(req)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.asked = append(s.asked, req.URL.Path)
+	code := s.status[req.URL.Path]
+	if code == 0 {
+		code = http.StatusOK
+	}
+	rec := httptest.NewRecorder()
+	rec.WriteHeader(code)
+	res := rec.Result()
+	res.Body = io.NopCloser(strings.NewReader("page"))
+	return res, nil
+}
+
+// TestRemovedPagesAreAnnounced: a URL that leaves every sitemap is probed by the run after the
+// whole read that found it gone: one that answers 404 goes to IndexNow once, as a removal notice;
+// one that still answers 200 is never sent; Bing gets neither; indexnow.removed: false sends none.
+func TestRemovedPagesAreAnnounced(t *testing.T) {
+	for _, on := range []bool{true, false} {
+		f := newFiles(t)
+		answers := &siteAnswers{status: map[string]int{}}
+		st := storetest.Open(t)
+		r := runner.New(st)
+		r.Client = &http.Client{Transport: answers}
+		extra := ""
+		if !on {
+			extra = "    indexnow: {removed: false}\n"
+		}
+		s := newSite(t, extra)
+		s.site.Sitemaps = []string{f.url("/s.xml")}
+		all := urls("/a", "/b", "/c", "/gone", "/stays")
+		f.set("/s.xml", false, all...)
+		in, bing := &fakeChannel{name: "indexnow", batch: 100}, &fakeChannel{name: "bing", batch: 100}
+		opt := runner.Options{Channels: []channel.Channel{in, bing}}
+		run(t, r, s, opt)
+		if a, b := in.take(), bing.take(); len(a) != 5 || len(b) != 5 {
+			t.Fatalf("first run sent %v and %v", a, b)
+		}
+		f.set("/s.xml", false, all[:3]...)
+		answers.status["/gone"] = http.StatusNotFound
+		rec := run(t, r, s, opt) // finds them gone
+		if !on && slices.ContainsFunc(rec.Notes, func(n string) bool { return strings.Contains(n, "left every sitemap") }) {
+			t.Errorf("indexnow.removed: false: %v", rec.Notes)
+		}
+		run(t, r, s, opt) // probes them
+		run(t, r, s, opt)
+		a, b := in.take(), bing.take()
+		switch {
+		case on && !slices.Equal(a, urls("/gone")):
+			t.Errorf("IndexNow got %v after /gone (404) and /stays (200) left the sitemap; want /gone once", a)
+		case !on && len(a) != 0:
+			t.Errorf("indexnow.removed: false, IndexNow got %v", a)
+		case len(b) != 0:
+			t.Errorf("Bing got %v: removals never go through it", b)
+		}
+		rm, ok, err := st.RemovalOf(context.Background(), "s", runner.URLHash([]byte(all[3])))
+		if on && (err != nil || !ok || rm.Status != 404 || !rm.Probed || rm.AnnouncedAt.IsZero()) {
+			t.Errorf("the removal of /gone: %+v %v %v", rm, ok, err)
+		}
+		if stays, _, _ := st.RemovalOf(context.Background(), "s", runner.URLHash([]byte(all[4]))); on && (stays.Status != 200 || !stays.AnnouncedAt.IsZero()) {
+			t.Errorf("the removal of /stays: %+v", stays)
+		}
+		if n := strings.Count(strings.Join(answers.asked, " "), "/gone"); on && n != 1 || !on && n != 0 {
+			t.Errorf("/gone was probed %d times (removed %v)", n, on)
+		}
+	}
+}
