@@ -33,10 +33,12 @@ func Builtin() Settings {
 			ThrottleWait:  Duration(60 * time.Second),
 		},
 		Bing: Bing{
-			DailyQuota: 100,
-			Priority:   "newest",
-			Endpoint:   "https://ssl.bing.com/webmaster/api.svc/json",
-			BatchSize:  100,
+			DailyQuota:  100,
+			Priority:    "newest",
+			Endpoint:    "https://ssl.bing.com/webmaster/api.svc/json",
+			BatchSize:   100,
+			Track:       true,
+			TrackPerRun: 50,
 		},
 		Feed: Feed{
 			MaxItems:      50,
