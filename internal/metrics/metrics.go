@@ -60,7 +60,7 @@ func New(reg *prometheus.Registry, sites func() []*config.Site, state *store.Sto
 		sitemapErrors: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "sitepush_sitemap_errors_total",
 			Help: "Sitemaps that could not be read in a run, by site."}, []string{"site"}),
 		timeToCrawl: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "sitepush_time_to_crawl_seconds",
-			Help: "Time from a URL's submission (IndexNow or Bing) to the engine's first crawl after it, observed when the crawl is first seen, by engine.",
+			Help:    "Time from a URL's submission (IndexNow or Bing) to the engine's first crawl after it, observed when the crawl is first seen, by engine.",
 			Buckets: []float64{3600, 3 * 3600, 6 * 3600, 12 * 3600, 24 * 3600, 2 * 86400, 4 * 86400, 7 * 86400, 14 * 86400}},
 			[]string{"engine"}),
 		state: &stateCollector{sites: sites, state: state, logger: logger, now: time.Now},
