@@ -62,15 +62,15 @@ func (c *Channel) URLInfo(ctx context.Context, u string) (URLInfo, error) {
 		}
 	}
 	if json.Unmarshal(body, &answer) != nil || answer.D == nil {
-		return URLInfo{}, fmt.Errorf("Bing answered HTTP 200 (%s) without the URL's info", channel.Describe(resp.Header.Get("Content-Type"), body))
+		return URLInfo{}, fmt.Errorf("the answer, HTTP 200 (%s), has no URL info", channel.Describe(resp.Header.Get("Content-Type"), body))
 	}
 	crawled, err := wcfDate(answer.D.LastCrawledDate)
 	if err != nil {
-		return URLInfo{}, fmt.Errorf("Bing's LastCrawledDate: %w", err)
+		return URLInfo{}, fmt.Errorf("the answer's LastCrawledDate: %w", err)
 	}
 	discovered, err := wcfDate(answer.D.DiscoveryDate)
 	if err != nil {
-		return URLInfo{}, fmt.Errorf("Bing's DiscoveryDate: %w", err)
+		return URLInfo{}, fmt.Errorf("the answer's DiscoveryDate: %w", err)
 	}
 	return URLInfo{LastCrawled: crawled, HTTPStatus: answer.D.HTTPStatus, Discovered: discovered}, nil
 }
