@@ -103,4 +103,14 @@ func writeStory(w io.Writer, doc *server.URLStory) {
 		}
 		fmt.Fprintf(w, "  %-8s %s; %s\n", name+":", line, due)
 	}
+	if b := doc.Bing; b != nil {
+		crawled := "never crawled"
+		if b.LastCrawled != nil {
+			crawled = fmt.Sprintf("last crawled %s (HTTP %d)", b.LastCrawled.Format(time.RFC3339), b.HTTPStatus)
+		}
+		if b.HoursToCrawl != nil {
+			crawled += fmt.Sprintf(", %.1f h after its submission", *b.HoursToCrawl)
+		}
+		fmt.Fprintf(w, "  crawled by Bing: %s; asked %s\n", crawled, b.CheckedAt.Format(time.RFC3339))
+	}
 }

@@ -34,10 +34,12 @@ func Builtin() Settings {
 			Removed:       true,
 		},
 		Bing: Bing{
-			DailyQuota: 100,
-			Priority:   "newest",
-			Endpoint:   "https://ssl.bing.com/webmaster/api.svc/json",
-			BatchSize:  100,
+			DailyQuota:  100,
+			Priority:    "newest",
+			Endpoint:    "https://ssl.bing.com/webmaster/api.svc/json",
+			BatchSize:   100,
+			Track:       true,
+			TrackPerRun: 50,
 		},
 		Feed: Feed{
 			MaxItems:      50,

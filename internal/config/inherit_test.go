@@ -61,6 +61,8 @@ sites:
 		{"file defaults override built-ins", plain.RunBudget.D(), 10 * time.Minute},
 		{"Config.Defaults holds the file's defaults", c.Defaults.RunBudget.D(), 10 * time.Minute},
 		{"built-ins stay where defaults are silent", plain.Bing.DailyQuota, 100},
+		{"Bing tracks crawls unless told not to", plain.Bing.Track, true},
+		{"Bing asks about 50 URLs a run", plain.Bing.TrackPerRun, 50},
 		{"nested default", plain.Sitemap.Timeout.D(), 5 * time.Second},
 		{"default list", plain.IndexNow.Endpoints, []string{"https://a.example/indexnow", "https://b.example/indexnow"}},
 		{"default list replaces the built-in list", plain.IndexNow.Backoff, []Duration{Duration(3 * time.Second)}},

@@ -190,6 +190,11 @@ type Bing struct {
 	Endpoint string `yaml:"endpoint" json:"endpoint"`
 	// BatchSize is the number of URLs per SubmitUrlbatch request (Bing accepts up to 500).
 	BatchSize int `yaml:"batchSize" json:"batchSize"`
+	// Track asks Bing (GetUrlInfo) whether it crawled the URLs submitted in the last 14 days,
+	// through IndexNow or Bing, until it is seen to have crawled each after its submission.
+	Track bool `yaml:"track" json:"track"`
+	// TrackPerRun is how many URLs a run asks Bing about at most, the oldest submission first.
+	TrackPerRun int `yaml:"trackPerRun" json:"trackPerRun"`
 	// Backlog is the site's backlog setting for Bing alone; empty, it is the site's.
 	Backlog Backlog `yaml:"backlog" json:"backlog,omitempty"`
 }

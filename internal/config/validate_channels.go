@@ -60,6 +60,9 @@ func checkBing(b *Bing, p *problems) {
 		p.fieldf("bing.endpoint", "bing.endpoint %q must be an absolute http(s) URL, like https://ssl.bing.com/webmaster/api.svc/json", b.Endpoint)
 	}
 	p.between("bing.batchSize", int64(b.BatchSize), 1, 500, "Bing accepts up to 500 URLs a request")
+	if b.TrackPerRun < 0 {
+		p.fieldf("bing.trackPerRun", "bing.trackPerRun must be 0 or more (0 asks Bing about no URL), got %d", b.TrackPerRun)
+	}
 }
 
 func checkFeed(f *Feed, p *problems) {

@@ -63,6 +63,8 @@ func TestValidateBing(t *testing.T) {
 		{"endpoint", "bing: {endpoint: \"http://127.0.0.1:9000/api\"}", ""},
 		{"bad endpoint", "bing: {endpoint: ssl.bing.com}", `site "example.com": bing.endpoint "ssl.bing.com" must be an absolute http(s) URL`},
 		{"batchSize", "bing: {batchSize: 500}", ""},
+		{"trackPerRun zero", "bing: {track: true, trackPerRun: 0}", ""},
+		{"trackPerRun negative", "bing: {trackPerRun: -1}", `site "example.com": bing.trackPerRun must be 0 or more (0 asks Bing about no URL), got -1`},
 		{"batchSize high", "bing: {batchSize: 501}", `site "example.com": bing.batchSize must be between 1 and 500 (Bing accepts up to 500 URLs a request), got 501`},
 		{"batchSize zero", "bing: {batchSize: 0}", "bing.batchSize must be between 1 and 500"},
 	}

@@ -7,11 +7,13 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"time"
 )
 
-// Bing is a strict Bing Webmaster API: SubmitUrlbatch and GetUrlSubmissionQuota, with a daily
-// quota per key and site counted as Bing does, and Bing's error bodies
-// ({"ErrorCode": n, "Message": "ERROR!!! …"}) for a bad key, a URL of another site, a spent quota.
+// Bing is a strict Bing Webmaster API: SubmitUrlbatch, GetUrlSubmissionQuota and GetUrlInfo,
+// with a daily quota per key and site counted as Bing does, and Bing's error bodies
+// ({"ErrorCode": n, "Message": "ERROR!!! …"}) for a bad key, a missing parameter, a URL of
+// another site, a spent quota.
 type Bing struct {
 	// Keys maps each valid API key to its daily quota.
 	Keys map[string]int
@@ -20,6 +22,32 @@ type Bing struct {
 	used    map[string]int // by key and siteUrl
 	faults  []Fault
 	batches []BingBatch
+	info    map[string]BingURLInfo
+	asked   []string
+}
+
+// BingURLInfo is what GetUrlInfo tells of a URL: a zero time is DateTime.MinValue, "never".
+// Offset, like "-0700", is written into the dates as WCF does; it does not move the instant.
+type BingURLInfo struct {
+	LastCrawled time.Time
+	HTTPStatus  int
+	Discovered  time.Time
+	Offset      string
+}
+
+// SetInfo replaces what GetUrlInfo tells, by URL; a URL not in it is unknown to Bing: never
+// discovered nor crawled, HttpStatus 0.
+func (b *Bing) SetInfo(info map[string]BingURLInfo) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.info = info
+}
+
+// Asked returns the URLs GetUrlInfo answered with HTTP 200, in order.
+func (b *Bing) Asked() []string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return append([]string(nil), b.asked...)
 }
 
 // BingBatch is one SubmitUrlbatch request answered.
@@ -73,6 +101,8 @@ func (b *Bing) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprintf(w, `{"d":{"__type":"UrlSubmissionQuota:#Microsoft.Bing.Webmaster.Api","DailyQuota":%d,"MonthlyQuota":%d}}`, left, left*30)
 	case strings.HasSuffix(r.URL.Path, "/SubmitUrlbatch") && r.Method == http.MethodPost:
 		b.submit(w, r, key)
+	case strings.HasSuffix(r.URL.Path, "/GetUrlInfo") && r.Method == http.MethodGet:
+		b.urlInfo(w, r, key)
 	default:
 		http.NotFound(w, r)
 	}
@@ -135,6 +165,34 @@ func (b *Bing) submit(w http.ResponseWriter, r *http.Request, key string) {
 	batch.Status = http.StatusOK
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	io.WriteString(w, `{"d":null}`)
+}
+
+// urlInfo answers GetUrlInfo; the caller holds b.mu.
+func (b *Bing) urlInfo(w http.ResponseWriter, r *http.Request, key string) {
+	site, u := r.URL.Query().Get("siteUrl"), r.URL.Query().Get("url")
+	switch _, ok := b.Keys[key]; {
+	case !ok:
+		bingError(w, http.StatusUnauthorized, 3, "ERROR!!! InvalidApiKey")
+		return
+	case site == "" || u == "":
+		bingError(w, http.StatusBadRequest, 6, "ERROR!!! InvalidParameter siteUrl and url are required")
+		return
+	case !strings.HasPrefix(u, strings.TrimSuffix(site, "/")):
+		bingError(w, http.StatusBadRequest, 7, "ERROR!!! InvalidUrl "+u)
+		return
+	}
+	b.asked = append(b.asked, u)
+	in := b.info[u]
+	wcf := func(t time.Time) string {
+		if t.IsZero() {
+			return "/Date(-62135596800000)/"
+		}
+		return fmt.Sprintf("/Date(%d%s)/", t.UnixMilli(), in.Offset)
+	}
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	json.NewEncoder(w).Encode(map[string]any{"d": map[string]any{"__type": "UrlInfo:#Microsoft.Bing.Webmaster.Api", "Url": u,
+		"HttpStatus": in.HTTPStatus, "DiscoveryDate": wcf(in.Discovered), "LastCrawledDate": wcf(in.LastCrawled),
+		"DocumentSize": 0, "AnchorCount": 0, "IsPage": true, "TotalChildUrlCount": 0}})
 }
 
 func bingError(w http.ResponseWriter, status, code int, msg string) {

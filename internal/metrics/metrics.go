@@ -32,6 +32,7 @@ type Metrics struct {
 	requestSeconds *prometheus.HistogramVec
 	feedItems      *prometheus.CounterVec
 	sitemapErrors  *prometheus.CounterVec
+	timeToCrawl    *prometheus.HistogramVec
 	state          *stateCollector
 }
 
@@ -58,9 +59,13 @@ func New(reg *prometheus.Registry, sites func() []*config.Site, state *store.Sto
 			Help: "New pages added to a site's feed."}, []string{"site"}),
 		sitemapErrors: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "sitepush_sitemap_errors_total",
 			Help: "Sitemaps that could not be read in a run, by site."}, []string{"site"}),
+		timeToCrawl: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "sitepush_time_to_crawl_seconds",
+			Help:    "Time from a URL's submission (IndexNow or Bing) to the engine's first crawl after it, observed when the crawl is first seen, by engine.",
+			Buckets: []float64{3600, 3 * 3600, 6 * 3600, 12 * 3600, 24 * 3600, 2 * 86400, 4 * 86400, 7 * 86400, 14 * 86400}},
+			[]string{"engine"}),
 		state: &stateCollector{sites: sites, state: state, logger: logger, now: time.Now},
 	}
-	reg.MustRegister(m.runs, m.runSeconds, m.attempts, m.requestSeconds, m.feedItems, m.sitemapErrors, m.state,
+	reg.MustRegister(m.runs, m.runSeconds, m.attempts, m.requestSeconds, m.feedItems, m.sitemapErrors, m.timeToCrawl, m.state,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }
@@ -76,6 +81,12 @@ func (m *Metrics) Handler() http.Handler {
 func (m *Metrics) Request(site string, r channel.Request) {
 	m.attempts.WithLabelValues(site, r.Channel, r.Endpoint, r.Outcome()).Add(float64(r.URLs))
 	m.requestSeconds.WithLabelValues(r.Channel, r.Endpoint).Observe(r.Latency.Seconds())
+}
+
+// BingCrawled observes the time from a URL's submission to Bing's first crawl seen after it; it
+// is the Bing channel's OnCrawl.
+func (m *Metrics) BingCrawled(_ string, took time.Duration) {
+	m.timeToCrawl.WithLabelValues("bing").Observe(took.Seconds())
 }
 
 // RunFinished counts a run that ended; the next scrape reads the state again.

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net/http/httptest"
 	"regexp"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -171,6 +172,19 @@ func TestARequestAcceptedAfterA429CountsOnce(t *testing.T) {
 		}
 		if got != want {
 			t.Errorf("sitepush_url_attempts_total{outcome=%q} = %q, want %q", outcome, got, want)
+		}
+	}
+}
+
+// A crawl first seen after a submission is observed in sitepush_time_to_crawl_seconds.
+func TestTimeToCrawl(t *testing.T) {
+	w := newWorld(t)
+	w.m.BingCrawled("a", 5*time.Hour)
+	text := w.scrape()
+	for _, want := range []string{`sitepush_time_to_crawl_seconds_count{engine="bing"} 1`, `sitepush_time_to_crawl_seconds_sum{engine="bing"} 18000`,
+		`sitepush_time_to_crawl_seconds_bucket{engine="bing",le="21600"} 1`, `sitepush_time_to_crawl_seconds_bucket{engine="bing",le="10800"} 0`} {
+		if !strings.Contains(text, want) {
+			t.Errorf("the metrics have no line %s", want)
 		}
 	}
 }

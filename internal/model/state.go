@@ -144,3 +144,41 @@ func (q PendingQuery) Before() time.Time {
 	}
 	return q.Now.Add(-q.ResubmitAfter)
 }
+
+// BingCrawl is what Bing's GetUrlInfo said of a URL submitted through IndexNow or Bing, when
+// sitepush last asked: whether and when Bing crawled it, and how long after its submission.
+type BingCrawl struct {
+	Hash int64
+	// LastCrawled is when Bing last crawled the URL; zero when it never did.
+	LastCrawled time.Time
+	// HTTPStatus is the status Bing got at that crawl (0 when it did not say).
+	HTTPStatus int
+	// Discovered is when Bing first learnt of the URL; zero when it did not say.
+	Discovered time.Time
+	// CheckedAt is when Bing was asked.
+	CheckedAt time.Time
+	// Submitted is the URL's newest submission (IndexNow or Bing) when Bing was asked: the
+	// crawl is measured from it.
+	Submitted time.Time
+}
+
+// Crawled reports whether Bing crawled the URL after its submission: it is not asked about
+// again until the URL is submitted anew.
+func (c BingCrawl) Crawled() bool { return c.LastCrawled.After(c.Submitted) }
+
+// ToCrawl is the time from the submission to the crawl; ok is false when no crawl after the
+// submission is known.
+func (c BingCrawl) ToCrawl() (d time.Duration, ok bool) {
+	if !c.Crawled() {
+		return 0, false
+	}
+	return c.LastCrawled.Sub(c.Submitted), true
+}
+
+// Submission is a URL submitted through IndexNow or Bing, its newest submission at Submitted:
+// one to ask Bing about.
+type Submission struct {
+	Hash      int64
+	URL       string
+	Submitted time.Time
+}

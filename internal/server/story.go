@@ -4,12 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"net/http"
 	"time"
 
 	"github.com/sitepush/sitepush/internal/answer"
 	"github.com/sitepush/sitepush/internal/channel/bing"
 	"github.com/sitepush/sitepush/internal/config"
+	"github.com/sitepush/sitepush/internal/model"
 	"github.com/sitepush/sitepush/internal/runner"
 	"github.com/sitepush/sitepush/internal/store"
 )
@@ -29,9 +31,26 @@ type URLStory struct {
 	Lastmod    *time.Time `json:"lastmod"`
 	// Channels holds the URL on each channel of the site that is on, by name.
 	Channels map[string]ChannelStory `json:"channels"`
+	// Bing is what Bing's GetUrlInfo last said of the URL (bing.track); null when it was never
+	// asked.
+	Bing *BingStory `json:"bing"`
 	// Removed tells, of a URL that left every sitemap, what it answered when a run asked the
 	// site, and when IndexNow accepted its removal notice; null when it never left them.
 	Removed *RemovedStory `json:"removed"`
+}
+
+// BingStory is whether and when Bing crawled a URL submitted through IndexNow or Bing, as
+// GetUrlInfo last said.
+type BingStory struct {
+	// LastCrawled is Bing's last crawl of the URL; null when it never crawled it.
+	LastCrawled *time.Time `json:"lastCrawled"`
+	// HTTPStatus is the status Bing got at that crawl.
+	HTTPStatus int        `json:"httpStatus"`
+	Discovered *time.Time `json:"discovered"`
+	CheckedAt  time.Time  `json:"checkedAt"`
+	// HoursToCrawl is the time from the URL's submission to Bing's crawl after it; null while
+	// no crawl after the submission is known.
+	HoursToCrawl *float64 `json:"hoursToCrawl"`
 }
 
 // RemovedStory is what became of a URL that left every sitemap of its site.
@@ -95,7 +114,24 @@ func StoryOf(ctx context.Context, st *store.Store, site *config.Site, u string, 
 		}
 		out.Channels[c.Name] = cs
 	}
+	crawl, asked, err := st.BingCrawl(ctx, site.ID, runner.URLHash([]byte(u)))
+	if err != nil {
+		return nil, err
+	}
+	if asked {
+		out.Bing = bingStory(crawl)
+	}
 	return out, nil
+}
+
+// bingStory tells what Bing said of a URL's crawl.
+func bingStory(c model.BingCrawl) *BingStory {
+	b := &BingStory{LastCrawled: timeOrNil(c.LastCrawled), HTTPStatus: c.HTTPStatus, Discovered: timeOrNil(c.Discovered), CheckedAt: c.CheckedAt}
+	if took, ok := c.ToCrawl(); ok {
+		hours := math.Round(took.Hours()*100) / 100
+		b.HoursToCrawl = &hours
+	}
+	return b
 }
 
 // channelStories tells whether a URL is due on each channel of site that is on, and why; held

@@ -1,9 +1,14 @@
 package server
 
 import (
+	"context"
 	"net/url"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/sitepush/sitepush/internal/model"
+	"github.com/sitepush/sitepush/internal/runner"
 )
 
 // TestURLStoryAPI: GET /api/sites/{id}/urls?url=U answers the URL's story — the document
@@ -26,6 +31,24 @@ func TestURLStoryAPI(t *testing.T) {
 	}
 	if _, ok := doc.Channels["feed"]; !ok || len(doc.Channels) != 3 {
 		t.Errorf("the story has %d channels, want the site's 3: %s", len(doc.Channels), body)
+	}
+	if doc.Bing != nil || !strings.Contains(body, `"bing":null`) {
+		t.Errorf("the story of a URL Bing was never asked about has bing %s; want null", body)
+	}
+
+	// What Bing's GetUrlInfo said is told: the crawl, and the hours from the submission to it.
+	submitted := in.LastDelivery.Truncate(time.Millisecond)
+	crawl := model.BingCrawl{Hash: runner.URLHash([]byte(u)), LastCrawled: submitted.Add(90 * time.Minute), HTTPStatus: 200,
+		Discovered: submitted.Add(time.Minute), CheckedAt: submitted.Add(2 * time.Hour), Submitted: submitted}
+	if err := w.store.RecordBingCrawl(context.Background(), "filesite", crawl); err != nil {
+		t.Fatal(err)
+	}
+	_, body = w.call("GET", path, "")
+	doc = URLStory{}
+	decode(t, body, &doc)
+	if b := doc.Bing; b == nil || b.LastCrawled == nil || !b.LastCrawled.Equal(crawl.LastCrawled) || b.HTTPStatus != 200 ||
+		b.Discovered == nil || !b.CheckedAt.Equal(crawl.CheckedAt) || b.HoursToCrawl == nil || *b.HoursToCrawl != 1.5 {
+		t.Errorf("the story of a URL Bing crawled 90 minutes after its submission: %s", body)
 	}
 	for _, tc := range []struct {
 		path string

@@ -36,3 +36,14 @@ func For(site *config.Site, only string, client *http.Client, userAgent string, 
 	}
 	return out
 }
+
+// OnCrawl tells onCrawl of each crawl the Bing channel among chans first sees after a
+// submission (bing.Channel.OnCrawl), for /metrics.
+func OnCrawl(chans []channel.Channel, onCrawl func(site string, took time.Duration)) []channel.Channel {
+	for _, ch := range chans {
+		if b, ok := ch.(*bing.Channel); ok {
+			b.OnCrawl = onCrawl
+		}
+	}
+	return chans
+}

@@ -60,20 +60,44 @@ type Channel struct {
 	pausedUntil time.Time
 	pauseCause  string
 	pauseWhy    string
+
+	// crawls keeps what GetUrlInfo says (nil: the state keeps none, and nothing is asked);
+	// start is when the run started: the URLs submitted before it are asked about. tracked is
+	// set once the run asked, unreachable when Bing refused the key or did not answer.
+	crawls      CrawlStore
+	start       time.Time
+	tracked     bool
+	unreachable bool
+	// OnCrawl, when set, is told of each crawl first seen after a submission, with the time
+	// from the submission to the crawl (for /metrics).
+	OnCrawl func(site string, took time.Duration)
 }
 
-// New returns the Bing channel of a validated site, for a run starting at start.
+// New returns the Bing channel of a validated site, for a run starting at start. When quota is
+// a CrawlStore too, the channel asks Bing whether it crawled the URLs submitted (bing.track).
 func New(site *config.Site, client *http.Client, userAgent string, quota QuotaStore, start time.Time) *Channel {
+	crawls, _ := quota.(CrawlStore)
 	return &Channel{cfg: site.Bing, site: site.ID, siteURL: site.BaseURL, client: client, userAgent: userAgent,
-		quota: quota, day: start.UTC().Format(time.DateOnly), rnd: rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64()))}
+		quota: quota, day: start.UTC().Format(time.DateOnly), rnd: rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64())),
+		crawls: crawls, start: start}
 }
 
 // Name is "bing".
 func (c *Channel) Name() string { return name }
 
 // Deliver sends the due URLs, in order of priority, in batches of batchSize, one request at a
-// time, until the day's quota is spent.
+// time, until the day's quota is spent; then it asks Bing whether it crawled the URLs submitted
+// before (track).
 func (c *Channel) Deliver(ctx context.Context, q *channel.Queue, rep channel.Reporter) error {
+	if err := c.deliver(ctx, q, rep); err != nil {
+		return err
+	}
+	c.track(ctx, rep)
+	return nil
+}
+
+// deliver sends the due URLs.
+func (c *Channel) deliver(ctx context.Context, q *channel.Queue, rep channel.Reporter) error {
 	today, ok, err := c.todaysQuota(ctx, rep, true)
 	if err != nil || !ok {
 		return channel.UnlessStopped(ctx, err)
@@ -98,8 +122,11 @@ func (c *Channel) Deliver(ctx context.Context, q *channel.Queue, rep channel.Rep
 		}
 		stop, msg, err := c.batch(ctx, urls, rep)
 		switch {
-		case err != nil || stop == keyFailed:
+		case err != nil:
 			return err
+		case stop == keyFailed:
+			c.unreachable = true
+			return nil
 		case stop == quotaFull:
 			rep.HeldBack(name, q.Len()-pos, fmt.Sprintf("%s: Bing refused more today (quota exceeded); %d due URLs go on the next UTC day, after 00:00 UTC", msg, q.Len()-pos))
 			return nil
@@ -125,9 +152,11 @@ func (c *Channel) todaysQuota(ctx context.Context, rep channel.Reporter, record 
 		q, err = c.told(ctx, left, record)
 		return q, err == nil, err
 	case isInvalidKey(err):
+		c.unreachable = true
 		rep.Failed(name, err.Error())
 		return Quota{}, false, nil
 	case errors.Is(err, ErrNoAnswer):
+		c.unreachable = true
 		rep.Failed(name, fmt.Sprintf("GetUrlSubmissionQuota at %s: %v: nothing is sent to Bing in this run, and the due URLs stay due for the next run; check bing.endpoint and the network", c.cfg.Endpoint, err))
 		return Quota{}, false, nil
 	}
