@@ -38,6 +38,12 @@ func Builtin() Settings {
 			Endpoint:   "https://ssl.bing.com/webmaster/api.svc/json",
 			BatchSize:  100,
 		},
+		Google: Google{
+			Sitemaps:      true,
+			Inspect:       true,
+			InspectPerDay: 500,
+			Endpoint:      "https://www.googleapis.com",
+		},
 		Feed: Feed{
 			MaxItems:      50,
 			FetchTitles:   true,
