@@ -104,7 +104,9 @@ func (e *APIError) Error() string {
 // ErrForbidden is a call Google refused for the service account's permission on the property.
 var ErrForbidden = errors.New("forbidden")
 
-func (e *APIError) Is(target error) bool { return target == ErrForbidden && e.Status == http.StatusForbidden }
+func (e *APIError) Is(target error) bool {
+	return target == ErrForbidden && e.Status == http.StatusForbidden
+}
 
 // call makes one call to Google, within callTimeout, and decodes its JSON answer into out.
 func (a *API) call(ctx context.Context, method, u string, body []byte, out any) error {

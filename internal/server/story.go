@@ -29,6 +29,17 @@ type URLStory struct {
 	Lastmod    *time.Time `json:"lastmod"`
 	// Channels holds the URL on each channel of the site that is on, by name.
 	Channels map[string]ChannelStory `json:"channels"`
+	// Google is what Google's URL Inspection last said of the URL; null when it was never asked.
+	Google *GoogleStory `json:"google"`
+}
+
+// GoogleStory is what Google's URL Inspection last said of a URL (its indexStatusResult), and
+// when it was asked.
+type GoogleStory struct {
+	CoverageState string     `json:"coverageState"`
+	IndexingState string     `json:"indexingState"`
+	LastCrawl     *time.Time `json:"lastCrawl"`
+	CheckedAt     time.Time  `json:"checkedAt"`
 }
 
 // ChannelStory is a URL on one channel: what the channel last did with it, and whether it is due
@@ -64,6 +75,14 @@ func StoryOf(ctx context.Context, st *store.Store, site *config.Site, u string, 
 	}
 	f := found[0]
 	out := &URLStory{URL: f.URL, FirstSeen: f.FirstSeen, Lastmod: timeOrNil(f.Lastmod), Channels: map[string]ChannelStory{}}
+	ins, err := st.Inspection(ctx, site.ID, runner.URLHash([]byte(f.URL)))
+	if err != nil {
+		return nil, err
+	}
+	if ins != nil {
+		out.Google = &GoogleStory{CoverageState: ins.CoverageState, IndexingState: ins.IndexingState,
+			LastCrawl: timeOrNil(ins.LastCrawl), CheckedAt: ins.CheckedAt}
+	}
 	if known {
 		out.InSitemaps = &in
 	}
