@@ -3,6 +3,7 @@ package store_test
 import (
 	"context"
 	"errors"
+	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -31,11 +32,16 @@ func TestOpenMigratesOnceAndRefusesNewerSchemas(t *testing.T) {
 	db := storetest.Raw(t, state)
 	var n, latest int
 	db.QueryRow(`SELECT COUNT(*), MAX(version) FROM schema_migrations`).Scan(&n, &latest)
-	if n != latest || n < 2 {
-		t.Errorf("%d migrations recorded up to version %d after two opens: each must be applied once", n, latest)
+	// Numbers may have gaps while branches add migrations: each file counts once.
+	files, err := os.ReadDir("migrations/sqlite")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n != len(files) || n < 2 {
+		t.Errorf("%d migrations recorded up to version %d after two opens, of %d files: each must be applied once", n, latest, len(files))
 	}
 	db.Exec(`INSERT INTO schema_migrations VALUES (999, 0)`)
-	_, err := store.Open(ctx, state)
+	_, err = store.Open(ctx, state)
 	if err == nil || !strings.Contains(err.Error(), "schema version 999, written by a newer sitepush") || !strings.Contains(err.Error(), "upgrade sitepush") {
 		t.Errorf("err = %v", err)
 	}
