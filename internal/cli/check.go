@@ -193,6 +193,9 @@ func (c *checker) checkSite(s *config.Site) {
 	if s.Feed.Enabled && s.Feed.Out != "" {
 		c.feedOut(s)
 	}
+	if s.Google.Enabled {
+		c.google(s)
+	}
 }
 
 func orNone(list []string) string {

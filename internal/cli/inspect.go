@@ -113,4 +113,11 @@ func writeStory(w io.Writer, doc *server.URLStory) {
 		}
 		fmt.Fprintf(w, "  crawled by Bing: %s; asked %s\n", crawled, b.CheckedAt.Format(time.RFC3339))
 	}
+	if g := doc.Google; g != nil {
+		crawl := "never crawled"
+		if g.LastCrawl != nil {
+			crawl = "last crawled " + g.LastCrawl.Format(time.RFC3339)
+		}
+		fmt.Fprintf(w, "  google:  %s (%s), %s; asked %s\n", g.CoverageState, g.IndexingState, crawl, g.CheckedAt.Format(time.RFC3339))
+	}
 }

@@ -81,7 +81,7 @@ func openState(e *env, cfg *config.Config, dryRun bool) (*store.Store, error) {
 func runSites(e *env, cfg *config.Config, st *store.Store, sites []*config.Site, f runFlags, opt runner.Options) error {
 	client := httpClient()
 	r := runner.New(st)
-	r.Client, r.UserAgent = client, cfg.UserAgent
+	r.Client, r.UserAgent, r.Followers = client, cfg.UserAgent, followers(client, st)
 	r.Warn = func(site, msg string) { fmt.Fprintf(e.stderr, "warning: site %s: %s\n", site, msg) }
 	r.Notify = func(msg string) { fmt.Fprintf(e.stderr, "%s\n", msg) }
 	view := newRunView(e, f)

@@ -40,6 +40,9 @@ func (s *Site) offChannels(own keySet) []string {
 	if !s.Bing.Enabled && s.Bing.APIKey != "" && !own.has("bing.enabled") {
 		out = append(out, "bing.apiKey is set but bing.enabled is not: nothing goes to Bing; add bing.enabled: true (or remove the key)")
 	}
+	if !s.Google.Enabled && s.Google.Credentials != "" && !own.has("google.enabled") {
+		out = append(out, "google.credentials is set but google.enabled is not: nothing goes to Google; add google.enabled: true (or remove the credentials)")
+	}
 	if !s.Feed.Enabled && own != nil && (own["feed.out"] || own["feed.title"] || own["feed.url"]) && !own["feed.enabled"] {
 		out = append(out, "the feed is set up (feed.out, title or url) but feed.enabled is not: no feed is kept; add feed.enabled: true")
 	}

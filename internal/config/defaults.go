@@ -41,6 +41,12 @@ func Builtin() Settings {
 			Track:       true,
 			TrackPerRun: 50,
 		},
+		Google: Google{
+			Sitemaps:      true,
+			Inspect:       true,
+			InspectPerDay: 500,
+			Endpoint:      "https://www.googleapis.com",
+		},
 		Feed: Feed{
 			MaxItems:      50,
 			FetchTitles:   true,

@@ -53,7 +53,7 @@ func resolvePath(dir, p string) string {
 }
 
 // resolvePaths resolves the file paths of the configuration against c.Dir: sitemaps given as
-// paths, feed.out, and the path of a sqlite: state. A sitemap that looks like a host stays as
+// paths, feed.out, google.credentials, and the path of a sqlite: state. A sitemap that looks like a host stays as
 // written, for its error message.
 func (c *Config) resolvePaths() {
 	if p, ok := strings.CutPrefix(c.State, "sqlite:"); ok && p != ":memory:" && !strings.HasPrefix(p, "file:") {
@@ -67,6 +67,7 @@ func (c *Config) resolvePaths() {
 			}
 		}
 		s.Feed.Out = resolvePath(c.Dir, s.Feed.Out)
+		s.Google.Credentials = resolvePath(c.Dir, s.Google.Credentials)
 	}
 }
 

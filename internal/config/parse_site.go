@@ -49,6 +49,7 @@ func (c *Config) ParseSite(data []byte) (*Site, error) {
 		}
 	}
 	s.Feed.Out = resolvePath(c.Dir, s.Feed.Out)
+	s.Google.Credentials = resolvePath(c.Dir, s.Google.Credentials)
 	own := keysOf(root)
 	s.unread = c.unreadOf(-1, own)
 	if !own.has("feed.url") && s.Feed.URL == "" {

@@ -129,6 +129,9 @@ type Settings struct {
 	Bing Bing `yaml:"bing" json:"bing"`
 	// Feed is the RSS feed channel.
 	Feed Feed `yaml:"feed" json:"feed"`
+	// Google is Search Console: the site's changed sitemaps submitted, the URLs sent inspected.
+	// It is no channel — it follows a run up (docs/runs.md, "What happens after a URL is sent").
+	Google Google `yaml:"google" json:"google"`
 }
 
 // Sitemap holds the limits of sitemap reading.
@@ -221,4 +224,25 @@ type Feed struct {
 	// URL is where readers find the feed, for its atom:link rel="self"; it defaults to
 	// {baseUrl}/feed.xml, where a static site usually publishes feed.out.
 	URL string `yaml:"url" json:"url"`
+}
+
+// Google configures what Google is told and asked through its Search Console API, with a
+// service account that is an owner or full user of the property.
+type Google struct {
+	// Enabled turns Google on; it is off unless its block says so.
+	Enabled bool `yaml:"enabled" json:"enabled"`
+	// Credentials is the path of the service account's JSON key file. The path is shown; the
+	// file's content is a secret, read only to sign the token request sent to its token_uri.
+	Credentials string `yaml:"credentials" json:"credentials"`
+	// Property is the Search Console property: sc-domain:example.com, or a URL prefix such as
+	// https://example.com/.
+	Property string `yaml:"property" json:"property"`
+	// Sitemaps submits each sitemap a run finds new or changed to Search Console.
+	Sitemaps bool `yaml:"sitemaps" json:"sitemaps"`
+	// Inspect asks URL Inspection about the URLs sent, once after each submission.
+	Inspect bool `yaml:"inspect" json:"inspect"`
+	// InspectPerDay caps the inspections of the property per UTC day (Google allows 2,000).
+	InspectPerDay int `yaml:"inspectPerDay" json:"inspectPerDay"`
+	// Endpoint is the base URL of both APIs, overridable for tests and proxies.
+	Endpoint string `yaml:"endpoint" json:"endpoint"`
 }

@@ -82,6 +82,19 @@ func checkFeed(f *Feed, p *problems) {
 	}
 }
 
+func checkGoogle(g *Google, p *problems) {
+	if g.Property != "" && !strings.HasPrefix(g.Property, "sc-domain:") {
+		if u := httpURL(g.Property); u == nil || !strings.HasSuffix(g.Property, "/") {
+			p.fieldf("google.property", `google.property %q must be a Search Console property: sc-domain:example.com for a domain, `+
+				`or a URL prefix ending in "/", like https://example.com/`, g.Property)
+		}
+	}
+	p.between("google.inspectPerDay", int64(g.InspectPerDay), 1, 2000, "Google allows 2,000 inspections a day per property")
+	if httpURL(g.Endpoint) == nil {
+		p.fieldf("google.endpoint", "google.endpoint %q must be an absolute http(s) URL, like https://www.googleapis.com", g.Endpoint)
+	}
+}
+
 // MaskKey shows a key by its first four characters only ("abcd…"), the one form in which keys may
 // appear in logs, output and API responses. A key of four characters or fewer shows nothing but
 // "…", and an empty key stays empty so that "not set" remains visible.

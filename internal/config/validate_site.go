@@ -116,6 +116,7 @@ func checkSettings(s *Settings, p *problems) compiled {
 	checkIndexNow(&s.IndexNow, p)
 	checkBing(&s.Bing, p)
 	checkFeed(&s.Feed, p)
+	checkGoogle(&s.Google, p)
 	return c
 }
 
@@ -176,6 +177,12 @@ func checkRequired(s *Site, p *problems) {
 	checkKeyLocation(in.KeyLocation, s.BaseURL, p)
 	if s.Bing.Enabled && s.Bing.APIKey == "" && !s.unread["bing.apiKey"] {
 		p.addf("bing.apiKey is required when bing.enabled is true")
+	}
+	if g := &s.Google; g.Enabled && g.Credentials == "" && !s.unread["google.credentials"] {
+		p.addf("google.credentials is required when google.enabled is true: the path of the service account's JSON key file")
+	}
+	if g := &s.Google; g.Enabled && g.Property == "" {
+		p.addf("google.property is required when google.enabled is true: the Search Console property, like sc-domain:example.com or https://example.com/")
 	}
 }
 

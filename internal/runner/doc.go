@@ -25,7 +25,10 @@
 //  5. hand to channels (deliver.go, report.go; Runner.deliverAll): each channel in turn gets its
 //     queue — its first run cut to its backlog setting (collector.backlog) — and every answer
 //     is recorded as it comes (recorder); a dry run shows what each would send instead
-//     (preview).
+//     (preview). Around them, the run's followers (follow.go; Runner.Followers): before, they
+//     are told of the sitemaps the run found new or changed (memos.changed); after, they follow
+//     up the URLs earlier runs sent (Search Console, in internal/google, which the runner does
+//     not import).
 //
 // Then what the run read is remembered for the runs after (memos.save), the record summed up
 // (status), and a site whose budget never lets it get anywhere failed (stall).

@@ -49,6 +49,11 @@ type memos struct {
 	outstanding map[int64][]model.Pending
 	// warn, when set, is told of a memo dropped as damaged (usable).
 	warn func(site, msg string)
+	// before holds the hash of each sitemap's content as the runs before read it, of every
+	// memo whatever its scope; changed names the sitemaps the run learnt whose content is new
+	// or other than that, in the order read: what the run's followers are told (Follower).
+	before  map[string]uint64
+	changed []string
 }
 
 // load reads the memos of the run's scope and, when it uses settled ones, the outstanding
@@ -58,7 +63,9 @@ func (m *memos) load(ctx context.Context, q model.PendingQuery) error {
 	if err != nil {
 		return err
 	}
+	m.before = make(map[string]uint64, len(all))
 	for name, memo := range all {
+		m.before[name] = memo.Hash
 		switch {
 		case memo.Unfinished && sameFilter(memo.Scope, m.scope):
 			m.unfinished[name] = memo
@@ -192,6 +199,9 @@ func (m *memos) learn(sm *sitemap.Sitemap, f *file) {
 	}
 	m.learnt, m.spans = append(m.learnt, memo), append(m.spans, spilled{at, len(m.buf)})
 	m.has[sm.URL] = true
+	if v.Hash == 0 || m.before[sm.URL] != v.Hash {
+		m.changed = append(m.changed, sm.URL)
+	}
 }
 
 // readWhole counts the sitemaps the run read whole, or found unchanged, and the indexes read

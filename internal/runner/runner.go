@@ -40,6 +40,9 @@ type Runner struct {
 	// OnOutcome, when set, is told of every outcome once it is recorded (for a list of the URLs
 	// sent). It must not block, nor keep o.URLs.
 	OnOutcome func(site string, o channel.Outcome)
+	// Followers, when set, returns what follows a run of site up (Follower): called once per run
+	// that writes.
+	Followers func(site *config.Site) []Follower
 }
 
 // Options say how to run a site.
@@ -194,8 +197,12 @@ func (r *Runner) run(ctx context.Context, site *config.Site, opt Options, rec *m
 	}
 	cut := r.countSitemaps(rec, res, budget)
 	complete := rec.Sitemaps.Failed == 0 && !cut
-	// 5: hand to channels.
+	// 5: hand to channels, with the followers told of the sitemaps that changed before, and
+	// following the run up after.
+	followers := r.followersOf(site, col.mode)
+	followSitemaps(budget, site, followers, col.memo.changed, rep)
 	r.deliverAll(ctx, budget, col, opt, rep, res, complete)
+	follow(budget, site, followers, rep)
 	if !res.Unreadable() {
 		ended := readEnd(rec, cut, complete, budget)
 		if ended == readSettled && col.mode.keepMemos {

@@ -37,6 +37,8 @@ type URLStory struct {
 	// Removed tells, of a URL that left every sitemap, what it answered when a run asked the
 	// site, and when IndexNow accepted its removal notice; null when it never left them.
 	Removed *RemovedStory `json:"removed"`
+	// Google is what Google's URL Inspection last said of the URL; null when it was never asked.
+	Google *GoogleStory `json:"google"`
 }
 
 // BingStory is whether and when Bing crawled a URL submitted through IndexNow or Bing, as
@@ -60,6 +62,15 @@ type RemovedStory struct {
 	// announced through IndexNow); null until a run has.
 	Status      *int       `json:"status"`
 	AnnouncedAt *time.Time `json:"announcedAt"`
+}
+
+// GoogleStory is what Google's URL Inspection last said of a URL (its indexStatusResult), and
+// when it was asked.
+type GoogleStory struct {
+	CoverageState string     `json:"coverageState"`
+	IndexingState string     `json:"indexingState"`
+	LastCrawl     *time.Time `json:"lastCrawl"`
+	CheckedAt     time.Time  `json:"checkedAt"`
 }
 
 // ChannelStory is a URL on one channel: what the channel last did with it, and whether it is due
@@ -95,6 +106,14 @@ func StoryOf(ctx context.Context, st *store.Store, site *config.Site, u string, 
 	}
 	f := found[0]
 	out := &URLStory{URL: f.URL, FirstSeen: f.FirstSeen, Lastmod: timeOrNil(f.Lastmod), Channels: map[string]ChannelStory{}}
+	ins, err := st.Inspection(ctx, site.ID, runner.URLHash([]byte(f.URL)))
+	if err != nil {
+		return nil, err
+	}
+	if ins != nil {
+		out.Google = &GoogleStory{CoverageState: ins.CoverageState, IndexingState: ins.IndexingState,
+			LastCrawl: timeOrNil(ins.LastCrawl), CheckedAt: ins.CheckedAt}
+	}
 	if known {
 		out.InSitemaps = &in
 	}
