@@ -113,6 +113,9 @@ type Settings struct {
 	RunBudget Duration `yaml:"runBudget" json:"runBudget"`
 	// ResubmitAfter makes an unchanged URL due again after this long; 0 means never.
 	ResubmitAfter Duration `yaml:"resubmitAfter" json:"resubmitAfter"`
+	// PreflightAfter is how long a URL a preflight found ineligible waits, unchanged, before it is
+	// checked again (docs/runs.md, "Preflight"); a change of its lastmod checks it at once.
+	PreflightAfter Duration `yaml:"preflightAfter" json:"preflightAfter"`
 	// Backlog is what IndexNow and Bing send of the URLs already there when they first run for
 	// the site: all, none, or those whose lastmod is within a duration. indexnow.backlog and
 	// bing.backlog, when given, set it for their channel.
@@ -169,6 +172,10 @@ type IndexNow struct {
 	Backoff []Duration `yaml:"backoff" json:"backoff"`
 	// ThrottleWait is the wait after HTTP 429 when the response gives no Retry-After.
 	ThrottleWait Duration `yaml:"throttleWait" json:"throttleWait"`
+	// Preflight fetches each URL before it is sent and holds back those an engine would not
+	// index (noindex, another canonical, a redirect, an error, robots.txt): off by default, as
+	// IndexNow costs nothing per URL.
+	Preflight bool `yaml:"preflight" json:"preflight"`
 	// Backlog is the site's backlog setting for IndexNow alone; empty, it is the site's.
 	Backlog Backlog `yaml:"backlog" json:"backlog,omitempty"`
 }
@@ -187,6 +194,9 @@ type Bing struct {
 	Endpoint string `yaml:"endpoint" json:"endpoint"`
 	// BatchSize is the number of URLs per SubmitUrlbatch request (Bing accepts up to 500).
 	BatchSize int `yaml:"batchSize" json:"batchSize"`
+	// Preflight fetches each URL before it is sent and holds back those Bing would not index,
+	// so that none of the daily quota goes on them: on by default.
+	Preflight bool `yaml:"preflight" json:"preflight"`
 	// Backlog is the site's backlog setting for Bing alone; empty, it is the site's.
 	Backlog Backlog `yaml:"backlog" json:"backlog,omitempty"`
 }
