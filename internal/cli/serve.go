@@ -88,7 +88,7 @@ func serve(ctx context.Context, cfg *config.Config, st *store.Store, ln net.List
 
 	var api *server.Server
 	runs := scheduler.NewRuns(r, func(site *config.Site, only string) []channel.Channel {
-		return sitechannels.For(site, only, client, cfg.UserAgent, st, time.Now())
+		return sitechannels.For(site, only, client, cfg.UserAgent, st, time.Now(), true)
 	}, func(rec *model.Record) {
 		m.RunFinished(rec)
 		alerts.Finished(rec)

@@ -87,9 +87,9 @@ func (c *Checker) Check(ctx context.Context, e Engine, u string) (v channel.Pref
 }
 
 // Split checks urls for e, at most parallel at a time, reports to rep those held back — each
-// once in the run — and returns the others, in their order: those to send. A URL not checked
-// before ctx ended is in neither, and stays due.
-func (c *Checker) Split(ctx context.Context, e Engine, urls []channel.Due, rep channel.Reporter) ([]channel.Due, error) {
+// once in the run — and returns both, in their order: send, those to send, and held, those held
+// back. A URL not checked before ctx ended is in neither, and stays due.
+func (c *Checker) Split(ctx context.Context, e Engine, urls []channel.Due, rep channel.Reporter) (send, held []channel.Due, err error) {
 	verdicts := make([]channel.Preflight, len(urls))
 	checked := make([]bool, len(urls))
 	var wg sync.WaitGroup
@@ -97,20 +97,23 @@ func (c *Checker) Split(ctx context.Context, e Engine, urls []channel.Due, rep c
 		wg.Go(func() { verdicts[i], checked[i] = c.Check(ctx, e, d.URL) })
 	}
 	wg.Wait()
-	var send []channel.Due
 	for i, d := range urls {
 		switch {
 		case !checked[i]:
+			continue
 		case verdicts[i].Reason == "":
 			send = append(send, d)
-		case c.firstReport(e, d.URL):
+			continue
+		}
+		held = append(held, d)
+		if c.firstReport(e, d.URL) {
 			v := verdicts[i]
 			if err := rep.Finished(channel.Outcome{Channel: e.Channel, URLs: []channel.Due{d}, Preflight: &v}); err != nil {
-				return send, err
+				return send, held, err
 			}
 		}
 	}
-	return send, nil
+	return send, held, nil
 }
 
 // firstReport reports whether u is held back on e's channel for the first time in the run.

@@ -160,7 +160,7 @@ func TestSplitReportsEachOnceAndBoundsFetches(t *testing.T) {
 	urls = append(urls, channel.Due{Hash: 99, URL: s.URL + "/gone"})
 	c, rep := New(s.Client(), "t"), &reporter{}
 	for range 2 {
-		send, err := c.Split(context.Background(), Bing, urls, rep)
+		send, _, err := c.Split(context.Background(), Bing, urls, rep)
 		if err != nil || len(send) != 40 {
 			t.Fatalf("Split: %d to send, %v; want 40", len(send), err)
 		}
@@ -177,7 +177,7 @@ func TestSplitLeavesUncheckedDue(t *testing.T) {
 	s := newSite(t, nil)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	send, err := New(s.Client(), "t").Split(ctx, Bing, []channel.Due{{Hash: 1, URL: s.URL + "/a"}}, &reporter{})
+	send, _, err := New(s.Client(), "t").Split(ctx, Bing, []channel.Due{{Hash: 1, URL: s.URL + "/a"}}, &reporter{})
 	if err != nil || len(send) != 0 {
 		t.Errorf("after the run's end: %v, %v; want nothing sent and nothing reported", send, err)
 	}
