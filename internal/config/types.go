@@ -5,6 +5,7 @@ package config
 import (
 	"fmt"
 	"strings"
+	"time"
 )
 
 // Config is a loaded and validated configuration file.
@@ -103,6 +104,17 @@ type Site struct {
 	// unread holds the settings whose ${VAR} is not set, which the command does not read
 	// (Config.Unread): a key required when its channel is on is not required of them.
 	unread map[string]bool
+}
+
+// PreflightWait is how long a URL a preflight held back on channel waits, unchanged, before it is
+// due again: preflightAfter when the channel preflights, else 0 (due at once: the channel no
+// longer checks).
+func (s *Site) PreflightWait(channel string) time.Duration {
+	switch {
+	case channel == "bing" && s.Bing.Preflight, channel == "indexnow" && s.IndexNow.Preflight:
+		return s.PreflightAfter.D()
+	}
+	return 0
 }
 
 // Settings are the parts of a site that may also be given once under `defaults`.

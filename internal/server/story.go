@@ -88,7 +88,7 @@ func channelStories(site *config.Site, u store.URLState, now time.Time, held str
 		}
 		d, ok := u.Channels[name]
 		c := channelStory{Name: name, Delivery: d, Delivered: ok}
-		c.Due = runner.DueReason(d.State, u.Lastmod, site.ResubmitAfter.D(), now, name == "feed")
+		c.Due = runner.DueReason(d.State, u.Lastmod, site.ResubmitAfter.D(), site.PreflightWait(name), now, name == "feed")
 		if c.Due != "" && name == "bing" {
 			c.Held = held
 		}

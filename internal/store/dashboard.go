@@ -298,7 +298,7 @@ func (s *Store) deliveriesOf(ctx context.Context, site string, hashes []int64, f
 			return err
 		}
 		d.LastAttempt = time.UnixMilli(last).UTC()
-		d.State = deliveryState(lastmod, deliveredAt, d.Outcome, d.Attempts)
+		d.State = deliveryState(lastmod, deliveredAt, d.Outcome, d.Attempts, last)
 		if i, ok := at[h]; ok {
 			found[i].Channels[ch] = d
 		}
