@@ -37,11 +37,11 @@ type URLStory struct {
 // PreflightStory is a preflight's verdict on a URL (docs/runs.md, "Preflight"): ok, or
 // ineligible with the reason, what was found and what to fix.
 type PreflightStory struct {
-	Verdict   string    `json:"verdict"`          // ok or ineligible
-	Reason    *string   `json:"reason"`           // status, redirect, noindex, canonical or robots
-	Detail    *string   `json:"detail"`           // "HTTP 404", the redirect's target, the canonical URL…
-	Fix       string    `json:"fix,omitempty"`    // what the site's owner can do
-	Channel   string    `json:"channel"`          // the channel that checked
+	Verdict   string    `json:"verdict"`       // ok or ineligible
+	Reason    *string   `json:"reason"`        // status, redirect, noindex, canonical or robots
+	Detail    *string   `json:"detail"`        // "HTTP 404", the redirect's target, the canonical URL…
+	Fix       string    `json:"fix,omitempty"` // what the site's owner can do
+	Channel   string    `json:"channel"`       // the channel that checked
 	CheckedAt time.Time `json:"checkedAt"`
 }
 
