@@ -93,4 +93,14 @@ func writeStory(w io.Writer, doc *server.URLStory) {
 		}
 		fmt.Fprintf(w, "  %-8s %s; %s\n", name+":", line, due)
 	}
+	if p := doc.Preflight; p != nil {
+		verdict := "eligible"
+		if p.Reason != nil {
+			verdict = "not eligible: " + *p.Reason
+			if p.Detail != nil {
+				verdict += " (" + *p.Detail + "); " + p.Fix
+			}
+		}
+		fmt.Fprintf(w, "  preflight:       %s, checked %s for %s\n", verdict, p.CheckedAt.Format(time.RFC3339), p.Channel)
+	}
 }
