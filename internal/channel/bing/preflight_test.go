@@ -72,7 +72,7 @@ func TestPreflightCostIsTheQuota(t *testing.T) {
 	}
 	sent := eng.Accepted()[sentBefore:]
 	t.Logf("%d URLs due, quota %d: %d pages fetched (%d not eligible), %d sent, %d held, in %v (without a preflight %v; %v a page)",
-		urls, quota, fetches.Load(), ineligible(rep), len(sent), rep.Held(), took.Round(time.Millisecond), without.Round(time.Millisecond), latency)
+		urls, quota, fetches.Load(), rep.Ineligible(), len(sent), rep.Held(), took.Round(time.Millisecond), without.Round(time.Millisecond), latency)
 	if len(sent) != quota {
 		t.Errorf("sent %d URLs, want the quota, %d", len(sent), quota)
 	}
@@ -84,15 +84,4 @@ func TestPreflightCostIsTheQuota(t *testing.T) {
 	if n := fetches.Load(); n > 2*quota {
 		t.Errorf("fetched %d pages for a quota of %d: a preflight must cost about the quota, not the site", n, quota)
 	}
-}
-
-// ineligible counts the URLs a preflight held back.
-func ineligible(rep *enginetest.Reporter) int {
-	n := 0
-	for _, o := range rep.Outcomes() {
-		if o.Ineligible() {
-			n += len(o.URLs)
-		}
-	}
-	return n
 }

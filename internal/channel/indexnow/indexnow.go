@@ -282,3 +282,31 @@ func (c *Channel) attempt(ctx context.Context, endpoint string, s submission) an
 	defer resp.Body.Close()
 	return c.judge(endpoint, resp)
 }
+
+// previewChunk is how many URLs a dry run checks at a time: what it holds in memory.
+const previewChunk = 1000
+
+// Preview checks, when the channel preflights, the URLs of q as Deliver would, reports those it
+// holds back and takes them out of q. It holds none back for a quota: IndexNow has none.
+func (c *Channel) Preview(ctx context.Context, q *channel.Queue, rep channel.Reporter) (held int) {
+	if c.checker == nil {
+		return 0
+	}
+	dropped := map[int64]bool{}
+	for pos := 0; pos < q.Len() && ctx.Err() == nil; pos += previewChunk {
+		urls, err := q.Slice(ctx, pos, pos+previewChunk)
+		if err == nil {
+			_, out, serr := c.checker.Split(ctx, preflight.IndexNow, urls, rep)
+			for _, d := range out {
+				dropped[d.Hash] = true
+			}
+			err = serr
+		}
+		if err != nil {
+			rep.Failed(name, err.Error())
+			break
+		}
+	}
+	q.Drop(dropped)
+	return 0
+}

@@ -9,6 +9,7 @@ import (
 	"context"
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/sitepush/sitepush/internal/channel"
@@ -92,9 +93,15 @@ func (c *Checker) Check(ctx context.Context, e Engine, u string) (v channel.Pref
 func (c *Checker) Split(ctx context.Context, e Engine, urls []channel.Due, rep channel.Reporter) (send, held []channel.Due, err error) {
 	verdicts := make([]channel.Preflight, len(urls))
 	checked := make([]bool, len(urls))
+	// parallel workers, not one a URL: a batch of IndexNow holds up to 10,000.
+	var next atomic.Int64
 	var wg sync.WaitGroup
-	for i, d := range urls {
-		wg.Go(func() { verdicts[i], checked[i] = c.Check(ctx, e, d.URL) })
+	for range min(parallel, len(urls)) {
+		wg.Go(func() {
+			for i := int(next.Add(1) - 1); i < len(urls); i = int(next.Add(1) - 1) {
+				verdicts[i], checked[i] = c.Check(ctx, e, urls[i].URL)
+			}
+		})
 	}
 	wg.Wait()
 	for i, d := range urls {
