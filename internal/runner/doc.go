@@ -47,6 +47,9 @@
 //     being sent. A channel none of whose URLs read is known has its first run for the site,
 //     where the backlog setting applies.
 //   - due: to be delivered on a channel in this run (isDue, DueReason, mode.rule).
+//   - ineligible (on a channel): a preflight (channel/preflight) held the URL back — noindex,
+//     another canonical, a redirect, an error, robots.txt — and did not send it; due again when
+//     its lastmod changes or preflightAfter has passed (DueRecheck), at the next run after a 5xx.
 //   - outstanding delivery: a delivery state that makes a URL due whatever its sitemap says — its
 //     last attempt failed, or resubmitAfter has passed (model.Pending, from
 //     State.PendingDeliveries).
