@@ -111,6 +111,55 @@ type Outcome struct {
 	// Skipped marks URLs a channel sets aside without sending them (the pages a feed's first run
 	// does not turn into items): recorded as delivered, counted as skipped, not in the statistics.
 	Skipped bool
+	// Preflight is what a preflight found of the URLs in this run before they were to be sent
+	// (internal/channel/preflight); nil when none looked. An outcome whose Preflight has a
+	// Reason is one of URLs held back as ineligible: not sent, no failure of the channel.
+	Preflight *Preflight
+}
+
+// Ineligible reports whether the outcome is of URLs a preflight held back.
+func (o Outcome) Ineligible() bool { return o.Preflight != nil && o.Preflight.Reason != "" }
+
+// Preflight is the verdict of a fetch of a URL before a channel sends it: whether the engine
+// would index the page, and if not, why, in words a site owner can act on.
+type Preflight struct {
+	// Reason is "" when the page is eligible, else one of the Not… reasons.
+	Reason string
+	// Detail names what was found: "HTTP 404", the redirect's target, the canonical URL.
+	Detail string
+	// Again marks a verdict that may change by itself (a 5xx, no answer): the URL stays due and
+	// is checked again at the next run.
+	Again bool
+}
+
+// Why a preflight holds a URL back (Preflight.Reason).
+const (
+	NotStatus    = "status"    // the page answered neither 2xx nor a redirect (404, 410, 5xx, none)
+	NotRedirect  = "redirect"  // the page redirects elsewhere
+	NotNoindex   = "noindex"   // a robots meta tag or X-Robots-Tag header says noindex
+	NotCanonical = "canonical" // its canonical link names another URL
+	NotRobots    = "robots"    // robots.txt disallows it for the engine's crawler
+)
+
+// Fix says what a site owner can do about a preflight's reason, for the dashboard and the
+// URL's story.
+func (p Preflight) Fix() string {
+	switch p.Reason {
+	case NotStatus:
+		if p.Again {
+			return "the site failed to answer for now; the URL is checked again at the next run"
+		}
+		return "the page does not answer 200: remove it from the sitemap, or make it answer 200"
+	case NotRedirect:
+		return "list the redirect's target in the sitemap instead of this URL"
+	case NotNoindex:
+		return "remove noindex from the page (its robots meta tag or X-Robots-Tag header), or remove it from the sitemap"
+	case NotCanonical:
+		return "list the canonical URL in the sitemap instead, or make the page name itself as canonical"
+	case NotRobots:
+		return "robots.txt disallows the page for the engine's crawler: allow it, or remove it from the sitemap"
+	}
+	return ""
 }
 
 // Request is one try of a request a channel made to one endpoint: a request is tried again after

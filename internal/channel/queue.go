@@ -219,3 +219,9 @@ func split(items []item, keep func(Meta) bool) (kept, refused []item) {
 	}
 	return kept, refused
 }
+
+// Drop takes the URLs of hashes out of the queue: those a channel will not send after all.
+func (q *Queue) Drop(hashes map[int64]bool) {
+	gone := func(it item) bool { return hashes[it.hash] }
+	q.failed, q.rest = slices.DeleteFunc(q.failed, gone), slices.DeleteFunc(q.rest, gone)
+}

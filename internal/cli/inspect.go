@@ -120,4 +120,14 @@ func writeStory(w io.Writer, doc *server.URLStory) {
 		}
 		fmt.Fprintf(w, "  google:  %s (%s), %s; asked %s\n", g.CoverageState, g.IndexingState, crawl, g.CheckedAt.Format(time.RFC3339))
 	}
+	if p := doc.Preflight; p != nil {
+		verdict := "eligible"
+		if p.Reason != nil {
+			verdict = "not eligible: " + *p.Reason
+			if p.Detail != nil {
+				verdict += " (" + *p.Detail + "); " + p.Fix
+			}
+		}
+		fmt.Fprintf(w, "  preflight:       %s, checked %s for %s\n", verdict, p.CheckedAt.Format(time.RFC3339), p.Channel)
+	}
 }

@@ -131,8 +131,8 @@ func (p *progress) state(rec *model.Record) string {
 	due, done, held := 0, 0, 0
 	for _, n := range channelNames(rec) {
 		st := rec.Channels[n]
-		fmt.Fprintf(&b, " · %s %s/%s", n, count(st.Submitted+st.Failed), count(st.Due))
-		due, done, held = due+st.Due, done+st.Submitted+st.Failed, held+st.Held
+		fmt.Fprintf(&b, " · %s %s/%s", n, count(st.Submitted+st.Failed+st.Ineligible), count(st.Due))
+		due, done, held = due+st.Due, done+st.Submitted+st.Failed+st.Ineligible, held+st.Held
 	}
 	p.done, p.due = done, due-done-held
 	return b.String()

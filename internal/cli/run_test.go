@@ -3,6 +3,7 @@ package cli
 import (
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
@@ -23,9 +24,22 @@ type testWorld struct {
 	config       string
 }
 
+// pagesOr serves files, and a page for any other path under /p/, as a site does: a preflight
+// (docs/runs.md, "Preflight") finds the pages it is to send.
+func pagesOr(files enginetest.Files) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if _, ok := files[r.URL.Path]; ok || !strings.HasPrefix(r.URL.Path, "/p/") {
+			files.ServeHTTP(w, r)
+			return
+		}
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		fmt.Fprint(w, "<!doctype html><html><head><title>A page</title></head><body>A page</body></html>")
+	})
+}
+
 func newTestWorld(t *testing.T, extra string) *testWorld {
 	w := &testWorld{files: enginetest.Files{"/" + testKey + ".txt": testKey}}
-	w.site = httptest.NewServer(w.files)
+	w.site = httptest.NewServer(pagesOr(w.files))
 	t.Cleanup(w.site.Close)
 	w.eng = &enginetest.IndexNow{FetchKey: enginetest.FetchOverHTTP}
 	w.engine = httptest.NewServer(w.eng)

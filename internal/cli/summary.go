@@ -72,7 +72,8 @@ func printChannel(w io.Writer, name string, st *model.ChannelStats, dryRun bool)
 		done, skipped = "added", "known"
 	}
 	if dryRun {
-		fmt.Fprintf(w, "  %s: %s would be %s", name, count(st.Due-st.Held-st.Left), done)
+		fmt.Fprintf(w, "  %s: %s would be %s", name, count(st.Due-st.Held-st.Left-st.Ineligible), done)
+		printIneligible(w, st)
 		if st.Held > 0 {
 			fmt.Fprintf(w, ", %s held back by the quota", count(st.Held))
 		}
@@ -83,12 +84,13 @@ func printChannel(w io.Writer, name string, st *model.ChannelStats, dryRun bool)
 		for _, u := range st.Sample {
 			fmt.Fprintf(w, "    %s\n", u)
 		}
-		if more := st.Due - st.Held - st.Left - len(st.Sample); more > 0 {
+		if more := st.Due - st.Held - st.Left - st.Ineligible - len(st.Sample); more > 0 {
 			fmt.Fprintf(w, "    … and %s more\n", count(more))
 		}
 		return
 	}
 	fmt.Fprintf(w, "  %s: %s due, %s %s, %s failed, %s %s", name, count(st.Due), count(st.Submitted), done, count(st.Failed), count(st.Skipped), skipped)
+	printIneligible(w, st)
 	if st.Held > 0 {
 		fmt.Fprintf(w, ", %s held back by the quota", count(st.Held))
 	}
@@ -151,4 +153,19 @@ func plural(n int, word string) string {
 		return "1 " + word
 	}
 	return count(n) + " " + word + "s"
+}
+
+// printIneligible prints the URLs a preflight held back, by reason, most first: ", 3 not
+// eligible: 2 noindex, 1 status".
+func printIneligible(w io.Writer, st *model.ChannelStats) {
+	if st.Ineligible == 0 {
+		return
+	}
+	reasons := slices.Sorted(maps.Keys(st.IneligibleBy))
+	slices.SortStableFunc(reasons, func(a, b string) int { return st.IneligibleBy[b] - st.IneligibleBy[a] })
+	parts := make([]string, len(reasons))
+	for i, r := range reasons {
+		parts[i] = fmt.Sprintf("%s %s", count(st.IneligibleBy[r]), r)
+	}
+	fmt.Fprintf(w, ", %s not eligible: %s", count(st.Ineligible), strings.Join(parts, ", "))
 }

@@ -11,10 +11,11 @@ import (
 // The feed's title and description are not here: they are derived from each site's id and baseUrl.
 func Builtin() Settings {
 	return Settings{
-		Schedule:      "0 0 * * *",
-		RunBudget:     Duration(5 * time.Minute),
-		ResubmitAfter: Duration(720 * time.Hour),
-		Backlog:       BacklogAll,
+		Schedule:       "0 0 * * *",
+		RunBudget:      Duration(5 * time.Minute),
+		ResubmitAfter:  Duration(720 * time.Hour),
+		PreflightAfter: Duration(168 * time.Hour),
+		Backlog:        BacklogAll,
 		Sitemap: Sitemap{
 			Timeout:       Duration(30 * time.Second),
 			Retries:       3,
@@ -40,6 +41,7 @@ func Builtin() Settings {
 			BatchSize:   100,
 			Track:       true,
 			TrackPerRun: 50,
+			Preflight:   true,
 		},
 		Google: Google{
 			Sitemaps:      true,

@@ -16,10 +16,10 @@ func TestStrictKeys(t *testing.T) {
 			want: `line 2: unknown key "stat" (known: state, listen, adminToken, metricsToken, publicUrl, userAgent, webhook, defaults, sites); did you mean "state"?`},
 		{name: "nested typo with line", doc: siteDoc("indexnow:\n  enabled: false\n  endpoint: [https://x.example/]"),
 			want: `line 6: site "example.com": unknown key "endpoint" in indexnow (known: enabled, key, keyLocation, ` +
-				`endpoints, method, batchSize, maxConcurrent, interval, maxRetries, backoff, throttleWait, backlog, removed); did you mean "endpoints"?`},
+				`endpoints, method, batchSize, maxConcurrent, interval, maxRetries, backoff, throttleWait, preflight, backlog, removed); did you mean "endpoints"?`},
 		{name: "case only", doc: siteDoc("baseURL: https://example.com"),
 			want: `line 4: site "example.com": unknown key "baseURL" (known: id, sitemaps, baseUrl, schedule, runBudget, ` +
-				`resubmitAfter, backlog, include, exclude, sitemap, indexnow, bing, feed, google); did you mean "baseUrl"?`},
+				`resubmitAfter, preflightAfter, backlog, include, exclude, sitemap, indexnow, bing, feed, google); did you mean "baseUrl"?`},
 		{name: "case and a letter", doc: siteDoc("feed:\n  maxitem: 3"), want: `did you mean "maxItems"?`},
 		{name: "no suggestion when far", doc: "defaults:\n  color: blue\n",
 			want: `line 2: defaults: unknown key "color" (known: schedule, runBudget,`, notWant: "did you mean"},

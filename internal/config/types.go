@@ -5,6 +5,7 @@ package config
 import (
 	"fmt"
 	"strings"
+	"time"
 )
 
 // Config is a loaded and validated configuration file.
@@ -105,6 +106,17 @@ type Site struct {
 	unread map[string]bool
 }
 
+// PreflightWait is how long a URL a preflight held back on channel waits, unchanged, before it is
+// due again: preflightAfter when the channel preflights, else 0 (due at once: the channel no
+// longer checks).
+func (s *Site) PreflightWait(channel string) time.Duration {
+	switch {
+	case channel == "bing" && s.Bing.Preflight, channel == "indexnow" && s.IndexNow.Preflight:
+		return s.PreflightAfter.D()
+	}
+	return 0
+}
+
 // Settings are the parts of a site that may also be given once under `defaults`.
 type Settings struct {
 	// Schedule is a five-field cron expression, evaluated in UTC.
@@ -113,6 +125,9 @@ type Settings struct {
 	RunBudget Duration `yaml:"runBudget" json:"runBudget"`
 	// ResubmitAfter makes an unchanged URL due again after this long; 0 means never.
 	ResubmitAfter Duration `yaml:"resubmitAfter" json:"resubmitAfter"`
+	// PreflightAfter is how long a URL a preflight found ineligible waits, unchanged, before it is
+	// checked again (docs/runs.md, "Preflight"); a change of its lastmod checks it at once.
+	PreflightAfter Duration `yaml:"preflightAfter" json:"preflightAfter"`
 	// Backlog is what IndexNow and Bing send of the URLs already there when they first run for
 	// the site: all, none, or those whose lastmod is within a duration. indexnow.backlog and
 	// bing.backlog, when given, set it for their channel.
@@ -172,6 +187,10 @@ type IndexNow struct {
 	Backoff []Duration `yaml:"backoff" json:"backoff"`
 	// ThrottleWait is the wait after HTTP 429 when the response gives no Retry-After.
 	ThrottleWait Duration `yaml:"throttleWait" json:"throttleWait"`
+	// Preflight fetches each URL before it is sent and holds back those an engine would not
+	// index (noindex, another canonical, a redirect, an error, robots.txt): off by default, as
+	// IndexNow costs nothing per URL.
+	Preflight bool `yaml:"preflight" json:"preflight"`
 	// Backlog is the site's backlog setting for IndexNow alone; empty, it is the site's.
 	Backlog Backlog `yaml:"backlog" json:"backlog,omitempty"`
 	// Removed announces the URLs that leave every sitemap and answer 404 or 410, once each: the
@@ -198,6 +217,9 @@ type Bing struct {
 	Track bool `yaml:"track" json:"track"`
 	// TrackPerRun is how many URLs a run asks Bing about at most, the oldest submission first.
 	TrackPerRun int `yaml:"trackPerRun" json:"trackPerRun"`
+	// Preflight fetches each URL before it is sent and holds back those Bing would not index,
+	// so that none of the daily quota goes on them: on by default.
+	Preflight bool `yaml:"preflight" json:"preflight"`
 	// Backlog is the site's backlog setting for Bing alone; empty, it is the site's.
 	Backlog Backlog `yaml:"backlog" json:"backlog,omitempty"`
 }

@@ -109,6 +109,9 @@ func checkSettings(s *Settings, p *problems) compiled {
 	if s.ResubmitAfter < 0 {
 		p.fieldf("resubmitAfter", "resubmitAfter must be 0 (never) or more, got %s", s.ResubmitAfter)
 	}
+	if s.PreflightAfter < 0 {
+		p.fieldf("preflightAfter", "preflightAfter must be 0 (check an ineligible URL again at every run) or more, got %s", s.PreflightAfter)
+	}
 	c.backlog = checkBacklogs(s, p)
 	c.include = checkGlobs("include", s.Include, p)
 	c.exclude = checkGlobs("exclude", s.Exclude, p)

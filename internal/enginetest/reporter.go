@@ -142,11 +142,11 @@ func (r *Reporter) Held() int {
 }
 
 // URLs returns the URLs of the outcomes that are delivered (true) or failed (false, rejected
-// included), skipped ones apart, in the order reported.
+// included), skipped and ineligible ones apart, in the order reported.
 func (r *Reporter) URLs(delivered bool) []string {
 	var out []string
 	for _, o := range r.Outcomes() {
-		if o.Delivered == delivered && !o.Skipped {
+		if o.Delivered == delivered && !o.Skipped && !o.Ineligible() {
 			for _, d := range o.URLs {
 				out = append(out, d.URL)
 			}
@@ -162,8 +162,11 @@ func (r *Reporter) Submitted() int {
 
 // FailedURLs counts the URLs that failed, rejected ones included, as a run's record does.
 func (r *Reporter) FailedURLs() int {
-	return r.count(func(o channel.Outcome) bool { return !o.Delivered && !o.Skipped })
+	return r.count(func(o channel.Outcome) bool { return !o.Delivered && !o.Skipped && !o.Ineligible() })
 }
+
+// Ineligible counts the URLs a preflight held back, as a run's record does.
+func (r *Reporter) Ineligible() int { return r.count(channel.Outcome.Ineligible) }
 
 // Skipped counts the URLs set aside without being sent (a feed's first run).
 func (r *Reporter) Skipped() int { return r.count(func(o channel.Outcome) bool { return o.Skipped }) }

@@ -68,6 +68,10 @@ type ChannelStats struct {
 	Held int `json:"held"`
 	// Left counts due URLs the run did not get to (stopped by its budget or a signal).
 	Left int `json:"left"`
+	// Ineligible counts due URLs a preflight held back (docs/runs.md, "Preflight"): not sent,
+	// no failure; IneligibleBy counts them by reason ("noindex", "status"…).
+	Ineligible   int            `json:"ineligible"`
+	IneligibleBy map[string]int `json:"ineligibleBy,omitempty"`
 	// ThrottledMS is how long, in milliseconds, the channel waited because an engine asked it to
 	// (a 429, a 503 with Retry-After); waits of several endpoints at once count once.
 	ThrottledMS int64                     `json:"throttledMs,omitempty"`

@@ -47,6 +47,10 @@ type DeliveryState struct {
 	// run, the pages a feed's first run makes no items of): a URL a user chooses to submit is
 	// sent even so.
 	Skipped bool
+	// Ineligible is set when a preflight held the URL back at its last attempt (docs/runs.md,
+	// "Preflight"): Lastmod is then the lastmod checked, and CheckedAt when it was checked.
+	Ineligible bool
+	CheckedAt  time.Time
 }
 
 // ChannelDay is what a channel did with URLs on one UTC day: the URLs whose delivery ended, how
@@ -135,6 +139,9 @@ type PendingQuery struct {
 	ResubmitAfter    time.Duration
 	// DryRun: the state may read, and write nothing.
 	DryRun bool
+	// Recheck asks, by channel, for the URLs a preflight held back (outcome ineligible) checked
+	// at or before the time it gives: due to be checked again (docs/runs.md, "Preflight").
+	Recheck map[string]time.Time
 }
 
 // Before is the time at or before which a URL accepted is due again; zero when none is.

@@ -13,7 +13,7 @@ func (c *collector) choose(ch int, p channel.Page, st model.DeliveryState) (chan
 	stats := c.rec.Channels[c.channels[ch]]
 	c.known[ch] = c.known[ch] || st.Known
 	sel := c.selection[ch]
-	due, retry := isDue(st, p.Lastmod, c.site.ResubmitAfter.D(), c.now, sel.OnlyNew)
+	due, retry := isDue(st, p.Lastmod, c.site.ResubmitAfter.D(), c.site.PreflightWait(c.channels[ch]), c.now, sel.OnlyNew)
 	counted, taken := c.mode.rule(sel, st, due, retry)
 	switch {
 	case !counted:
@@ -39,12 +39,13 @@ const (
 	DueFailed   = "failed"
 	DueChanged  = "changed"
 	DueResubmit = "resubmit"
+	DueRecheck  = "recheck"
 )
 
 // isDue decides whether a URL present in the sitemaps is due on a channel: DueReason says so,
 // and retry is set when it is due because its last attempt failed.
-func isDue(st model.DeliveryState, lastmod time.Time, resubmitAfter time.Duration, now time.Time, onlyNew bool) (due, retry bool) {
-	why := DueReason(st, lastmod, resubmitAfter, now, onlyNew)
+func isDue(st model.DeliveryState, lastmod time.Time, resubmitAfter, preflightWait time.Duration, now time.Time, onlyNew bool) (due, retry bool) {
+	why := DueReason(st, lastmod, resubmitAfter, preflightWait, now, onlyNew)
 	return why != "", why == DueFailed
 }
 
@@ -54,12 +55,20 @@ func isDue(st model.DeliveryState, lastmod time.Time, resubmitAfter time.Duratio
 // than the delivery itself (DueChanged); or resubmitAfter has passed since it was sent
 // (DueResubmit: a URL a first run took as known without sending it, the backlog, was never
 // sent, and only a change makes it due). A channel that wants only new URLs gets the first two.
-func DueReason(st model.DeliveryState, lastmod time.Time, resubmitAfter time.Duration, now time.Time, onlyNew bool) string {
+// A URL a preflight held back is due when its lastmod changed, or, as DueRecheck, once
+// preflightWait (PreflightWait) has passed since it was checked.
+func DueReason(st model.DeliveryState, lastmod time.Time, resubmitAfter, preflightWait time.Duration, now time.Time, onlyNew bool) string {
 	switch {
 	case !st.Known:
 		return DueNew
 	case st.Failed:
 		return DueFailed
+	case st.Ineligible && !lastmod.IsZero() && !lastmod.Equal(st.Lastmod):
+		return DueChanged
+	case st.Ineligible && !now.Before(st.CheckedAt.Add(preflightWait)):
+		return DueRecheck
+	case st.Ineligible:
+		return ""
 	case onlyNew:
 		return ""
 	case !lastmod.IsZero() && !st.Lastmod.IsZero() && lastmod.After(st.Lastmod):

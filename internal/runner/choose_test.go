@@ -38,14 +38,41 @@ func TestIsDue(t *testing.T) {
 		{"skipped, newer lastmod", skipped, now.Add(-5 * day), 9 * day, true, false},
 	}
 	for _, tc := range tests {
-		due, retry := isDue(tc.st, tc.lastmod, tc.resubmit, now, false)
+		due, retry := isDue(tc.st, tc.lastmod, tc.resubmit, 0, now, false)
 		if due != tc.due || retry != tc.retry {
 			t.Errorf("%s: due %v retry %v, want %v %v", tc.name, due, retry, tc.due, tc.retry)
 		}
 		// A channel of new URLs only gets the never delivered and the failed.
-		newDue, newRetry := isDue(tc.st, tc.lastmod, tc.resubmit, now, true)
+		newDue, newRetry := isDue(tc.st, tc.lastmod, tc.resubmit, 0, now, true)
 		if wantNew := !tc.st.Known || tc.st.Failed; newDue != wantNew || newRetry != tc.retry {
 			t.Errorf("%s, only new: due %v retry %v, want %v %v", tc.name, newDue, newRetry, wantNew, tc.retry)
+		}
+	}
+}
+
+// TestIneligibleDue: a URL a preflight held back is due again when its lastmod changes, or once
+// preflightAfter has passed since it was checked — at once when its channel no longer checks.
+func TestIneligibleDue(t *testing.T) {
+	now := time.Date(2026, 5, 1, 0, 0, 0, 0, time.UTC)
+	day := 24 * time.Hour
+	checked := model.DeliveryState{Known: true, Ineligible: true, Lastmod: now.Add(-10 * day), CheckedAt: now.Add(-2 * day)}
+	tests := []struct {
+		name    string
+		lastmod time.Time
+		wait    time.Duration
+		want    string
+	}{
+		{"unchanged, within preflightAfter", now.Add(-10 * day), 7 * day, ""},
+		{"unchanged, without a lastmod", time.Time{}, 7 * day, ""},
+		{"a newer lastmod", now.Add(-day), 7 * day, DueChanged},
+		{"an older lastmod", now.Add(-20 * day), 7 * day, DueChanged},
+		{"preflightAfter passed", now.Add(-10 * day), 2 * day, DueRecheck},
+		{"the channel no longer checks", now.Add(-10 * day), 0, DueRecheck},
+	}
+	for _, tc := range tests {
+		// resubmitAfter has passed too: it does not bring back a URL held back.
+		if got := DueReason(checked, tc.lastmod, day, tc.wait, now, false); got != tc.want {
+			t.Errorf("%s: due %q, want %q", tc.name, got, tc.want)
 		}
 	}
 }

@@ -54,7 +54,7 @@ func (r *Runner) deliver(ctx context.Context, ch channel.Channel, q *channel.Que
 	rep.mu.Lock()
 	defer rep.mu.Unlock()
 	st := rep.rec.Channels[ch.Name()]
-	st.Left = st.Due - st.Submitted - st.Failed - st.Held
+	st.Left = st.Due - st.Submitted - st.Failed - st.Held - st.Ineligible
 }
 
 // previewFirstRuns shows, in a dry run, what a channel's first run will deliver: only its newest

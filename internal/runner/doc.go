@@ -50,9 +50,12 @@
 //     being sent. A channel none of whose URLs read is known has its first run for the site,
 //     where the backlog setting applies.
 //   - due: to be delivered on a channel in this run (isDue, DueReason, mode.rule).
+//   - ineligible (on a channel): a preflight (channel/preflight) held the URL back — noindex,
+//     another canonical, a redirect, an error, robots.txt — and did not send it; due again when
+//     its lastmod changes or preflightAfter has passed (DueRecheck), at the next run after a 5xx.
 //   - outstanding delivery: a delivery state that makes a URL due whatever its sitemap says — its
-//     last attempt failed, or resubmitAfter has passed (model.Pending, from
-//     State.PendingDeliveries).
+//     last attempt failed, resubmitAfter has passed, or a URL held back as ineligible is to be
+//     checked again (model.Pending, from State.PendingDeliveries).
 //   - memo: what runs remember of a sitemap — its validators and its pages. Settled: its pages
 //     were settled on every channel of a scope, so a page as it remembers it is no news.
 //     Unfinished: the sitemap was read whole by a read of the site's sitemaps that a run's end

@@ -29,7 +29,7 @@ func LogAttrs(rec *model.Record) []any {
 	for _, name := range config.Channels {
 		if st, ok := rec.Channels[name]; ok {
 			counts := []slog.Attr{slog.Int("due", st.Due), slog.Int("submitted", st.Submitted),
-				slog.Int("failed", st.Failed), slog.Int("held", st.Held), slog.Int("left", st.Left)}
+				slog.Int("failed", st.Failed), slog.Int("held", st.Held), slog.Int("ineligible", st.Ineligible), slog.Int("left", st.Left)}
 			if st.ThrottledMS > 0 {
 				counts = append(counts, slog.Duration("throttled", time.Duration(st.ThrottledMS)*time.Millisecond))
 			}

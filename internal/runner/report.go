@@ -107,6 +107,12 @@ func (r *recorder) Finished(o channel.Outcome) error {
 func (r *recorder) count(o channel.Outcome) {
 	ch := r.rec.Channels[o.Channel]
 	switch {
+	case o.Ineligible():
+		ch.Ineligible += len(o.URLs)
+		if ch.IneligibleBy == nil {
+			ch.IneligibleBy = map[string]int{}
+		}
+		ch.IneligibleBy[o.Preflight.Reason] += len(o.URLs)
 	case o.Skipped:
 		ch.Skipped += len(o.URLs)
 		ch.Due -= len(o.URLs)

@@ -235,10 +235,12 @@ func (r *Runner) collector(ctx context.Context, site *config.Site, opt Options, 
 	col := newCollector(r.State, site, rec, names, selection, rec.StartedAt, modeOf(opt, selection))
 	col.progress = r.progress(rec)
 	col.memo.warn = r.Warn
-	query := model.PendingQuery{Failed: names, Now: rec.StartedAt, ResubmitAfter: site.ResubmitAfter.D(), DryRun: opt.DryRun}
+	query := model.PendingQuery{Failed: names, Now: rec.StartedAt, ResubmitAfter: site.ResubmitAfter.D(), DryRun: opt.DryRun,
+		Recheck: map[string]time.Time{}}
 	for i, s := range selection {
 		if !s.OnlyNew {
 			query.Resubmit = append(query.Resubmit, names[i])
+			query.Recheck[names[i]] = rec.StartedAt.Add(-site.PreflightWait(names[i]))
 		}
 	}
 	return col, query

@@ -31,6 +31,9 @@ type URLStory struct {
 	Lastmod    *time.Time `json:"lastmod"`
 	// Channels holds the URL on each channel of the site that is on, by name.
 	Channels map[string]ChannelStory `json:"channels"`
+	// Preflight is what the latest preflight of the URL found, on any channel; null when none
+	// ever looked.
+	Preflight *PreflightStory `json:"preflight"`
 	// Bing is what Bing's GetUrlInfo last said of the URL (bing.track); null when it was never
 	// asked.
 	Bing *BingStory `json:"bing"`
@@ -73,10 +76,21 @@ type GoogleStory struct {
 	CheckedAt     time.Time  `json:"checkedAt"`
 }
 
+// PreflightStory is a preflight's verdict on a URL (docs/runs.md, "Preflight"): ok, or
+// ineligible with the reason, what was found and what to fix.
+type PreflightStory struct {
+	Verdict   string    `json:"verdict"`       // ok or ineligible
+	Reason    *string   `json:"reason"`        // status, redirect, noindex, canonical or robots
+	Detail    *string   `json:"detail"`        // "HTTP 404", the redirect's target, the canonical URL…
+	Fix       string    `json:"fix,omitempty"` // what the site's owner can do
+	Channel   string    `json:"channel"`       // the channel that checked
+	CheckedAt time.Time `json:"checkedAt"`
+}
+
 // ChannelStory is a URL on one channel: what the channel last did with it, and whether it is due
 // now, and why (new, failed, changed, resubmit), as the next run would find.
 type ChannelStory struct {
-	LastOutcome  *string    `json:"lastOutcome"` // ok, failed, rejected or skipped
+	LastOutcome  *string    `json:"lastOutcome"` // ok, failed, rejected, skipped or ineligible
 	LastAttempt  *time.Time `json:"lastAttempt"`
 	LastDelivery *time.Time `json:"lastDelivery"`
 	LastError    string     `json:"lastError,omitempty"`
@@ -133,6 +147,7 @@ func StoryOf(ctx context.Context, st *store.Store, site *config.Site, u string, 
 		}
 		out.Channels[c.Name] = cs
 	}
+	out.Preflight = preflightStory(f)
 	crawl, asked, err := st.BingCrawl(ctx, site.ID, runner.URLHash([]byte(u)))
 	if err != nil {
 		return nil, err
@@ -153,6 +168,26 @@ func bingStory(c model.BingCrawl) *BingStory {
 	return b
 }
 
+// preflightStory is the latest preflight of a URL on any channel — one holding it back first
+// among those of the same time — or nil when none looked.
+func preflightStory(u store.URLState) *PreflightStory {
+	var out *PreflightStory
+	for _, name := range config.Channels {
+		d, ok := u.Channels[name]
+		if !ok || d.Preflight == nil {
+			continue
+		}
+		p := &PreflightStory{Verdict: "ok", Channel: name, CheckedAt: d.PreflightAt}
+		if d.Preflight.Reason != "" {
+			p.Verdict, p.Reason, p.Detail, p.Fix = "ineligible", &d.Preflight.Reason, stringOrNil(d.Preflight.Detail), d.Preflight.Fix()
+		}
+		if out == nil || p.CheckedAt.After(out.CheckedAt) || (p.CheckedAt.Equal(out.CheckedAt) && p.Reason != nil && out.Reason == nil) {
+			out = p
+		}
+	}
+	return out
+}
+
 // channelStories tells whether a URL is due on each channel of site that is on, and why; held
 // says why Bing's quota holds its due URLs today, "" when it does not.
 func channelStories(site *config.Site, u store.URLState, now time.Time, held string) []channelStory {
@@ -163,7 +198,7 @@ func channelStories(site *config.Site, u store.URLState, now time.Time, held str
 		}
 		d, ok := u.Channels[name]
 		c := channelStory{Name: name, Delivery: d, Delivered: ok}
-		c.Due = runner.DueReason(d.State, u.Lastmod, site.ResubmitAfter.D(), now, name == "feed")
+		c.Due = runner.DueReason(d.State, u.Lastmod, site.ResubmitAfter.D(), site.PreflightWait(name), now, name == "feed")
 		if c.Due != "" && name == "bing" {
 			c.Held = held
 		}

@@ -10,6 +10,7 @@ import (
 	"github.com/sitepush/sitepush/internal/channel/bing"
 	"github.com/sitepush/sitepush/internal/channel/feed"
 	"github.com/sitepush/sitepush/internal/channel/indexnow"
+	"github.com/sitepush/sitepush/internal/channel/preflight"
 	"github.com/sitepush/sitepush/internal/config"
 )
 
@@ -21,15 +22,32 @@ type State interface {
 
 // For returns site's enabled channels among those selected ("all" or one name), in the order a
 // run delivers them: IndexNow, then Bing, which never holds IndexNow up, then the feed. start is
-// when the run starts: Bing counts its quota on that UTC day.
-func For(site *config.Site, only string, client *http.Client, userAgent string, st State, start time.Time) []channel.Channel {
+// when the run starts: Bing counts its quota on that UTC day. preflights lets the channels whose
+// preflight setting is on fetch each URL before they send it, sharing one fetch a page: the
+// Worker passes false, as each fetch would be one of an invocation's few subrequests.
+func For(site *config.Site, only string, client *http.Client, userAgent string, st State, start time.Time, preflights bool) []channel.Channel {
 	var out []channel.Channel
 	take := func(name string) bool { return site.Enabled(name) && (only == "all" || only == name) }
+	var pc *preflight.Checker
+	checker := func() *preflight.Checker {
+		if pc == nil {
+			pc = preflight.New(client, userAgent)
+		}
+		return pc
+	}
 	if take("indexnow") {
-		out = append(out, indexnow.New(site, client, userAgent))
+		ch := indexnow.New(site, client, userAgent)
+		if preflights && site.IndexNow.Preflight {
+			ch.Preflight(checker())
+		}
+		out = append(out, ch)
 	}
 	if take("bing") {
-		out = append(out, bing.New(site, client, userAgent, st, start))
+		ch := bing.New(site, client, userAgent, st, start)
+		if preflights && site.Bing.Preflight {
+			ch.Preflight(checker())
+		}
+		out = append(out, ch)
 	}
 	if take("feed") {
 		out = append(out, feed.New(site, client, userAgent, st, start))

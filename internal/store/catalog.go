@@ -93,7 +93,7 @@ func (s *Store) AddPages(ctx context.Context, site string, now time.Time, pages 
 // readCatalog fills states from the deliveries of the given hashes and returns the catalogue rows.
 func (s *Store) readCatalog(ctx context.Context, site string, hashes []int64, index map[int64]int, channels []string, states []model.DeliveryState) (map[int64]known, error) {
 	rows, err := s.rdb.QueryContext(ctx, `SELECT u.url_hash, u.url, u.lastmod, u.last_seen,
-			d.channel, d.lastmod, d.delivered_at, d.outcome, d.attempts
+			d.channel, d.lastmod, d.delivered_at, d.outcome, d.attempts, d.last_attempt
 		FROM urls u LEFT JOIN deliveries d ON d.site_id = u.site_id AND d.url_hash = u.url_hash
 		WHERE u.site_id = $1 AND `+s.inHashes("u.url_hash", 2), site, s.hashParam(hashes))
 	if err != nil {
@@ -105,14 +105,14 @@ func (s *Store) readCatalog(ctx context.Context, site string, hashes []int64, in
 		var h int64
 		var k known
 		var channel, outcome sql.NullString
-		var dLastmod, dAt, attempts sql.NullInt64
-		if err := rows.Scan(&h, &k.url, &k.lastmod, &k.lastSeen, &channel, &dLastmod, &dAt, &outcome, &attempts); err != nil {
+		var dLastmod, dAt, attempts, lastAttempt sql.NullInt64
+		if err := rows.Scan(&h, &k.url, &k.lastmod, &k.lastSeen, &channel, &dLastmod, &dAt, &outcome, &attempts, &lastAttempt); err != nil {
 			return nil, err
 		}
 		have[h] = k
 		for c, name := range channels {
 			if channel.Valid && channel.String == name {
-				states[index[h]*len(channels)+c] = deliveryState(dLastmod, dAt, outcome.String, int(attempts.Int64))
+				states[index[h]*len(channels)+c] = deliveryState(dLastmod, dAt, outcome.String, int(attempts.Int64), lastAttempt.Int64)
 			}
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/sitepush/sitepush/internal/channel"
 	"github.com/sitepush/sitepush/internal/model"
 )
 
@@ -214,10 +215,14 @@ type URLState struct {
 // Delivery is what a channel did with a URL: its last attempt, and its last success.
 type Delivery struct {
 	State       model.DeliveryState
-	Outcome     string // ok, failed, rejected or skipped: the last attempt's
+	Outcome     string // ok, failed, rejected, skipped or ineligible: the last attempt's
 	Attempts    int    // since the last success, that one included
 	LastError   string
 	LastAttempt time.Time
+	// Preflight is what the last preflight of the URL on the channel found, at PreflightAt; nil
+	// when none looked (docs/runs.md, "Preflight").
+	Preflight   *channel.Preflight
+	PreflightAt time.Time
 	// Failures are the newest failed attempts kept (at most 3, of the last 90 days), newest first.
 	Failures []Failure
 }
@@ -283,7 +288,8 @@ func (s *Store) deliveriesOf(ctx context.Context, site string, hashes []int64, f
 	for i, h := range hashes {
 		at[h] = i
 	}
-	rows, err := s.rdb.QueryContext(ctx, `SELECT url_hash, channel, lastmod, delivered_at, outcome, attempts, COALESCE(last_error, ''), last_attempt
+	rows, err := s.rdb.QueryContext(ctx, `SELECT url_hash, channel, lastmod, delivered_at, outcome, attempts, COALESCE(last_error, ''), last_attempt,
+			preflight, COALESCE(preflight_detail, ''), preflight_at
 		FROM deliveries WHERE site_id = $1 AND `+s.inHashes("url_hash", 2), site, s.hashParam(hashes))
 	if err != nil {
 		return err
@@ -292,13 +298,21 @@ func (s *Store) deliveriesOf(ctx context.Context, site string, hashes []int64, f
 	for rows.Next() {
 		var h, last int64
 		var ch string
-		var lastmod, deliveredAt sql.NullInt64
+		var lastmod, deliveredAt, checkedAt sql.NullInt64
+		var verdict sql.NullString
+		var detail string
 		var d Delivery
-		if err := rows.Scan(&h, &ch, &lastmod, &deliveredAt, &d.Outcome, &d.Attempts, &d.LastError, &last); err != nil {
+		if err := rows.Scan(&h, &ch, &lastmod, &deliveredAt, &d.Outcome, &d.Attempts, &d.LastError, &last, &verdict, &detail, &checkedAt); err != nil {
 			return err
 		}
 		d.LastAttempt = time.UnixMilli(last).UTC()
-		d.State = deliveryState(lastmod, deliveredAt, d.Outcome, d.Attempts)
+		if verdict.Valid {
+			d.Preflight, d.PreflightAt = &channel.Preflight{Detail: detail}, fromMS(checkedAt)
+			if verdict.String != "ok" {
+				d.Preflight.Reason, d.Preflight.Again = verdict.String, d.Outcome == "failed"
+			}
+		}
+		d.State = deliveryState(lastmod, deliveredAt, d.Outcome, d.Attempts, last)
 		if i, ok := at[h]; ok {
 			found[i].Channels[ch] = d
 		}

@@ -33,8 +33,16 @@ func (s *Store) RecordOutcome(ctx context.Context, site string, now time.Time, o
 		return err
 	}
 	defer tx.Rollback()
+	if o.Ineligible() {
+		return s.recordIneligible(ctx, tx, site, now, o)
+	}
 	if err := s.recordDeliveries(ctx, tx, site, now, o); err != nil {
 		return err
+	}
+	if o.Preflight != nil {
+		if err := s.markPreflight(ctx, tx, site, now, o); err != nil {
+			return err
+		}
 	}
 	if o.Skipped {
 		return tx.Commit()
@@ -203,13 +211,75 @@ func clipError(msg string) string {
 	return msg[:cut] + "…"
 }
 
-// deliveryState is the state a deliveries row gives: the lastmod and time last delivered, its
-// outcome and the attempts since the last success.
-func deliveryState(lastmod, deliveredAt sql.NullInt64, outcome string, attempts int) model.DeliveryState {
+// deliveryState is the state a deliveries row gives: the lastmod and time last delivered (for a
+// URL held back, the lastmod checked), its outcome, the attempts since the last success and the
+// time of the last.
+func deliveryState(lastmod, deliveredAt sql.NullInt64, outcome string, attempts int, lastAttempt int64) model.DeliveryState {
 	st := model.DeliveryState{Known: true, Lastmod: fromMS(lastmod), DeliveredAt: fromMS(deliveredAt),
-		Failed: outcome == "failed", Skipped: outcome == "skipped"}
+		Failed: outcome == "failed", Skipped: outcome == "skipped", Ineligible: outcome == "ineligible"}
 	if st.Failed {
 		st.Failures = attempts
 	}
+	if st.Ineligible {
+		st.CheckedAt = time.UnixMilli(lastAttempt).UTC()
+	}
 	return st
+}
+
+// recordIneligible records URLs a preflight held back. One that may change by itself (a 5xx, no
+// answer) is a failure, due again at the next run; any other is 'ineligible', with the lastmod
+// checked, so that only a change or preflightAfter makes it due again. The time and lastmod of
+// the last acceptance are kept; nothing is counted in the day's statistics: nothing was sent.
+func (s *Store) recordIneligible(ctx context.Context, tx *sql.Tx, site string, now time.Time, o channel.Outcome) error {
+	query := ineligibleSQL
+	shared := []any{site, o.Channel, now.UnixMilli(), clipError(o.Preflight.Reason + ": " + o.Preflight.Detail)}
+	if o.Preflight.Again {
+		query = failureSQL
+		shared[3] = clipError(fmt.Sprintf("not eligible for now (%s); checked again at the next run", o.Preflight.Detail))
+	}
+	perRow := make([]any, 0, 2*min(len(o.URLs), rowsPerStatement))
+	prep := prepared{}
+	err := inChunks(len(o.URLs), func(i int) int64 { return o.URLs[i].Hash }, func(lo, hi int) error {
+		perRow = perRow[:0]
+		for _, d := range o.URLs[lo:hi] {
+			perRow = append(perRow, d.Hash)
+			if !o.Preflight.Again {
+				perRow = append(perRow, ms(d.Lastmod))
+			}
+		}
+		q, args := s.bind(query(hi-lo), shared, perRow)
+		return prep.exec(ctx, tx, q, hi-lo, args)
+	})
+	if err != nil {
+		return err
+	}
+	if err := s.markPreflight(ctx, tx, site, now, o); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
+// ineligibleSQL records n URLs held back by a preflight: $1 the site, $2 the channel, $3 the
+// time, $4 the reason and detail, then each URL's hash and lastmod.
+func ineligibleSQL(n int) string {
+	return `INSERT INTO deliveries (site_id, url_hash, channel, lastmod, delivered_at, outcome, attempts, last_error, last_attempt)
+		VALUES ` + valuesList(n, `$1, ?, $2, ?, NULL, 'ineligible', 1, $4, $3`) + `
+		ON CONFLICT (site_id, url_hash, channel) DO UPDATE SET lastmod = excluded.lastmod, outcome = 'ineligible',
+			attempts = 1, last_error = excluded.last_error, last_attempt = excluded.last_attempt`
+}
+
+// markPreflight keeps what a preflight found of an outcome's URLs, recorded already: 'ok' for
+// those sent, else the reason, and the detail.
+func (s *Store) markPreflight(ctx context.Context, tx *sql.Tx, site string, now time.Time, o channel.Outcome) error {
+	verdict, detail := "ok", sql.NullString{}
+	if o.Ineligible() {
+		verdict, detail = o.Preflight.Reason, sql.NullString{String: clipError(o.Preflight.Detail), Valid: true}
+	}
+	hashes := make([]int64, len(o.URLs))
+	for i, d := range o.URLs {
+		hashes[i] = d.Hash
+	}
+	_, err := tx.ExecContext(ctx, `UPDATE deliveries SET preflight = $1, preflight_detail = $2, preflight_at = $3
+		WHERE site_id = $4 AND channel = $5 AND `+s.inHashes("url_hash", 6), verdict, detail, now.UnixMilli(), site, o.Channel, s.hashParam(hashes))
+	return err
 }

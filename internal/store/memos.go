@@ -121,9 +121,16 @@ func (s *Store) PendingDeliveries(ctx context.Context, site string, q model.Pend
 	}
 	var out []model.Pending
 	for _, ch := range q.Failed {
-		query := `SELECT url_hash, lastmod, delivered_at, outcome, attempts FROM ` + failed + `
+		query := `SELECT url_hash, lastmod, delivered_at, outcome, attempts, last_attempt FROM ` + failed + `
 			WHERE site_id = $1 AND channel = $2 AND outcome IN ('failed', 'rejected') AND outcome = 'failed'`
 		if out, err = s.pending(ctx, out, ch, query, site, ch); err != nil {
+			return nil, err
+		}
+	}
+	for ch, checked := range q.Recheck {
+		query := `SELECT url_hash, lastmod, delivered_at, outcome, attempts, last_attempt FROM deliveries
+			WHERE site_id = $1 AND channel = $2 AND outcome = 'ineligible' AND last_attempt <= $3`
+		if out, err = s.pending(ctx, out, ch, query, site, ch, checked.UnixMilli()); err != nil {
 			return nil, err
 		}
 	}
@@ -150,7 +157,7 @@ func (s *Store) PendingDeliveries(ctx context.Context, site string, q model.Pend
 		if floor > before.UnixMilli() {
 			continue
 		}
-		query := `SELECT url_hash, lastmod, delivered_at, outcome, attempts FROM deliveries
+		query := `SELECT url_hash, lastmod, delivered_at, outcome, attempts, last_attempt FROM deliveries
 			WHERE site_id = $1 AND channel = $2 AND outcome IN ('ok', 'rejected') AND delivered_at <= $3`
 		if out, err = s.pending(ctx, out, ch, query, site, ch, before.UnixMilli()); err != nil {
 			return nil, err
@@ -229,10 +236,11 @@ func (s *Store) pending(ctx context.Context, out []model.Pending, ch, query stri
 		var lastmod, at sql.NullInt64
 		var outcome string
 		var attempts int
-		if err := rows.Scan(&p.Hash, &lastmod, &at, &outcome, &attempts); err != nil {
+		var last int64
+		if err := rows.Scan(&p.Hash, &lastmod, &at, &outcome, &attempts, &last); err != nil {
 			return nil, err
 		}
-		p.State = deliveryState(lastmod, at, outcome, attempts)
+		p.State = deliveryState(lastmod, at, outcome, attempts, last)
 		out = append(out, p)
 	}
 	return out, rows.Err()

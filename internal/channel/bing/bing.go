@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/sitepush/sitepush/internal/channel"
+	"github.com/sitepush/sitepush/internal/channel/preflight"
 	"github.com/sitepush/sitepush/internal/config"
 	"github.com/sitepush/sitepush/internal/model"
 )
@@ -53,6 +54,9 @@ type Channel struct {
 	today     Quota  // the day's quota as Deliver found it, once it asked Bing
 	limit     int    // the day's quota in all, once Deliver has asked Bing: today.Used + today.Left()
 	rnd       *rand.Rand
+	// checker, when set, fetches each URL before it is sent and holds back those Bing would not
+	// index, so that they spend none of the quota.
+	checker *preflight.Checker
 
 	// After a 429, no request goes before pausedUntil; a batch that cannot wait that long within
 	// the run's budget fails at once with pauseWhy. pauseCause is the answer, as the reporter is
@@ -82,12 +86,17 @@ func New(site *config.Site, client *http.Client, userAgent string, quota QuotaSt
 		crawls: crawls, start: start}
 }
 
+// Preflight makes the channel check each URL with pc before it sends it (bing.preflight).
+func (c *Channel) Preflight(pc *preflight.Checker) { c.checker = pc }
+
 // Name is "bing".
 func (c *Channel) Name() string { return name }
 
 // Deliver sends the due URLs, in order of priority, in batches of batchSize, one request at a
 // time, until the day's quota is spent; then it asks Bing whether it crawled the URLs submitted
-// before (track).
+// before (track). With a preflight, each batch is filled with URLs found eligible, taking more
+// from the queue for those held back: the pages fetched are about as many as the quota lets go,
+// whatever the size of the queue.
 func (c *Channel) Deliver(ctx context.Context, q *channel.Queue, rep channel.Reporter) error {
 	if err := c.deliver(ctx, q, rep); err != nil {
 		return err
@@ -102,6 +111,9 @@ func (c *Channel) deliver(ctx context.Context, q *channel.Queue, rep channel.Rep
 	if err != nil || !ok {
 		return channel.UnlessStopped(ctx, err)
 	}
+	if c.checker != nil {
+		rep = preflight.Checked(rep)
+	}
 	c.today, c.limit = today, today.Used+today.Left()
 	c.order(q)
 	for pos := 0; pos < q.Len() && ctx.Err() == nil; {
@@ -115,10 +127,16 @@ func (c *Channel) deliver(ctx context.Context, q *channel.Queue, rep channel.Rep
 			rep.HeldBack(name, q.Len()-pos, fmt.Sprintf("the quota of today is spent (%s); %d due URLs go on the next UTC day, after 00:00 UTC", spent.Source(), q.Len()-pos))
 			return nil
 		}
-		urls, err := q.Slice(ctx, pos, pos+granted)
+		urls, next, err := c.take(ctx, q, pos, granted, rep)
+		if unused := granted - len(urls); unused > 0 {
+			c.quota.ReleaseQuota(context.WithoutCancel(ctx), c.site, c.day, unused)
+		}
 		if err != nil {
-			c.quota.ReleaseQuota(context.WithoutCancel(ctx), c.site, c.day, granted)
 			return channel.UnlessStopped(ctx, err)
+		}
+		if len(urls) == 0 {
+			pos = next
+			continue
 		}
 		stop, msg, err := c.batch(ctx, urls, rep)
 		switch {
@@ -128,12 +146,37 @@ func (c *Channel) deliver(ctx context.Context, q *channel.Queue, rep channel.Rep
 			c.unreachable = true
 			return nil
 		case stop == quotaFull:
-			rep.HeldBack(name, q.Len()-pos, fmt.Sprintf("%s: Bing refused more today (quota exceeded); %d due URLs go on the next UTC day, after 00:00 UTC", msg, q.Len()-pos))
+			held := q.Len() - next + len(urls)
+			rep.HeldBack(name, held, fmt.Sprintf("%s: Bing refused more today (quota exceeded); %d due URLs go on the next UTC day, after 00:00 UTC", msg, held))
 			return nil
 		}
-		pos += granted
+		pos = next
 	}
 	return nil
+}
+
+// take returns the next n URLs to send from pos in q, and the position after them. With a
+// preflight, those held back are reported and more are taken in their place; a URL the run's
+// end left unchecked is passed over, and stays due.
+func (c *Channel) take(ctx context.Context, q *channel.Queue, pos, n int, rep channel.Reporter) ([]channel.Due, int, error) {
+	if c.checker == nil {
+		urls, err := q.Slice(ctx, pos, pos+n)
+		return urls, pos + len(urls), err
+	}
+	var out []channel.Due
+	for len(out) < n && pos < q.Len() && ctx.Err() == nil {
+		urls, err := q.Slice(ctx, pos, pos+n-len(out))
+		if err != nil {
+			return out, pos, err
+		}
+		pos += len(urls)
+		send, _, err := c.checker.Split(ctx, preflight.Bing, urls, rep)
+		out = append(out, send...)
+		if err != nil {
+			return out, pos, err
+		}
+	}
+	return out, pos, nil
 }
 
 // todaysQuota is the site's quota of today by the one rule (Quota.Left): what the state keeps,
@@ -225,8 +268,35 @@ func (c *Channel) Preview(ctx context.Context, q *channel.Queue, rep channel.Rep
 		return q.Len()
 	}
 	left := today.Left()
+	if c.checker != nil {
+		c.previewChecks(ctx, q, left, rep)
+	}
 	if held = max(0, q.Len()-left); held > 0 {
 		rep.HeldBack(name, held, fmt.Sprintf("the quota leaves %d today (%s); %d due URLs would go on a later UTC day, after 00:00 UTC", left, today.Source(), held))
 	}
 	return held
+}
+
+// previewChecks checks q's URLs in order, as Deliver would, until left of them are found
+// eligible, and takes those held back out of q: they are reported, and counted apart.
+func (c *Channel) previewChecks(ctx context.Context, q *channel.Queue, left int, rep channel.Reporter) {
+	dropped := map[int64]bool{}
+	for pos, eligible := 0, 0; eligible < left && pos < q.Len() && ctx.Err() == nil; {
+		urls, err := q.Slice(ctx, pos, pos+min(c.cfg.BatchSize, left-eligible))
+		if err != nil {
+			rep.Failed(name, err.Error())
+			break
+		}
+		pos += len(urls)
+		send, held, err := c.checker.Split(ctx, preflight.Bing, urls, rep)
+		if err != nil {
+			rep.Failed(name, err.Error())
+			break
+		}
+		eligible += len(send)
+		for _, d := range held {
+			dropped[d.Hash] = true
+		}
+	}
+	q.Drop(dropped)
 }

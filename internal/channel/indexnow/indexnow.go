@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/sitepush/sitepush/internal/channel"
+	"github.com/sitepush/sitepush/internal/channel/preflight"
 	"github.com/sitepush/sitepush/internal/config"
 )
 
@@ -28,12 +29,18 @@ type Channel struct {
 	host      string // baseUrl's host, as the protocol's "host"
 	client    *http.Client
 	userAgent string
+	// checker, when set, fetches each URL before it is sent and holds back those an engine would
+	// not index (indexnow.preflight).
+	checker *preflight.Checker
 }
 
 // New returns the IndexNow channel of a validated site.
 func New(site *config.Site, client *http.Client, userAgent string) *Channel {
 	return &Channel{cfg: site.IndexNow, host: site.Host(), client: client, userAgent: userAgent}
 }
+
+// Preflight makes the channel check each URL with pc before it sends it (indexnow.preflight).
+func (c *Channel) Preflight(pc *preflight.Checker) { c.checker = pc }
 
 // Name is "indexnow".
 func (c *Channel) Name() string { return name }
@@ -47,6 +54,9 @@ func (c *Channel) Deliver(ctx context.Context, q *channel.Queue, rep channel.Rep
 		size = 1
 	}
 	jobs := (q.Len() + size - 1) / size
+	if c.checker != nil {
+		rep = preflight.Checked(rep)
+	}
 	t := &tracker{rep: rep, endpoints: len(c.cfg.Endpoints), jobs: map[int]*jobState{}}
 	var wg sync.WaitGroup
 	var mu sync.Mutex
@@ -75,8 +85,19 @@ func (c *Channel) work(ctx context.Context, q *channel.Queue, e *endpoint, t *tr
 			return nil
 		}
 		urls, err := q.Slice(ctx, k*size, (k+1)*size)
+		if err == nil && c.checker != nil {
+			// Every endpoint checks the batch: the checker fetches each page once, and
+			// reports each URL it holds back once.
+			urls, _, err = c.checker.Split(ctx, preflight.IndexNow, urls, rep)
+		}
 		if err != nil {
 			return channel.UnlessStopped(ctx, err)
+		}
+		if len(urls) == 0 {
+			if err := t.done(k, nil, nil); err != nil {
+				return err
+			}
+			continue
 		}
 		parts, aborted := c.deliver(ctx, e, urls, rep)
 		if aborted {
@@ -260,4 +281,32 @@ func (c *Channel) attempt(ctx context.Context, endpoint string, s submission) an
 	}
 	defer resp.Body.Close()
 	return c.judge(endpoint, resp)
+}
+
+// previewChunk is how many URLs a dry run checks at a time: what it holds in memory.
+const previewChunk = 1000
+
+// Preview checks, when the channel preflights, the URLs of q as Deliver would, reports those it
+// holds back and takes them out of q. It holds none back for a quota: IndexNow has none.
+func (c *Channel) Preview(ctx context.Context, q *channel.Queue, rep channel.Reporter) (held int) {
+	if c.checker == nil {
+		return 0
+	}
+	dropped := map[int64]bool{}
+	for pos := 0; pos < q.Len() && ctx.Err() == nil; pos += previewChunk {
+		urls, err := q.Slice(ctx, pos, pos+previewChunk)
+		if err == nil {
+			_, out, serr := c.checker.Split(ctx, preflight.IndexNow, urls, rep)
+			for _, d := range out {
+				dropped[d.Hash] = true
+			}
+			err = serr
+		}
+		if err != nil {
+			rep.Failed(name, err.Error())
+			break
+		}
+	}
+	q.Drop(dropped)
+	return 0
 }

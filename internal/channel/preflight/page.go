@@ -1,0 +1,254 @@
+package preflight
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"golang.org/x/net/html"
+
+	"github.com/sitepush/sitepush/internal/channel"
+)
+
+// page is what one fetch of a URL found: what every engine's verdict needs, not the page itself.
+type page struct {
+	done chan struct{} // closed once the fields are set
+	ok   bool          // false when the run ended before an answer: the page is fetched again
+
+	status   int
+	location string // a redirect's target, resolved
+	noAnswer string // why no answer came, when none did
+	// noindex holds where noindex was said, by the name it was said for: "" for every engine (the
+	// robots meta tag, an X-Robots-Tag without a name), else a crawler's name ("bingbot").
+	noindex   map[string]string
+	canonical string // resolved
+}
+
+// pageOf returns the fetch of u, fetching it unless another channel of the run did; nil when
+// ctx ended first.
+func (c *Checker) pageOf(ctx context.Context, u string) *page {
+	for {
+		c.mu.Lock()
+		p := c.pages[u]
+		mine := p == nil
+		if mine {
+			p = &page{done: make(chan struct{})}
+			c.pages[u] = p
+		}
+		c.mu.Unlock()
+		if mine {
+			c.fetch(ctx, u, p)
+			if !p.ok {
+				c.mu.Lock()
+				delete(c.pages, u)
+				c.mu.Unlock()
+				return nil
+			}
+			return p
+		}
+		select {
+		case <-p.done:
+			if p.ok {
+				return p
+			}
+			if ctx.Err() != nil {
+				return nil
+			}
+			// The fetcher's run ended, not ours: fetch it again.
+		case <-ctx.Done():
+			return nil
+		}
+	}
+}
+
+// fetch GETs u without following a redirect, reads at most maxBody of an HTML answer and notes
+// what a verdict needs into p.
+func (c *Checker) fetch(ctx context.Context, u string, p *page) {
+	defer close(p.done)
+	if !c.acquire(ctx) {
+		return
+	}
+	defer c.release()
+	fctx, cancel := context.WithTimeout(ctx, fetchTimeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(fctx, http.MethodGet, u, nil)
+	if err != nil {
+		p.ok, p.noAnswer = true, fmt.Sprintf("not a URL to fetch (%v)", err)
+		return
+	}
+	req.Header.Set("User-Agent", c.userAgent)
+	req.Header.Set("Accept", "text/html,application/xhtml+xml;q=0.9,*/*;q=0.5")
+	resp, err := c.client.Do(req)
+	if err != nil {
+		if ctx.Err() != nil {
+			return // the run's end, not the page's fault
+		}
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = ue.Err
+		}
+		if errors.Is(err, context.DeadlineExceeded) {
+			err = fmt.Errorf("no answer within %v", fetchTimeout)
+		}
+		p.ok, p.noAnswer = true, err.Error()
+		return
+	}
+	defer resp.Body.Close()
+	p.ok, p.status = true, resp.StatusCode
+	if loc := resp.Header.Get("Location"); loc != "" {
+		p.location = resolve(u, loc)
+	}
+	p.noindex = map[string]string{}
+	for _, v := range resp.Header.Values("X-Robots-Tag") {
+		if name, noindex := robotsHeader(v); noindex {
+			p.noindex[name] = "X-Robots-Tag: " + v
+		}
+	}
+	if resp.StatusCode/100 == 2 && isHTML(resp.Header.Get("Content-Type")) {
+		c.readHead(io.LimitReader(resp.Body, maxBody), u, p)
+	}
+}
+
+// isHTML reports whether a Content-Type may be a page with robots meta tags; none is taken as
+// one.
+func isHTML(ct string) bool {
+	mt, _, err := mime.ParseMediaType(ct)
+	return ct == "" || err != nil || mt == "text/html" || mt == "application/xhtml+xml"
+}
+
+// readHead reads the robots meta tags and the canonical link of a page, up to its body.
+func (c *Checker) readHead(r io.Reader, base string, p *page) {
+	z := html.NewTokenizer(r)
+	for {
+		switch z.Next() {
+		case html.ErrorToken:
+			return
+		case html.StartTagToken, html.SelfClosingTagToken:
+			name, hasAttr := z.TagName()
+			switch tag := string(name); {
+			case tag == "body":
+				return
+			case tag == "meta" && hasAttr:
+				attrs := attributes(z)
+				who := strings.ToLower(strings.TrimSpace(attrs["name"]))
+				if who == "robots" {
+					who = ""
+				}
+				if hasNoindex(attrs["content"]) {
+					p.noindex[who] = fmt.Sprintf(`<meta name=%q content=%q>`, attrs["name"], attrs["content"])
+				}
+			case tag == "link" && hasAttr && p.canonical == "":
+				attrs := attributes(z)
+				if hasToken(attrs["rel"], "canonical") && strings.TrimSpace(attrs["href"]) != "" {
+					p.canonical = resolve(base, strings.TrimSpace(attrs["href"]))
+				}
+			}
+		}
+	}
+}
+
+// attributes returns a tag's attributes by lower-case name, the first of each.
+func attributes(z *html.Tokenizer) map[string]string {
+	out := map[string]string{}
+	for {
+		k, v, more := z.TagAttr()
+		if _, seen := out[string(k)]; !seen {
+			out[string(k)] = string(v)
+		}
+		if !more {
+			return out
+		}
+	}
+}
+
+// hasToken reports whether a space-separated list holds tok, ignoring case.
+func hasToken(list, tok string) bool {
+	for _, f := range strings.Fields(list) {
+		if strings.EqualFold(f, tok) {
+			return true
+		}
+	}
+	return false
+}
+
+// hasNoindex reports whether a robots directive list says noindex ("none" says it too).
+func hasNoindex(directives string) bool {
+	for _, d := range strings.Split(directives, ",") {
+		switch strings.ToLower(strings.TrimSpace(d)) {
+		case "noindex", "none":
+			return true
+		}
+	}
+	return false
+}
+
+// robotsHeader reads one X-Robots-Tag value: whom it names ("" for every crawler, else a name
+// before a colon: "bingbot: noindex") and whether it says noindex.
+func robotsHeader(v string) (name string, noindex bool) {
+	if before, after, found := strings.Cut(v, ":"); found {
+		b := strings.TrimSpace(before)
+		if !strings.ContainsAny(b, ", ") && !strings.EqualFold(b, "unavailable_after") {
+			return strings.ToLower(b), hasNoindex(after)
+		}
+	}
+	return "", hasNoindex(v)
+}
+
+// resolve makes ref absolute against base; ref as it is when either cannot be read.
+func resolve(base, ref string) string {
+	b, err := url.Parse(base)
+	if err != nil {
+		return ref
+	}
+	r, err := url.Parse(ref)
+	if err != nil {
+		return ref
+	}
+	return b.ResolveReference(r).String()
+}
+
+// verdict is what the fetch says of u for e.
+func (p *page) verdict(e Engine, u string) channel.Preflight {
+	switch {
+	case p.noAnswer != "":
+		return channel.Preflight{Reason: channel.NotStatus, Detail: "no answer: " + p.noAnswer, Again: true}
+	case p.status/100 == 3 && p.status != http.StatusNotModified:
+		target := p.location
+		if target == "" {
+			target = "nowhere (no Location)"
+		}
+		return channel.Preflight{Reason: channel.NotRedirect, Detail: fmt.Sprintf("HTTP %d to %s", p.status, target)}
+	case p.status/100 != 2:
+		again := p.status >= 500 || p.status == http.StatusTooManyRequests
+		return channel.Preflight{Reason: channel.NotStatus, Detail: fmt.Sprintf("HTTP %d", p.status), Again: again}
+	}
+	if where, ok := p.noindex[""]; ok {
+		return channel.Preflight{Reason: channel.NotNoindex, Detail: where}
+	}
+	if where, ok := p.noindex[e.Meta]; ok && e.Meta != "" {
+		return channel.Preflight{Reason: channel.NotNoindex, Detail: where}
+	}
+	if p.canonical != "" && !sameURL(p.canonical, u) {
+		return channel.Preflight{Reason: channel.NotCanonical, Detail: p.canonical}
+	}
+	return channel.Preflight{}
+}
+
+// sameURL reports whether two absolute URLs name the same page: equal but for the case of the
+// scheme and host, and any fragment.
+func sameURL(a, b string) bool {
+	ua, err1 := url.Parse(a)
+	ub, err2 := url.Parse(b)
+	if err1 != nil || err2 != nil {
+		return a == b
+	}
+	ua.Fragment, ub.Fragment, ua.RawFragment, ub.RawFragment = "", "", "", ""
+	ua.Scheme, ub.Scheme = strings.ToLower(ua.Scheme), strings.ToLower(ub.Scheme)
+	ua.Host, ub.Host = strings.ToLower(ua.Host), strings.ToLower(ub.Host)
+	return ua.String() == ub.String()
+}

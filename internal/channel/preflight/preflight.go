@@ -1,0 +1,159 @@
+// Package preflight fetches a URL before a channel sends it, and says whether the engine would
+// index the page: a page that answers an error, redirects, says noindex, names another URL as
+// canonical or is disallowed by robots.txt for the engine's crawler costs a submission (and, on
+// Bing, a share of a small daily quota) for nothing. One Checker serves a run: every channel of
+// the run that preflights shares its fetches, one per page, and one robots.txt per origin.
+package preflight
+
+import (
+	"context"
+	"net/http"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/sitepush/sitepush/internal/channel"
+)
+
+const (
+	// maxBody bounds what is read of a page: its head, in practice far less.
+	maxBody = 256 << 10
+	// fetchTimeout bounds one fetch of a page or a robots.txt; the run's budget may end it sooner.
+	fetchTimeout = 10 * time.Second
+	// parallel is how many pages a Checker fetches at once, whatever the channels ask.
+	parallel = 8
+)
+
+// Engine is what a preflight checks a page for: the channel that sends it, the crawler that
+// would read it.
+type Engine struct {
+	// Channel names the channel in the outcomes reported.
+	Channel string
+	// Agent is the crawler's name in robots.txt groups ("bingbot"); "*" reads only the groups for
+	// every crawler.
+	Agent string
+	// Meta is the name of the crawler's own robots meta tag and X-Robots-Tag prefix ("bingbot");
+	// "" for none. The tag named "robots" and an X-Robots-Tag without a name count for every engine.
+	Meta string
+}
+
+// The engines the channels check for.
+var (
+	Bing     = Engine{Channel: "bing", Agent: "bingbot", Meta: "bingbot"}
+	IndexNow = Engine{Channel: "indexnow", Agent: "*"}
+)
+
+// Checker checks pages for the channels of one run: it fetches each page once, whatever the
+// channels asking, at most parallel at a time, and reports each URL held back once per channel.
+type Checker struct {
+	client    *http.Client // never follows redirects: a redirect is a verdict
+	robotsCl  *http.Client // follows them, as crawlers do for robots.txt
+	userAgent string
+	now       func() time.Time
+	slots     chan struct{}
+
+	mu       sync.Mutex
+	pages    map[string]*page
+	robots   map[string]*robotsFile // by origin
+	reported map[string]bool        // channel + " " + URL, of the URLs held back
+}
+
+// New returns the Checker of a run, fetching with client (its redirects not followed) as
+// userAgent.
+func New(client *http.Client, userAgent string) *Checker {
+	if client == nil {
+		client = http.DefaultClient
+	}
+	noRedirect := *client
+	noRedirect.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	return &Checker{client: &noRedirect, robotsCl: client, userAgent: userAgent, now: time.Now,
+		slots: make(chan struct{}, parallel), pages: map[string]*page{}, robots: map[string]*robotsFile{},
+		reported: map[string]bool{}}
+}
+
+// Check returns the verdict on u for e; ok is false when ctx ended before one was reached.
+func (c *Checker) Check(ctx context.Context, e Engine, u string) (v channel.Preflight, ok bool) {
+	rf := c.robotsOf(ctx, u)
+	if rf == nil {
+		return v, false
+	}
+	if rule, allowed := rf.rules.allowed(e.Agent, pathOf(u)); !allowed {
+		return channel.Preflight{Reason: channel.NotRobots, Detail: rule}, true
+	}
+	p := c.pageOf(ctx, u)
+	if p == nil {
+		return v, false
+	}
+	return p.verdict(e, u), true
+}
+
+// Split checks urls for e, at most parallel at a time, reports to rep those held back — each
+// once in the run — and returns both, in their order: send, those to send, and held, those held
+// back. A URL not checked before ctx ended is in neither, and stays due.
+func (c *Checker) Split(ctx context.Context, e Engine, urls []channel.Due, rep channel.Reporter) (send, held []channel.Due, err error) {
+	verdicts := make([]channel.Preflight, len(urls))
+	checked := make([]bool, len(urls))
+	// parallel workers, not one a URL: a batch of IndexNow holds up to 10,000.
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(parallel, len(urls)) {
+		wg.Go(func() {
+			for i := int(next.Add(1) - 1); i < len(urls); i = int(next.Add(1) - 1) {
+				verdicts[i], checked[i] = c.Check(ctx, e, urls[i].URL)
+			}
+		})
+	}
+	wg.Wait()
+	for i, d := range urls {
+		switch {
+		case !checked[i]:
+			continue
+		case verdicts[i].Reason == "":
+			send = append(send, d)
+			continue
+		}
+		held = append(held, d)
+		if c.firstReport(e, d.URL) {
+			v := verdicts[i]
+			if err := rep.Finished(channel.Outcome{Channel: e.Channel, URLs: []channel.Due{d}, Preflight: &v}); err != nil {
+				return send, held, err
+			}
+		}
+	}
+	return send, held, nil
+}
+
+// firstReport reports whether u is held back on e's channel for the first time in the run.
+func (c *Checker) firstReport(e Engine, u string) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	k := e.Channel + " " + u
+	first := !c.reported[k]
+	c.reported[k] = true
+	return first
+}
+
+// Checked wraps a channel's reporter so that the outcomes of URLs it sends say that they were
+// checked and found eligible.
+func Checked(rep channel.Reporter) channel.Reporter { return checked{rep} }
+
+type checked struct{ channel.Reporter }
+
+func (r checked) Finished(o channel.Outcome) error {
+	if o.Preflight == nil {
+		o.Preflight = &channel.Preflight{}
+	}
+	return r.Reporter.Finished(o)
+}
+
+// acquire takes one of the Checker's fetch slots, or returns false when ctx ends first.
+func (c *Checker) acquire(ctx context.Context) bool {
+	select {
+	case c.slots <- struct{}{}:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
+
+func (c *Checker) release() { <-c.slots }

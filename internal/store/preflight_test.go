@@ -1,0 +1,99 @@
+package store_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/sitepush/sitepush/internal/channel"
+	"github.com/sitepush/sitepush/internal/model"
+	"github.com/sitepush/sitepush/internal/store/storetest"
+)
+
+// TestPreflightOutcomes: a URL a preflight held back is recorded ineligible, with the lastmod
+// checked and the reason, keeping its last delivery; one that failed for now (a 5xx) as a
+// failure; one sent after a preflight is marked ok. The state finds the ineligible ones again
+// once their check is old enough, and counts none of them in the day's statistics.
+func TestPreflightOutcomes(t *testing.T) {
+	ctx := context.Background()
+	s := storetest.Open(t)
+	lm := t0.Add(-time.Hour)
+	urls := []string{"https://a.example/noindex", "https://a.example/down", "https://a.example/fine"}
+	var pages []channel.Page
+	for _, u := range urls {
+		pages = append(pages, channel.Page{URL: u, Hash: hashOf(u), Lastmod: lm})
+	}
+	if _, err := s.SyncCatalog(ctx, "a", t0, pages, []string{"bing"}, false); err != nil {
+		t.Fatal(err)
+	}
+	due := func(i int) []channel.Due { return []channel.Due{{Hash: pages[i].Hash, Lastmod: lm}} }
+	// The first was delivered once, before its page said noindex.
+	record := func(at time.Time, o channel.Outcome) {
+		t.Helper()
+		o.Channel = "bing"
+		if err := s.RecordOutcome(ctx, "a", at, o); err != nil {
+			t.Fatal(err)
+		}
+	}
+	record(t0.Add(-48*time.Hour), channel.Outcome{URLs: []channel.Due{{Hash: pages[0].Hash}}, Delivered: true})
+	record(t0, channel.Outcome{URLs: due(0), Preflight: &channel.Preflight{Reason: channel.NotNoindex, Detail: "X-Robots-Tag: noindex"}})
+	record(t0, channel.Outcome{URLs: due(1), Preflight: &channel.Preflight{Reason: channel.NotStatus, Detail: "HTTP 503", Again: true}})
+	record(t0, channel.Outcome{URLs: due(2), Delivered: true, Preflight: &channel.Preflight{}})
+
+	story, err := s.URLStory(ctx, "a", "https://a.example/", hashOf, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, u := range story {
+		d := u.Channels["bing"]
+		if d.Preflight == nil || !d.PreflightAt.Equal(t0) {
+			t.Fatalf("%s: preflight %+v at %v", u.URL, d.Preflight, d.PreflightAt)
+		}
+		got[u.URL] = d.Outcome + " " + d.Preflight.Reason + " " + d.Preflight.Detail
+		if u.URL == urls[0] && (!d.State.Ineligible || !d.State.Lastmod.Equal(lm) || !d.State.CheckedAt.Equal(t0) ||
+			!d.State.DeliveredAt.Equal(t0.Add(-48*time.Hour))) {
+			t.Errorf("the ineligible URL's state: %+v", d.State)
+		}
+		if u.URL == urls[1] && (!d.State.Failed || !d.Preflight.Again) {
+			t.Errorf("the URL held back by a 5xx: %+v, %+v", d.State, d.Preflight)
+		}
+	}
+	want := map[string]string{urls[0]: "ineligible noindex X-Robots-Tag: noindex", urls[1]: "failed status HTTP 503", urls[2]: "ok  "}
+	for u, w := range want {
+		if got[u] != w {
+			t.Errorf("%s: %q, want %q", u, got[u], w)
+		}
+	}
+
+	pending := func(checked time.Time) int {
+		t.Helper()
+		found, err := s.PendingDeliveries(ctx, "a", model.PendingQuery{Now: t0, Recheck: map[string]time.Time{"bing": checked}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(found)
+	}
+	if n := pending(t0.Add(-time.Second)); n != 0 {
+		t.Errorf("%d found before their time, want none", n)
+	}
+	if n := pending(t0); n != 1 {
+		t.Errorf("%d found once their time came, want the ineligible one", n)
+	}
+	days, err := s.ChannelDays(ctx, t0.Add(-24*time.Hour), "a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	today := 0
+	for _, d := range days {
+		if d.Day == t0.Format(time.DateOnly) {
+			today++
+			if d.Total != 1 || d.Failed != 0 {
+				t.Errorf("the day's statistics count %+v; want the one URL sent", d)
+			}
+		}
+	}
+	if today != 1 {
+		t.Errorf("the day's statistics: %+v", days)
+	}
+}
