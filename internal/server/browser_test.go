@@ -63,7 +63,7 @@ func TestBrowser(t *testing.T) {
 
 	b.act(`document.querySelector('a[href="/sites/filesite"]').click()`)
 	b.waitFor(`location.pathname === "/sites/filesite"`)
-	b.expectText("Runs", "Top failure causes", "HTTP 503", "Run now")
+	b.expectText("Runs", "Top failure causes", "HTTP 503", "Run now", "From sent to seen", "Crawled by Bing")
 	if n := b.eval(`document.querySelectorAll("svg.chart").length`); n != "6" {
 		t.Errorf("the site page shows %s charts, want 6", n)
 	}

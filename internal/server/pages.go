@@ -4,10 +4,13 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
+	"fmt"
 	"html/template"
+	"maps"
 	"net/http"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/sitepush/sitepush/internal/answer"
@@ -223,9 +226,11 @@ type sitePage struct {
 	// PageNo is the runs' page, from 1, of Pages; Total counts the site's runs.
 	PageNo, Pages, Total int
 	Causes               []store.Cause
-	Feed                 []model.FeedItem
-	Settings             string
-	Query                string
+	// Seen is what the engines did with the site's URLs over chartDays, a line each.
+	Seen     []fact
+	Feed     []model.FeedItem
+	Settings string
+	Query    string
 }
 
 // chart is a channel's chart over some days, with its numbers as a table.
@@ -295,6 +300,11 @@ func (s *Server) siteData(r *http.Request, e sites.Entry) (*sitePage, error) {
 	if p.Causes, err = s.state.FailureCauses(ctx, id, s.now().AddDate(0, 0, -chartDays), causesShown); err != nil {
 		return nil, err
 	}
+	seen, err := s.state.SeenSince(ctx, id, s.now().AddDate(0, 0, -chartDays))
+	if err != nil {
+		return nil, err
+	}
+	p.Seen = seenFacts(e.Site, seen)
 	if e.Site.Feed.Enabled {
 		if p.Feed, err = s.state.FeedItems(ctx, id, feedShown); err != nil {
 			return nil, err
@@ -480,4 +490,36 @@ func (s *Server) failedPage(w http.ResponseWriter, r *http.Request, err error) {
 	s.logger.Error("showing a dashboard page", "path", r.URL.Path, "err", err)
 	s.render(w, r, http.StatusServiceUnavailable, "message.html", page{Title: "Unavailable — sitepush",
 		Error: "The state could not be read: " + err.Error()})
+}
+
+// fact is a line of a site's page: what, and how much.
+type fact struct{ Label, Value string }
+
+// seenFacts tells, a line each, what the engines did with a site's URLs: those submitted, the
+// share Bing was seen to crawl and how soon, the share Google says it indexed, those a preflight
+// held back by reason, the removal notices sent. A line that does not apply to the site is left
+// out.
+func seenFacts(site *config.Site, s *store.SeenSince) []fact {
+	out := []fact{{"Submitted", fmt.Sprintf("%d URLs accepted by IndexNow or Bing", s.Submitted)}}
+	if site.Bing.Enabled && site.Bing.Track {
+		v := fmt.Sprintf("%d %% of the URLs submitted (%d)", percent(s.CrawledByBing, s.Submitted), s.CrawledByBing)
+		if s.CrawledByBing > 0 {
+			v += fmt.Sprintf(", %.1f h after submission at the median", s.MedianHours)
+		}
+		out = append(out, fact{"Crawled by Bing", v})
+	}
+	if site.Google.Enabled && site.Google.Inspect {
+		out = append(out, fact{"Indexed by Google", fmt.Sprintf("%d %% of the URLs inspected (%d of %d)", percent(s.Indexed, s.Inspected), s.Indexed, s.Inspected)})
+	}
+	if len(s.Ineligible) > 0 {
+		var parts []string
+		for _, reason := range slices.Sorted(maps.Keys(s.Ineligible)) {
+			parts = append(parts, fmt.Sprintf("%d %s", s.Ineligible[reason], reason))
+		}
+		out = append(out, fact{"Not eligible", strings.Join(parts, ", ")})
+	}
+	if site.IndexNow.Enabled && site.IndexNow.Removed {
+		out = append(out, fact{"Removals announced", fmt.Sprintf("%d through IndexNow", s.Removed)})
+	}
+	return out
 }

@@ -131,6 +131,8 @@ func TestSitePageChartsRunsAndCauses(t *testing.T) {
 		t.Errorf("%d charts, want 30 and 90 days of three channels", n)
 	}
 	for _, want := range []string{`href="` + strings.SplitN(run, "?", 2)[0] + `"`, "HTTP 503", "Fix:", "accepted", "held by quota",
+		"From sent to seen", "<dt>Submitted</dt><dd>25 URLs accepted by IndexNow or Bing</dd>", "<dt>Crawled by Bing</dt><dd>0 % of the URLs submitted (0)</dd>",
+		"<dt>Removals announced</dt><dd>0 through IndexNow</dd>",
 		`name="csrf"`, `action="/sites/filesite/retry"`, `&#34;apiKey&#34;: &#34;` + config.MaskKey(bingKey)} {
 		if !strings.Contains(html, want) {
 			t.Errorf("the site page lacks %q", want)
