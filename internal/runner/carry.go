@@ -177,13 +177,14 @@ func roundUp(d time.Duration) time.Duration {
 
 // readEnd says how a run's read of the sitemaps ended, for what it keeps of them (memos.save):
 // it goes on when the run stopped before its end with sitemaps not read or due URLs not sent,
-// and is settled when every sitemap was read whole and every due URL answered (a failure is
-// found again through its delivery state).
+// and is settled when every sitemap was read whole and every due URL answered — sent, failed or
+// held back by a preflight: a failure, or a verdict to check again, is found again through its
+// delivery state.
 func readEnd(rec *model.Record, cut, complete bool, budget context.Context) int {
 	left, settled := 0, complete && budget.Err() == nil
 	for _, st := range rec.Channels {
 		left += st.Left
-		settled = settled && st.Due == st.Submitted+st.Failed
+		settled = settled && st.Due == st.Submitted+st.Failed+st.Ineligible // a held-back URL's state says when it is due again
 	}
 	switch {
 	case cut || left > 0 && budget.Err() != nil:

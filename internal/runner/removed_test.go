@@ -94,3 +94,34 @@ func TestRemovedPagesAreAnnounced(t *testing.T) {
 		}
 	}
 }
+
+// heldBack is a channel whose preflight holds every URL back.
+type heldBack struct{}
+
+func (heldBack) Name() string { return "bing" }
+
+func (heldBack) Deliver(ctx context.Context, q *channel.Queue, r channel.Reporter) error {
+	refs, err := q.Slice(ctx, 0, q.Len())
+	if err != nil {
+		return err
+	}
+	return r.Finished(channel.Outcome{Channel: "bing", URLs: refs, Preflight: &channel.Preflight{Reason: "noindex", Detail: "meta robots"}})
+}
+
+// TestARunWithURLsHeldBackSettles: URLs a preflight held back are answered — their delivery
+// state says when they are due again — so the run's read settles and its sitemaps are
+// remembered: the next run compares against them (and finds a URL that left).
+func TestARunWithURLsHeldBackSettles(t *testing.T) {
+	f := newFiles(t)
+	st := storetest.Open(t)
+	r := runner.New(st)
+	s := newSite(t, "")
+	s.site.Sitemaps = []string{f.url("/s.xml")}
+	f.set("/s.xml", false, urls("/a", "/b")...)
+	rec := run(t, r, s, runner.Options{Channels: []channel.Channel{heldBack{}}})
+	memos, err := st.SitemapMemos(context.Background(), "s")
+	if err != nil || rec.Channels["bing"].Ineligible != 2 || len(memos) != 1 || memos[f.url("/s.xml")].Unfinished {
+		t.Errorf("a run whose URLs were all held back: %d ineligible, memos %+v (%v); want the sitemap remembered, settled",
+			rec.Channels["bing"].Ineligible, memos, err)
+	}
+}
