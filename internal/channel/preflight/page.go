@@ -17,8 +17,7 @@ import (
 
 // page is what one fetch of a URL found: what every engine's verdict needs, not the page itself.
 type page struct {
-	done chan struct{} // closed once the fields are set
-	ok   bool          // false when the run ended before an answer: the page is fetched again
+	shared
 
 	status   int
 	location string // a redirect's target, resolved
@@ -32,38 +31,7 @@ type page struct {
 // pageOf returns the fetch of u, fetching it unless another channel of the run did; nil when
 // ctx ended first.
 func (c *Checker) pageOf(ctx context.Context, u string) *page {
-	for {
-		c.mu.Lock()
-		p := c.pages[u]
-		mine := p == nil
-		if mine {
-			p = &page{done: make(chan struct{})}
-			c.pages[u] = p
-		}
-		c.mu.Unlock()
-		if mine {
-			c.fetch(ctx, u, p)
-			if !p.ok {
-				c.mu.Lock()
-				delete(c.pages, u)
-				c.mu.Unlock()
-				return nil
-			}
-			return p
-		}
-		select {
-		case <-p.done:
-			if p.ok {
-				return p
-			}
-			if ctx.Err() != nil {
-				return nil
-			}
-			// The fetcher's run ended, not ours: fetch it again.
-		case <-ctx.Done():
-			return nil
-		}
-	}
+	return fetchOnce(ctx, &c.mu, c.pages, u, func(p *page) { c.fetch(ctx, u, p) })
 }
 
 // fetch GETs u without following a redirect, reads at most maxBody of an HTML answer and notes

@@ -12,8 +12,7 @@ import (
 
 // robotsFile is a site's robots.txt as one fetch found it.
 type robotsFile struct {
-	done  chan struct{}
-	ok    bool // false when the run ended before an answer
+	shared
 	rules robots
 }
 
@@ -23,40 +22,10 @@ type robotsFile struct {
 func (c *Checker) robotsOf(ctx context.Context, u string) *robotsFile {
 	pu, err := url.Parse(u)
 	if err != nil || pu.Host == "" {
-		return &robotsFile{ok: true}
+		return &robotsFile{shared: shared{ok: true}}
 	}
 	origin := pu.Scheme + "://" + pu.Host
-	for {
-		c.mu.Lock()
-		rf := c.robots[origin]
-		mine := rf == nil
-		if mine {
-			rf = &robotsFile{done: make(chan struct{})}
-			c.robots[origin] = rf
-		}
-		c.mu.Unlock()
-		if mine {
-			c.fetchRobots(ctx, origin+"/robots.txt", rf)
-			if !rf.ok {
-				c.mu.Lock()
-				delete(c.robots, origin)
-				c.mu.Unlock()
-				return nil
-			}
-			return rf
-		}
-		select {
-		case <-rf.done:
-			if rf.ok {
-				return rf
-			}
-			if ctx.Err() != nil {
-				return nil
-			}
-		case <-ctx.Done():
-			return nil
-		}
-	}
+	return fetchOnce(ctx, &c.mu, c.robots, origin, func(rf *robotsFile) { c.fetchRobots(ctx, origin+"/robots.txt", rf) })
 }
 
 // fetchRobots reads a robots.txt (at most maxBody) into rf.
