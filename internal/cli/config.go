@@ -82,3 +82,22 @@ type stringList []string
 
 func (l *stringList) String() string     { return "" }
 func (l *stringList) Set(v string) error { *l = append(*l, v); return nil }
+
+// readSite loads the configuration at path, as a command that needs what needs names, opens its
+// state to read, and returns the site id; the caller closes the state.
+func readSite(e *env, path, id string, needs config.Needs) (*store.Store, *config.Site, error) {
+	cfg, err := loadConfig(path, needs)
+	if err != nil {
+		return nil, nil, err
+	}
+	st, err := store.OpenReadOnly(e.ctx, cfg.State)
+	if err != nil {
+		return nil, nil, err
+	}
+	sites, err := selectSites(e, cfg, st, []string{id})
+	if err != nil {
+		st.Close()
+		return nil, nil, err
+	}
+	return st, sites[0], nil
+}

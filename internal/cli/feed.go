@@ -7,7 +7,6 @@ import (
 
 	"github.com/sitepush/sitepush/internal/channel/feed"
 	"github.com/sitepush/sitepush/internal/config"
-	"github.com/sitepush/sitepush/internal/store"
 )
 
 // runFeed writes a site's current RSS feed to a file, or to stdout, for static hosting. It
@@ -23,20 +22,11 @@ func runFeed(e *env, cmd command, args []string) error {
 	if *id == "" {
 		return usageError("sitepush feed needs --site ID")
 	}
-	cfg, err := loadConfig(*path, config.Needs{Channel: "feed"})
-	if err != nil {
-		return err
-	}
-	st, err := store.OpenReadOnly(e.ctx, cfg.State)
+	st, site, err := readSite(e, *path, *id, config.Needs{Channel: "feed"})
 	if err != nil {
 		return err
 	}
 	defer st.Close()
-	sites, err := selectSites(e, cfg, st, []string{*id})
-	if err != nil {
-		return err
-	}
-	site := sites[0]
 	items, err := st.FeedItems(e.ctx, site.ID, site.Feed.MaxItems)
 	if err != nil {
 		return err

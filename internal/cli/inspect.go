@@ -9,7 +9,6 @@ import (
 
 	"github.com/sitepush/sitepush/internal/config"
 	"github.com/sitepush/sitepush/internal/server"
-	"github.com/sitepush/sitepush/internal/store"
 )
 
 // runInspect prints what sitepush knows of one URL of a site: its story, the document GET
@@ -26,20 +25,12 @@ func runInspect(e *env, cmd command, args []string) error {
 	if *id == "" {
 		return usageError("sitepush inspect needs --site ID")
 	}
-	cfg, err := loadConfig(*path, config.Needs{})
-	if err != nil {
-		return err
-	}
-	st, err := store.OpenReadOnly(e.ctx, cfg.State)
+	st, site, err := readSite(e, *path, *id, config.Needs{})
 	if err != nil {
 		return err
 	}
 	defer st.Close()
-	sites, err := selectSites(e, cfg, st, []string{*id})
-	if err != nil {
-		return err
-	}
-	doc, err := server.StoryOf(e.ctx, st, sites[0], pos[0], time.Now())
+	doc, err := server.StoryOf(e.ctx, st, site, pos[0], time.Now())
 	if errors.Is(err, server.ErrNoURL) {
 		return &exitError{code: exitFailed, err: err}
 	}
