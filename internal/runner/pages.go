@@ -80,11 +80,16 @@ func InSitemaps(ctx context.Context, st State, site, u string) (in, known bool, 
 			continue // damaged, or not kept: this sitemap tells nothing
 		}
 		known = true
-		n := len(pages) / pageBytes
-		i := sort.Search(n, func(i int) bool { return pageHash(pages, i*pageBytes) >= h })
-		if i < n && pageHash(pages, i*pageBytes) == h {
+		if hasPage(pages, h) {
 			return true, true, nil
 		}
 	}
 	return false, known, nil
+}
+
+// hasPage reports whether a memo's pages, sorted by hash, hold the page of hash h.
+func hasPage(pages []byte, h int64) bool {
+	n := len(pages) / pageBytes
+	i := sort.Search(n, func(i int) bool { return pageHash(pages, i*pageBytes) >= h })
+	return i < n && pageHash(pages, i*pageBytes) == h
 }

@@ -6,7 +6,6 @@ import (
 	"io"
 	"net/http"
 	"slices"
-	"sort"
 	"sync"
 
 	"github.com/sitepush/sitepush/internal/channel"
@@ -80,11 +79,7 @@ func (c *collector) leftTheSitemaps(ctx context.Context) ([]int64, error) {
 		if err != nil {
 			return nil, err
 		}
-		n := len(pages) / pageBytes
-		gone = slices.DeleteFunc(gone, func(h int64) bool {
-			i := sort.Search(n, func(i int) bool { return pageHash(pages, i*pageBytes) >= h })
-			return i < n && pageHash(pages, i*pageBytes) == h
-		})
+		gone = slices.DeleteFunc(gone, func(h int64) bool { return hasPage(pages, h) })
 	}
 	return gone, nil
 }
