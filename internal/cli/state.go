@@ -11,7 +11,8 @@ import (
 )
 
 // The SQL store is the runner's state, with each of its optional parts: a fast first run, floors
-// of resubmissions to settle, the day's statistics of requests, the URLs that left the sitemaps.
+// of resubmissions to settle, the day's statistics of requests, the URLs that left the sitemaps and
+// their notices.
 // Its assertions are here, where the commands hand the store to the runner, and not in the store,
 // which must not import the runner.
 var (
@@ -20,6 +21,7 @@ var (
 	_ runner.ResubmitSettler = (*store.Store)(nil)
 	_ runner.RequestCounter  = (*store.Store)(nil)
 	_ runner.Removals        = (*store.Store)(nil)
+	_ runner.RemovalLog      = (*store.Store)(nil)
 )
 
 // The SQL store keeps what Google needs, and Google follows a run up.

@@ -30,7 +30,7 @@ type delivery struct {
 	channel     string
 	lastmod     int64 // the lastmod last delivered (Unix ms, 0 for none)
 	deliveredAt int64 // when the channel last accepted the URL (0 when it never did)
-	outcome     byte  // the last attempt's: outcomeOK, outcomeFailed, outcomeRejected, outcomeSkipped
+	outcome     byte  // the last attempt's: outcomeOK, outcomeFailed, outcomeRejected, outcomeSkipped, outcomeIneligible
 	attempts    int   // attempts since the last success, that one included
 	lastAttempt int64
 	lastError   string
@@ -191,9 +191,12 @@ func stateOf(d *delivery) model.DeliveryState {
 		return model.DeliveryState{}
 	}
 	st := model.DeliveryState{Known: true, Lastmod: fromMS(d.lastmod), DeliveredAt: fromMS(d.deliveredAt), Failed: d.outcome == outcomeFailed,
-		Skipped: d.outcome == outcomeSkipped}
+		Skipped: d.outcome == outcomeSkipped, Ineligible: d.outcome == outcomeIneligible}
 	if st.Failed {
 		st.Failures = d.attempts
+	}
+	if st.Ineligible {
+		st.CheckedAt = fromMS(d.lastAttempt)
 	}
 	return st
 }
@@ -220,7 +223,9 @@ func (s *State) URLs(ctx context.Context, site string, hashes []int64) (_ []stri
 // RecordOutcome keeps what a channel did with some URLs, and counts it in the day's statistics:
 // in memory, written when the run finishes. A failure keeps the lastmod and time of the last
 // success; a rejected URL is kept like a delivered one, so that it is not due again until it
-// changes.
+// changes. A URL a preflight held back is kept as ineligible, with the lastmod checked, so that
+// only a change or preflightAfter makes it due again — or as a failure, due at the next run, when
+// the verdict may change by itself (a 5xx, no answer); nothing was sent, so nothing is counted.
 func (s *State) RecordOutcome(ctx context.Context, site string, now time.Time, o channel.Outcome) (err error) {
 	defer failed(&err, "recording an outcome", site)
 	if len(o.URLs) == 0 {
@@ -246,7 +251,7 @@ func (s *State) RecordOutcome(ctx context.Context, site string, now time.Time, o
 	if err := s.makeRoom(ctx, st); err != nil {
 		return err
 	}
-	if o.Skipped {
+	if o.Skipped || o.Ineligible() {
 		return nil
 	}
 	ok, bad := len(o.URLs), 0
@@ -262,12 +267,16 @@ func record(e *entry, o channel.Outcome, due channel.Due, now time.Time) {
 	if d == nil {
 		e.del = append(e.del, delivery{channel: o.Channel})
 		d = &e.del[len(e.del)-1]
-	} else if d.outcome == outcomeOK || d.outcome == outcomeSkipped {
+	} else if d.outcome != outcomeFailed && d.outcome != outcomeRejected {
 		d.attempts = 0 // attempts count from the last success
 	}
 	d.attempts++
 	d.lastAttempt, d.lastError = now.UnixMilli(), o.Err
 	switch {
+	case o.Ineligible() && o.Preflight.Again:
+		d.outcome, d.lastError = outcomeFailed, fmt.Sprintf("not eligible for now (%s); checked again at the next run", o.Preflight.Detail)
+	case o.Ineligible():
+		d.outcome, d.lastmod, d.attempts, d.lastError = outcomeIneligible, ms(due.Lastmod), 1, o.Preflight.Reason+": "+o.Preflight.Detail
 	case o.Rejected:
 		d.outcome, d.lastmod, d.deliveredAt = outcomeRejected, ms(due.Lastmod), now.UnixMilli()
 	case o.Skipped:

@@ -12,12 +12,13 @@ import (
 // URL site takes about 7 MB, read and written a shard at a time.
 const shardMagic = "spk1"
 
-// Outcomes of a delivery.
+// Outcomes of a delivery's last attempt.
 const (
 	outcomeOK byte = iota
 	outcomeFailed
 	outcomeRejected
 	outcomeSkipped
+	outcomeIneligible // a preflight held the URL back: lastmod is the one checked, lastAttempt when
 )
 
 // encodeShard writes a shard's entries.

@@ -149,8 +149,9 @@ func sameMemos(a, b map[string]model.SitemapMemo) bool {
 	return true
 }
 
-// PendingDeliveries returns the site's URLs whose last attempt on one of q.Failed failed and
-// those a channel of q.Resubmit accepted at or before q.Before(). Each shard's metadata sums it
+// PendingDeliveries returns the site's URLs whose last attempt on one of q.Failed failed, those a
+// channel of q.Resubmit accepted at or before q.Before(), and those a preflight held back on a
+// channel of q.Recheck and checked at or before the time it gives. Each shard's metadata sums it
 // up (summary), so that one list of the site's shards tells which may hold such a URL: only those
 // are read. Nothing is written.
 func (s *State) PendingDeliveries(ctx context.Context, site string, q model.PendingQuery) (_ []model.Pending, err error) {
@@ -174,7 +175,7 @@ func (s *State) PendingDeliveries(ctx context.Context, site string, q model.Pend
 		sh := st.shards[n]
 		if sh == nil {
 			meta, ok := listed[n]
-			if !ok || parseSummary(meta).settled(q.Failed, q.Resubmit, before) {
+			if !ok || parseSummary(meta).settled(q, before) {
 				continue
 			}
 			if sh, err = s.shardAt(ctx, st, n); err != nil {
@@ -184,7 +185,7 @@ func (s *State) PendingDeliveries(ctx context.Context, site string, q model.Pend
 		for h, e := range sh.entries {
 			for _, d := range e.del {
 				failed := d.outcome == outcomeFailed && slices.Contains(q.Failed, d.channel)
-				if failed || d.resubmit(before) && slices.Contains(q.Resubmit, d.channel) {
+				if failed || d.resubmit(before) && slices.Contains(q.Resubmit, d.channel) || d.recheck(q.Recheck) {
 					out = append(out, model.Pending{Hash: h, Channel: d.channel, State: stateOf(&d)})
 				}
 			}
@@ -199,13 +200,22 @@ func (d *delivery) resubmit(before int64) bool {
 	return before != 0 && d.accepted() && d.deliveredAt <= before
 }
 
+// recheck reports whether a delivery makes its URL due to be checked again: a preflight held it
+// back at or before the time recheck gives for its channel.
+func (d *delivery) recheck(recheck map[string]time.Time) bool {
+	at, ok := recheck[d.channel]
+	return ok && d.outcome == outcomeIneligible && d.lastAttempt <= at.UnixMilli()
+}
+
 // accepted reports whether the channel's last answer took the URL (or refused it for good): the
 // deliveries resubmitAfter applies to.
 func (d *delivery) accepted() bool { return d.outcome == outcomeOK || d.outcome == outcomeRejected }
 
 // summary is what a shard's metadata says of it, by channel: how many of its URLs' last attempt
-// failed, and the earliest time one of its URLs was last accepted (0: none was).
-type summary map[string][2]int64
+// failed, the earliest time one of its URLs was last accepted, and the earliest time one a
+// preflight held back was checked (0: none was). A summary written before it had the third
+// figure reads it as 0: no preflight ran then.
+type summary map[string][3]int64
 
 // summarize sums a shard's entries up.
 func summarize(entries map[int64]*entry) summary {
@@ -219,6 +229,9 @@ func summarize(entries map[int64]*entry) summary {
 			if d.accepted() && d.deliveredAt != 0 && (v[1] == 0 || d.deliveredAt < v[1]) {
 				v[1] = d.deliveredAt
 			}
+			if d.outcome == outcomeIneligible && (v[2] == 0 || d.lastAttempt < v[2]) {
+				v[2] = d.lastAttempt
+			}
 			sum[d.channel] = v
 		}
 	}
@@ -230,7 +243,7 @@ const summaryMark = "sum1 "
 
 // String is the metadata of a shard: "sum1 " and the summary in JSON (a few dozen bytes a channel).
 func (sum summary) String() string {
-	b, _ := json.Marshal(map[string][2]int64(sum))
+	b, _ := json.Marshal(map[string][3]int64(sum))
 	return summaryMark + string(b)
 }
 
@@ -244,20 +257,26 @@ func parseSummary(meta string) summary {
 	return sum
 }
 
-// settled reports whether a summed-up shard holds no URL pending: none failed on a channel of
-// failed, none accepted at or before before on one of resubmit. A shard without a summary may
+// settled reports whether a summed-up shard holds no URL q asks for: none failed on a channel of
+// q.Failed, none accepted at or before before on one of q.Resubmit, none held back by a preflight
+// and checked at or before the time q.Recheck gives its channel. A shard without a summary may
 // hold some.
-func (sum summary) settled(failed, resubmit []string, before int64) bool {
+func (sum summary) settled(q model.PendingQuery, before int64) bool {
 	if sum == nil {
 		return false
 	}
-	for _, ch := range failed {
+	for _, ch := range q.Failed {
 		if sum[ch][0] > 0 {
 			return false
 		}
 	}
-	for _, ch := range resubmit {
+	for _, ch := range q.Resubmit {
 		if v := sum[ch]; before != 0 && v[1] != 0 && v[1] <= before {
+			return false
+		}
+	}
+	for ch, at := range q.Recheck {
+		if v := sum[ch]; v[2] != 0 && v[2] <= at.UnixMilli() {
 			return false
 		}
 	}

@@ -22,6 +22,9 @@ type meta struct {
 	Resume bool `json:"resume,omitempty"`
 	// LastSuccess is, by channel, when a URL was last accepted (Unix ms).
 	LastSuccess map[string]int64 `json:"lastSuccess,omitempty"`
+	// Left counts the URLs that left every sitemap and wait to be probed (`left:{id}`): none
+	// spares a run reading them.
+	Left int `json:"left,omitempty"`
 
 	dirty bool
 }

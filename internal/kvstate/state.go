@@ -60,12 +60,15 @@ type State struct {
 	clock   uint64           // ticks of shard use, for dropping the longest unused
 }
 
-// The State is the runner's state, and keeps the day's statistics of requests. It has no fast
-// first run (its catalogue shards are read once a run anyway, so every page is looked up) nor
-// floors of resubmissions to settle (a shard's summary is made as it is written).
+// The State is the runner's state, keeps the day's statistics of requests, and the URLs that
+// left the sitemaps until a run probes them. It has no fast first run (its catalogue shards are
+// read once a run anyway, so every page is looked up), no floors of resubmissions to settle (a
+// shard's summary is made as it is written), and no log of removal notices (the Worker tells no
+// URL's story).
 var (
 	_ runner.State          = (*State)(nil)
 	_ runner.RequestCounter = (*State)(nil)
+	_ runner.Removals       = (*State)(nil)
 )
 
 // New returns a State over kv.
@@ -103,6 +106,7 @@ type site struct {
 	quota  map[string]*quotaDay // by UTC day
 	runs   *runList
 	memos  *memoSet
+	left   *leftSet
 }
 
 // siteOf returns the State's record of a site; s.mu is held.
@@ -129,6 +133,9 @@ func (s *State) forget(st *site) {
 	}
 	if st.memos != nil && !st.memos.dirty {
 		st.memos = nil
+	}
+	if st.left != nil && !st.left.dirty {
+		st.left = nil
 	}
 	for k, sh := range st.shards {
 		if sh != nil && !sh.dirty {
@@ -276,7 +283,9 @@ func (s *State) flushSite(ctx context.Context, st *site) error {
 			errs = append(errs, s.writeShard(ctx, st, sh))
 		}
 	}
-	// The memos speak for the deliveries of their pages: written only once those are.
+	// The memos speak for the deliveries of their pages, and no longer list the URLs that left
+	// the sitemaps: written only once those are.
+	errs = append(errs, s.writeLeft(ctx, st))
 	if errors.Join(errs...) == nil {
 		errs = append(errs, s.writeMemos(ctx, st))
 	}

@@ -183,7 +183,7 @@ func statusKey(status int) string {
 
 // announced records the removal notices an outcome delivered.
 func (r *recorder) announced(o channel.Outcome) {
-	rm, ok := r.state.(Removals)
+	rm, ok := r.state.(RemovalLog)
 	if !ok || len(r.removals) == 0 || !o.Delivered || o.Channel != "indexnow" {
 		return
 	}

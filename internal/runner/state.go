@@ -96,11 +96,23 @@ func recordRequests(ctx context.Context, s State, site string, now time.Time, re
 }
 
 // Removals is a state that keeps the URLs that left every sitemap of a site (MarkLeft, after a
-// whole read), so that the runs after probe them (LeftToProbe, RecordProbe) and announce through
-// IndexNow those that answer 404 or 410 (RecordAnnounced): the SQL store.
+// whole read), so that the runs after probe them (LeftToProbe, RecordProbe): those that answer
+// 404 or 410 are announced through IndexNow. The SQL store and the Worker's KV state.
 type Removals interface {
+	// MarkLeft records that the URLs of hashes left every sitemap of site at at: each waits to
+	// be probed. A URL that left before starts afresh.
 	MarkLeft(ctx context.Context, site string, hashes []int64, at time.Time) error
+	// LeftToProbe returns at most limit of the URLs waiting to be probed, those that left first
+	// first, with their URLs.
 	LeftToProbe(ctx context.Context, site string, limit int) ([]channel.Page, error)
+	// RecordProbe records the HTTP status a URL waiting to be probed answered at at: it waits
+	// no more.
 	RecordProbe(ctx context.Context, site string, hash int64, status int, at time.Time) error
+}
+
+// RemovalLog is a state that keeps, for each URL's story, when IndexNow accepted its removal
+// notice: the SQL store. The Worker, which tells no URL's story, does not.
+type RemovalLog interface {
+	// RecordAnnounced records that IndexNow accepted the removal notices of hashes at at.
 	RecordAnnounced(ctx context.Context, site string, hashes []int64, at time.Time) error
 }

@@ -63,6 +63,8 @@ func Run(t *testing.T, b Backend) {
 		{"Memos", testMemos},
 		{"UnfinishedMemos", testUnfinishedMemos},
 		{"PendingDeliveries", testPendingDeliveries},
+		{"Ineligible", testIneligible},
+		{"Removals", testRemovals},
 	} {
 		t.Run(tc.name, func(t *testing.T) { tc.test(t, b) })
 	}
