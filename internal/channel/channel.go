@@ -7,6 +7,7 @@ package channel
 
 import (
 	"context"
+	"errors"
 	"time"
 )
 
@@ -131,6 +132,21 @@ type Preflight struct {
 	// is checked again at the next run.
 	Again bool
 }
+
+// ErrNoFetch is what a client answers a page fetch it keeps its last requests from (the Worker's,
+// keeping an invocation's last subrequests for its engines): the page waits for a later run.
+var ErrNoFetch = errors.New("no more page fetches in this run: the requests left are kept for the engines")
+
+type pageFetchKey struct{}
+
+// PageFetch marks ctx as a page fetch's besides a run's sitemaps and engines — a preflight, a
+// removal probe — which a client may refuse with ErrNoFetch (IsPageFetch).
+func PageFetch(ctx context.Context) context.Context {
+	return context.WithValue(ctx, pageFetchKey{}, true)
+}
+
+// IsPageFetch reports whether ctx is a page fetch's (PageFetch).
+func IsPageFetch(ctx context.Context) bool { v, _ := ctx.Value(pageFetchKey{}).(bool); return v }
 
 // Why a preflight holds a URL back (Preflight.Reason).
 const (

@@ -99,7 +99,7 @@ func runSites(e *env, cfg *config.Config, st *store.Store, sites []*config.Site,
 	alerts := alert.New(cfg.Webhook, client, cfg.UserAgent)
 	failed := 0
 	for _, site := range sites {
-		chans := sitechannels.For(site, *f.channel, client, cfg.UserAgent, st, time.Now(), true)
+		chans := sitechannels.For(site, *f.channel, client, cfg.UserAgent, st, time.Now())
 		opt.Channels, opt.DryRun, opt.NoWait = chans, *f.dryRun, *f.noWait
 		rec, err := r.Run(e.ctx, site, opt)
 		view.prog.clear()

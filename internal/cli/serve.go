@@ -88,7 +88,7 @@ func serve(ctx context.Context, cfg *config.Config, st *store.Store, ln net.List
 
 	var api *server.Server
 	runs := scheduler.NewRuns(r, func(site *config.Site, only string) []channel.Channel {
-		return sitechannels.OnCrawl(sitechannels.For(site, only, client, cfg.UserAgent, st, time.Now(), true), m.BingCrawled)
+		return sitechannels.OnCrawl(sitechannels.For(site, only, client, cfg.UserAgent, st, time.Now()), m.BingCrawled)
 	}, func(rec *model.Record) {
 		m.RunFinished(rec)
 		alerts.Finished(rec)

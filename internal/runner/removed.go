@@ -2,11 +2,13 @@ package runner
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"slices"
 	"sync"
+	"sync/atomic"
 
 	"github.com/sitepush/sitepush/internal/channel"
 	"github.com/sitepush/sitepush/internal/config"
@@ -101,16 +103,28 @@ func (r *Runner) probeLeft(ctx context.Context, col *collector) map[int64]int {
 	statuses := make([]int, len(left))
 	client := r.probeClient()
 	var wg sync.WaitGroup
+	var refused atomic.Bool // the client keeps its last requests for the engines: the rest wait
 	sem := make(chan struct{}, probesAtOnce)
 	for i, p := range left {
-		wg.Add(1)
 		sem <- struct{}{}
-		go func() {
-			defer func() { <-sem; wg.Done() }()
-			statuses[i] = r.probe(ctx, client, col.site, p.URL)
-		}()
+		if refused.Load() {
+			<-sem
+			break
+		}
+		wg.Go(func() {
+			defer func() { <-sem }()
+			var err error
+			statuses[i], err = r.probe(ctx, client, col.site, p.URL)
+			if errors.Is(err, channel.ErrNoFetch) {
+				refused.Store(true)
+			}
+		})
 	}
 	wg.Wait()
+	if refused.Load() {
+		col.rec.AddNote(fmt.Sprintf("indexnow: %s that left the sitemaps wait to be asked about by a later run: %v",
+			count(len(left)-countNonZero(statuses), "URL"), channel.ErrNoFetch))
+	}
 	notices := map[int64]int{}
 	for i, p := range left {
 		if statuses[i] == 0 || statuses[i] >= 500 {
@@ -132,6 +146,17 @@ func (r *Runner) probeLeft(ctx context.Context, col *collector) map[int64]int {
 	return notices
 }
 
+// countNonZero counts the statuses of the probes that got an answer.
+func countNonZero(statuses []int) int {
+	n := 0
+	for _, s := range statuses {
+		if s != 0 {
+			n++
+		}
+	}
+	return n
+}
+
 // probeClient is the client of probes: the run's, not following redirects (a redirect is an
 // answer: the page moved).
 func (r *Runner) probeClient() *http.Client {
@@ -143,23 +168,23 @@ func (r *Runner) probeClient() *http.Client {
 	return &c
 }
 
-// probe returns the HTTP status a page answers, within the site's sitemap timeout; 0 when no
-// answer came (the run's end among the causes).
-func (r *Runner) probe(ctx context.Context, client *http.Client, site *config.Site, u string) int {
-	ctx, cancel := context.WithTimeout(ctx, site.Sitemap.Timeout.D())
+// probe returns the HTTP status a page answers, within the site's sitemap timeout — a page fetch
+// (channel.PageFetch) — or 0 when no answer came (the run's end among the causes), with why.
+func (r *Runner) probe(ctx context.Context, client *http.Client, site *config.Site, u string) (int, error) {
+	ctx, cancel := context.WithTimeout(channel.PageFetch(ctx), site.Sitemap.Timeout.D())
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
 	if err != nil {
-		return 0
+		return 0, err
 	}
 	if r.UserAgent != "" {
 		req.Header.Set("User-Agent", r.UserAgent)
 	}
 	resp, err := client.Do(req)
 	if err != nil {
-		return 0
+		return 0, err
 	}
 	defer resp.Body.Close()
 	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, probeRead))
-	return resp.StatusCode
+	return resp.StatusCode, nil
 }

@@ -84,7 +84,7 @@ func (a *App) run(ctx context.Context, inv *invocation, site *config.Site, trigg
 	r.Client, r.UserAgent, r.Now = inv.client, a.cfg.UserAgent, inv.now
 	r.Warn = func(site, msg string) { a.env.Logger.Warn(msg, "site", site) }
 	opt := runner.Options{Trigger: trigger, NoWait: true, Budget: inv.budget, Started: started,
-		Channels: sitechannels.For(site, channel, inv.client, a.cfg.UserAgent, inv.state, inv.now(), false)}
+		Channels: sitechannels.For(site, channel, inv.client, a.cfg.UserAgent, inv.state, inv.now())}
 	rec, err := r.Run(ctx, site, opt)
 	if rec == nil {
 		return nil, err

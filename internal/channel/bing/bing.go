@@ -116,7 +116,8 @@ func (c *Channel) deliver(ctx context.Context, q *channel.Queue, rep channel.Rep
 	}
 	c.today, c.limit = today, today.Used+today.Left()
 	c.order(q)
-	for pos := 0; pos < q.Len() && ctx.Err() == nil; {
+	defer c.noteSpent(rep)
+	for pos := 0; pos < q.Len() && ctx.Err() == nil && !c.preflightSpent(); {
 		granted, err := c.quota.ReserveQuota(ctx, c.site, c.day, min(c.cfg.BatchSize, q.Len()-pos), c.limit)
 		if err != nil {
 			return channel.UnlessStopped(ctx, err)
@@ -164,7 +165,7 @@ func (c *Channel) take(ctx context.Context, q *channel.Queue, pos, n int, rep ch
 		return urls, pos + len(urls), err
 	}
 	var out []channel.Due
-	for len(out) < n && pos < q.Len() && ctx.Err() == nil {
+	for len(out) < n && pos < q.Len() && ctx.Err() == nil && !c.preflightSpent() {
 		urls, err := q.Slice(ctx, pos, pos+n-len(out))
 		if err != nil {
 			return out, pos, err
@@ -177,6 +178,17 @@ func (c *Channel) take(ctx context.Context, q *channel.Queue, pos, n int, rep ch
 		}
 	}
 	return out, pos, nil
+}
+
+// preflightSpent reports whether the client refused a page fetch of the channel's preflights
+// (channel.ErrNoFetch): the URLs not checked wait for a later run.
+func (c *Channel) preflightSpent() bool { return c.checker != nil && c.checker.Spent() }
+
+// noteSpent says, when the client refused the preflights' fetches, that the URLs not checked wait.
+func (c *Channel) noteSpent(rep channel.Reporter) {
+	if c.preflightSpent() {
+		rep.Noted(name, preflight.SpentNote)
+	}
 }
 
 // todaysQuota is the site's quota of today by the one rule (Quota.Left): what the state keeps,

@@ -74,14 +74,21 @@ func (c *Channel) Deliver(ctx context.Context, q *channel.Queue, rep channel.Rep
 		}
 	}
 	wg.Wait()
+	if c.preflightSpent() {
+		rep.Noted(name, preflight.SpentNote)
+	}
 	return errors.Join(errs...)
 }
+
+// preflightSpent reports whether the client refused a page fetch of the channel's preflights
+// (channel.ErrNoFetch): the batches not checked wait for a later run.
+func (c *Channel) preflightSpent() bool { return c.checker != nil && c.checker.Spent() }
 
 // work takes the endpoint's next batch until there is none, or ctx ends.
 func (c *Channel) work(ctx context.Context, q *channel.Queue, e *endpoint, t *tracker, rep channel.Reporter, size, jobs int) error {
 	for {
 		k := int(e.next.Add(1) - 1)
-		if k >= jobs || ctx.Err() != nil {
+		if k >= jobs || ctx.Err() != nil || c.preflightSpent() {
 			return nil
 		}
 		urls, err := q.Slice(ctx, k*size, (k+1)*size)

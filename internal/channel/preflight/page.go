@@ -42,7 +42,7 @@ func (c *Checker) fetch(ctx context.Context, u string, p *page) {
 		return
 	}
 	defer c.release()
-	fctx, cancel := context.WithTimeout(ctx, fetchTimeout)
+	fctx, cancel := context.WithTimeout(channel.PageFetch(ctx), fetchTimeout)
 	defer cancel()
 	req, err := http.NewRequestWithContext(fctx, http.MethodGet, u, nil)
 	if err != nil {
@@ -53,8 +53,8 @@ func (c *Checker) fetch(ctx context.Context, u string, p *page) {
 	req.Header.Set("Accept", "text/html,application/xhtml+xml;q=0.9,*/*;q=0.5")
 	resp, err := c.client.Do(req)
 	if err != nil {
-		if ctx.Err() != nil {
-			return // the run's end, not the page's fault
+		if ctx.Err() != nil || c.refused(err) {
+			return // the run's end, or its last requests kept for the engines: not the page's fault
 		}
 		var ue *url.Error
 		if errors.As(err, &ue) {

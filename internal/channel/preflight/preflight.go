@@ -7,6 +7,7 @@ package preflight
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"sync"
 	"sync/atomic"
@@ -51,6 +52,7 @@ type Checker struct {
 	userAgent string
 	now       func() time.Time
 	slots     chan struct{}
+	spent     atomic.Bool // the client refused a fetch: channel.ErrNoFetch
 
 	mu       sync.Mutex
 	pages    map[string]*page
@@ -59,7 +61,8 @@ type Checker struct {
 }
 
 // New returns the Checker of a run, fetching with client (its redirects not followed) as
-// userAgent.
+// userAgent. Its fetches are page fetches (channel.PageFetch): once the client refuses one, the
+// Checker is Spent.
 func New(client *http.Client, userAgent string) *Checker {
 	if client == nil {
 		client = http.DefaultClient
@@ -89,7 +92,8 @@ func (c *Checker) Check(ctx context.Context, e Engine, u string) (v channel.Pref
 
 // Split checks urls for e, at most parallel at a time, reports to rep those held back — each
 // once in the run — and returns both, in their order: send, those to send, and held, those held
-// back. A URL not checked before ctx ended is in neither, and stays due.
+// back. A URL not checked before ctx ended or the client refused its fetch is in neither, and
+// stays due.
 func (c *Checker) Split(ctx context.Context, e Engine, urls []channel.Due, rep channel.Reporter) (send, held []channel.Due, err error) {
 	verdicts := make([]channel.Preflight, len(urls))
 	checked := make([]bool, len(urls))
@@ -146,8 +150,12 @@ func (r checked) Finished(o channel.Outcome) error {
 	return r.Reporter.Finished(o)
 }
 
-// acquire takes one of the Checker's fetch slots, or returns false when ctx ends first.
+// acquire takes one of the Checker's fetch slots, or returns false when ctx ends first or the
+// client refused a fetch before.
 func (c *Checker) acquire(ctx context.Context) bool {
+	if c.Spent() {
+		return false
+	}
 	select {
 	case c.slots <- struct{}{}:
 		return true
@@ -155,5 +163,23 @@ func (c *Checker) acquire(ctx context.Context) bool {
 		return false
 	}
 }
+
+// refused reports whether err is the client's refusal of a page fetch, and if so marks the
+// Checker spent.
+func (c *Checker) refused(err error) bool {
+	if errors.Is(err, channel.ErrNoFetch) {
+		c.spent.Store(true)
+		return true
+	}
+	return false
+}
+
+// SpentNote is what a channel notes when the client refused its preflights' fetches.
+const SpentNote = "the page fetches this run may make for preflight are spent (on the Worker, the invocation's subrequests " +
+	"are kept for the engines): the due URLs not checked yet wait for the next run"
+
+// Spent reports whether the client refused a fetch (channel.ErrNoFetch): the URLs not checked
+// yet stay due, and a channel sends those it has.
+func (c *Checker) Spent() bool { return c.spent.Load() }
 
 func (c *Checker) release() { <-c.slots }

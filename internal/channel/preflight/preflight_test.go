@@ -2,6 +2,7 @@ package preflight
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -180,6 +181,53 @@ func TestSplitLeavesUncheckedDue(t *testing.T) {
 	send, _, err := New(s.Client(), "t").Split(ctx, Bing, []channel.Due{{Hash: 1, URL: s.URL + "/a"}}, &reporter{})
 	if err != nil || len(send) != 0 {
 		t.Errorf("after the run's end: %v, %v; want nothing sent and nothing reported", send, err)
+	}
+}
+
+// refusing is a client's transport that refuses page fetches (channel.PageFetch) past the first
+// allowed, as the Worker's does once only its last subrequests are left.
+type refusing struct {
+	next    http.RoundTripper
+	allowed atomic.Int32
+	others  atomic.Int32 // requests that were not page fetches
+}
+
+func (r *refusing) RoundTrip(req *http.Request) (*http.Response, error) {
+	if !channel.IsPageFetch(req.Context()) {
+		r.others.Add(1)
+		return r.next.RoundTrip(req)
+	}
+	if r.allowed.Add(-1) < 0 {
+		return nil, channel.ErrNoFetch
+	}
+	return r.next.RoundTrip(req)
+}
+
+// TestAClientThatRefusesFetches: once the client refuses a page fetch, the Checker is Spent: the
+// pages checked are split, the others are in neither list (they stay due), none is reported,
+// and no more fetch is tried.
+func TestAClientThatRefusesFetches(t *testing.T) {
+	s := newSite(t, nil)
+	tr := &refusing{next: s.Client().Transport}
+	tr.allowed.Store(4) // robots.txt and 3 pages
+	var urls []channel.Due
+	for i := range 20 {
+		urls = append(urls, channel.Due{Hash: int64(i), URL: fmt.Sprintf("%s/p/%d", s.URL, i)})
+	}
+	c, rep := New(&http.Client{Transport: tr}, "t"), &reporter{}
+	send, held, err := c.Split(context.Background(), Bing, urls, rep)
+	if err != nil || len(send) != 3 || len(held) != 0 || len(rep.outcomes) != 0 || !c.Spent() {
+		t.Fatalf("Split: %d to send, %d held, %d reported, %v, spent %t; want the 3 pages fetched to send, nothing reported, spent",
+			len(send), len(held), len(rep.outcomes), err, c.Spent())
+	}
+	s.mu.Lock()
+	fetched := s.fetches
+	s.mu.Unlock()
+	if fetched["/robots.txt"] != 1 || len(fetched) != 4 || tr.others.Load() != 0 {
+		t.Errorf("fetched %v (and %d requests not marked as page fetches); want robots.txt and 3 pages", fetched, tr.others.Load())
+	}
+	if send, _, _ := c.Split(context.Background(), Bing, urls[10:], rep); len(send) != 0 {
+		t.Errorf("a spent Checker checked %d more", len(send))
 	}
 }
 

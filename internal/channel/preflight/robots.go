@@ -8,6 +8,8 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+
+	"github.com/sitepush/sitepush/internal/channel"
 )
 
 // robotsFile is a site's robots.txt as one fetch found it.
@@ -35,7 +37,7 @@ func (c *Checker) fetchRobots(ctx context.Context, u string, rf *robotsFile) {
 		return
 	}
 	defer c.release()
-	fctx, cancel := context.WithTimeout(ctx, fetchTimeout)
+	fctx, cancel := context.WithTimeout(channel.PageFetch(ctx), fetchTimeout)
 	defer cancel()
 	req, err := http.NewRequestWithContext(fctx, http.MethodGet, u, nil)
 	if err != nil {
@@ -45,7 +47,7 @@ func (c *Checker) fetchRobots(ctx context.Context, u string, rf *robotsFile) {
 	req.Header.Set("User-Agent", c.userAgent)
 	resp, err := c.robotsCl.Do(req)
 	if err != nil {
-		rf.ok = ctx.Err() == nil
+		rf.ok = ctx.Err() == nil && !c.refused(err)
 		return
 	}
 	defer resp.Body.Close()
