@@ -16,6 +16,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/sitepush/sitepush/internal/channel"
 	"github.com/sitepush/sitepush/internal/config"
 	"github.com/sitepush/sitepush/internal/kvstate"
 )
@@ -106,7 +107,8 @@ func (a *App) newInvocation(ctx context.Context, at time.Time) *invocation {
 	if a.cfg != nil && a.cfg.Webhook != nil {
 		stopAt = max(1, limit-int64(len(config.Channels))) // a run's alerts, one a channel at most, still go
 	}
-	inv.client = &http.Client{Transport: &counted{next: a.env.Transport, limit: limit, stopAt: stopAt, spend: spend}}
+	inv.client = &http.Client{Transport: &counted{next: a.env.Transport, limit: limit, stopAt: stopAt,
+		fetchesTo: stopAt - min(engineReserve, stopAt/4), spend: spend}}
 	return inv
 }
 
@@ -124,15 +126,22 @@ func (a *App) flush(ctx context.Context, inv *invocation, what string) {
 	inv.spend(nil)
 }
 
+// engineReserve is how many of an invocation's last subrequests page fetches leave to the
+// engines (a quarter of them, when fewer): a run's IndexNow POST and its retries, Bing's quota
+// and batch. A preflight or a removal probe past them is refused (channel.ErrNoFetch) and waits
+// for a later tick, so that the URLs checked are still sent.
+const engineReserve = 8
+
 // counted is a transport that counts an invocation's requests: at stopAt it spends the budget,
 // so that runs stop sending as at their runBudget — a request that gets no answer after that is
 // no failure, its URLs stay due (docs/runs.md) — and it refuses the requests past limit, which
 // would break the invocation on Cloudflare. Between the two go the alerts of the runs stopped.
+// Page fetches (channel.PageFetch) go up to fetchesTo only.
 type counted struct {
-	next          http.RoundTripper
-	limit, stopAt int64
-	n             atomic.Int64
-	spend         context.CancelCauseFunc
+	next                     http.RoundTripper
+	limit, stopAt, fetchesTo int64
+	n                        atomic.Int64
+	spend                    context.CancelCauseFunc
 }
 
 func (c *counted) RoundTrip(r *http.Request) (*http.Response, error) {
@@ -140,6 +149,10 @@ func (c *counted) RoundTrip(r *http.Request) (*http.Response, error) {
 	if n > c.limit {
 		c.n.Add(-1)
 		return nil, errSubrequests(c.limit)
+	}
+	if n > c.fetchesTo && channel.IsPageFetch(r.Context()) {
+		c.n.Add(-1)
+		return nil, channel.ErrNoFetch
 	}
 	if n >= c.stopAt {
 		c.spend(errSubrequests(c.limit))

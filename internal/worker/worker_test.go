@@ -64,6 +64,7 @@ func newWorld(t *testing.T) *world {
 	t.Cleanup(bing.Close)
 	w.bingURL = bing.URL + "/webmaster/api.svc/json"
 	w.vars["SITEPUSH_ADMIN_TOKEN"], w.vars["BING_KEY"] = testToken, bingKey
+	w.vars[SubrequestsVar] = "1000" // the Paid plan's; the tests of a smaller budget set theirs
 	w.vars[ConfigVar] = fmt.Sprintf(`{"adminToken": "${SITEPUSH_ADMIN_TOKEN}", "defaults": {"schedule": "* * * * *",
 		"indexnow": {"endpoints": ["%s/indexnow"], "interval": "1ms"}}, "sites": [
 		{"id": "demo", "sitemaps": ["%s/sitemap.xml"], "indexnow": {"enabled": true, "key": "%s"},
@@ -88,13 +89,15 @@ func (w *world) app() *App {
 // scheduledTime is about when it runs.
 func (w *world) now() time.Time { return *w.clock.Load() }
 
-// publish writes the sitemap: the pages, each "path lastmod".
+// publish writes the sitemap: the pages, each "path lastmod", and the pages themselves, which
+// Bing's preflight fetches.
 func (w *world) publish(pages ...string) {
 	var b strings.Builder
 	b.WriteString(`<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">`)
 	for _, p := range pages {
 		path, lm, _ := strings.Cut(p, " ")
 		fmt.Fprintf(&b, "<url><loc>%s%s</loc><lastmod>%s</lastmod></url>", w.site.URL, path, lm)
+		w.files[path] = "<!doctype html><title>" + path + "</title>"
 	}
 	b.WriteString("</urlset>")
 	w.files["/sitemap.xml"] = b.String()

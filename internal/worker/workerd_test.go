@@ -199,9 +199,13 @@ func (lb *loopback) fetchKey(keyLocation string) (string, error) {
 	return "", fmt.Errorf("no %s", keyLocation)
 }
 
+// publish writes the sitemap at path, of pages "path lastmod", and the pages themselves (which
+// a preflight fetches) unless the test wrote them.
 func (lb *loopback) publish(path string, pages ...string) {
 	var b strings.Builder
 	b.WriteString(`<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">`)
+	lb.mu.Lock()
+	defer lb.mu.Unlock()
 	for _, p := range pages {
 		u, lm, _ := strings.Cut(p, " ")
 		fmt.Fprintf(&b, "<url><loc>%s%s</loc>", lb.site, u)
@@ -209,11 +213,12 @@ func (lb *loopback) publish(path string, pages ...string) {
 			fmt.Fprintf(&b, "<lastmod>%s</lastmod>", lm)
 		}
 		b.WriteString("</url>")
+		if _, ok := lb.files[u]; !ok {
+			lb.files[u] = "<!doctype html><title>" + u + "</title>"
+		}
 	}
 	b.WriteString("</urlset>")
-	lb.mu.Lock()
 	lb.files[path] = b.String()
-	lb.mu.Unlock()
 }
 
 func (lb *loopback) count() (requests int, reads map[string]int) {
@@ -443,5 +448,55 @@ func TestAnUnchangedSiteUnderWorkerd(t *testing.T) {
 	}
 	if lists != 1 || reads == 0 || reads > 6 {
 		t.Errorf("the tick with nothing changed: %d KV reads, %d lists; want one list and a few reads (no shard):\n%s", reads, lists, done[1])
+	}
+}
+
+// TestFromSentToSeenUnderWorkerd: under workerd, within 12 subrequests a tick, Bing's preflight
+// holds back a noindex page and a 404 and sends the rest, and a page deleted from the site and
+// its sitemap is announced through IndexNow by the tick after the one that found it gone.
+func TestFromSentToSeenUnderWorkerd(t *testing.T) {
+	lb := newLoopback(t)
+	lb.files["/p/3"] = `<!doctype html><meta name="robots" content="noindex"><title>draft</title>`
+	lb.publish("/sitemap.xml", pages(12, "2026-01-01")...)
+	delete(lb.files, "/p/5")
+	config := fmt.Sprintf(`{"defaults": {"schedule": "* * * * *", "indexnow": {"endpoints": ["%[1]s"], "interval": "1ms"}}, "sites": [
+		{"id": "demo", "sitemaps": ["%[2]s/sitemap.xml"], "indexnow": {"enabled": true, "key": "%[3]s"},
+		 "bing": {"enabled": true, "apiKey": "${BING_KEY}", "dailyQuota": 20, "endpoint": "%[4]s"}}]}`,
+		lb.indexnow, lb.site, testKey, lb.bingURL)
+	// The quota covers every page: a URL it held back would keep each read from settling, and only
+	// a settled read tells which URLs left the sitemaps (docs/runs.md, "Removed pages").
+	w := startWorkerd(t, map[string]string{ConfigVar: strings.Join(strings.Fields(config), " "), "BING_KEY": bingKey, SubrequestsVar: "12"})
+	// Ticks 5 minutes apart from now: a run uses the memos of the sitemaps once 2 minutes old.
+	at := time.Now().UTC().Truncate(time.Minute)
+	tick := func() {
+		t.Helper()
+		at = at.Add(5 * time.Minute)
+		before, _ := lb.count()
+		if code, body := w.tick(at); code != 200 {
+			t.Fatalf("tick at %s: %d %s", at, code, body)
+		}
+		if after, _ := lb.count(); after-before > 12 {
+			t.Fatalf("tick at %s made %d requests with %s=12", at, after-before, SubrequestsVar)
+		}
+	}
+	for ticks := 0; ticks < 6 && len(lb.bing.Accepted()) < 10; ticks++ {
+		tick()
+	}
+	bing := lb.bing.Accepted()
+	if len(bing) != 10 || slices.Contains(bing, lb.site+"/p/3") || slices.Contains(bing, lb.site+"/p/5") {
+		t.Fatalf("Bing got %d URLs: %v; want the 10 eligible, neither /p/3 (noindex) nor /p/5 (404)", len(bing), bing)
+	}
+	if !strings.Contains(w.log.String(), "bing.ineligible=") {
+		t.Error("the log does not count the URLs held back")
+	}
+	sent := len(lb.engine.Accepted())
+	lb.publish("/sitemap.xml", slices.Delete(pages(12, "2026-01-01"), 7, 8)...)
+	lb.mu.Lock()
+	delete(lb.files, "/p/7")
+	lb.mu.Unlock()
+	tick()
+	tick()
+	if got := lb.engine.Accepted()[sent:]; !slices.Equal(got, []string{lb.site + "/p/7"}) {
+		t.Errorf("after /p/7 was deleted, IndexNow got %v; want its removal notice", got)
 	}
 }
