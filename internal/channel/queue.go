@@ -90,14 +90,15 @@ func (q *Queue) Add(d Due) {
 	q.rest = append(q.rest, it)
 }
 
-// Meta is what a channel may order its queue by.
+// Meta is what a channel may order its queue by, and the runner split it by.
 type Meta struct {
+	Hash    int64
 	Lastmod time.Time // zero when the sitemap gives none
 	Retry   bool      // the last attempt failed
 }
 
 func (it item) meta() Meta {
-	m := Meta{Retry: it.retry()}
+	m := Meta{Hash: it.hash, Retry: it.retry()}
 	if lm := it.lastmod(); lm != 0 {
 		m.Lastmod = time.UnixMilli(lm).UTC()
 	}

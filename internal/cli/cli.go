@@ -40,7 +40,7 @@ func commands() []command {
 		{name: "init", args: "URL [--config F] [--key-dir DIR]",
 			summary: "Write a configuration for the site at URL (its root, or a sitemap): the sitemaps found there and a fresh IndexNow key, and with --key-dir the key file. Never overwrites a file.",
 			run:     runInit},
-		{name: "run", args: "[--config F] [--site ID]... [--channel all|" + strings.Join(config.Channels, "|") + "] [--dry-run] [--json | --verbose | --quiet] [--no-wait] [--retry-failed]",
+		{name: "run", args: "[--config F] [--site ID]... [--channel all|" + strings.Join(config.Channels, "|") + "] [--dry-run] [--json | --verbose | --quiet] [--no-wait] [--retry-failed] [--baseline SITEMAP]",
 			summary: "Read each site's sitemaps once and submit what is new or changed, then exit.",
 			run:     runRun},
 		{name: "submit", args: "--site ID [--config F] [--channel all|" + strings.Join(config.Channels, "|") + "] [--force] [--json] URL...|-",
@@ -61,6 +61,9 @@ func commands() []command {
 		{name: "urls", args: "SITEMAP [--format text|tsv|jsonl] [--user-agent UA]",
 			summary: "Print every page URL of a sitemap: a URL, a site root or robots.txt (discovery), or a local file.",
 			run:     runURLs},
+		{name: "diff", args: "OLD NEW [--format text|tsv|jsonl] [--user-agent UA]",
+			summary: "Print what a run given sitemap OLD as its --baseline would send of sitemap NEW (new and changed URLs) and announce as removed; each a URL or a file. Submits nothing.",
+			run:     runDiff},
 		{name: "key", summary: "Print a fresh IndexNow key: 32 random lowercase hex characters.", run: runKey},
 		{name: "version", summary: "Print the version and the commit it was built from.", run: runVersion},
 	}

@@ -24,7 +24,7 @@ func TestUsage(t *testing.T) {
 		{nil, exitUsage, "", "Usage:"},
 		{[]string{"--help"}, exitOK, "sitepush urls SITEMAP", ""},
 		{[]string{"help"}, exitOK, "sitepush version", ""},
-		{[]string{"urlz"}, exitUsage, "", `unknown command "urlz" (did you mean urls?); the commands are init, run, submit, serve, check, feed, inspect, urls, key, version`},
+		{[]string{"urlz"}, exitUsage, "", `unknown command "urlz" (did you mean urls?); the commands are init, run, submit, serve, check, feed, inspect, urls, diff, key, version`},
 		{[]string{"help", "urls"}, exitOK, "Usage: sitepush urls SITEMAP", ""},
 		{[]string{"help", "run"}, exitOK, "--dry-run", ""},
 		{[]string{"help", "nope"}, exitUsage, "", `unknown command "nope"`},

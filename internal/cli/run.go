@@ -13,6 +13,7 @@ import (
 	"github.com/sitepush/sitepush/internal/model"
 	"github.com/sitepush/sitepush/internal/runner"
 	"github.com/sitepush/sitepush/internal/sitechannels"
+	"github.com/sitepush/sitepush/internal/sitemap"
 	"github.com/sitepush/sitepush/internal/store"
 )
 
@@ -26,8 +27,9 @@ type runFlags struct {
 	noWait  *bool
 	verbose *bool
 	quiet   *bool
-	// retryFailed is run's alone.
+	// retryFailed and baseline are run's alone.
 	retryFailed *bool
+	baseline    *string
 }
 
 // runRun does one full pass for the selected sites and channels (docs/cli.md, "sitepush run"):
@@ -42,6 +44,7 @@ func runRun(e *env, cmd command, args []string) error {
 	f.json = fs.Bool("json", false, "print each site's execution record as JSON instead of a summary")
 	f.noWait = fs.Bool("no-wait", false, "skip a site another run is running instead of waiting for it")
 	f.retryFailed = fs.Bool("retry-failed", false, "send only the URLs whose last attempt failed")
+	f.baseline = fs.String("baseline", "", "take the URLs sitemap `SITEMAP` (a URL or a file: the live one, before a deploy) lists with the same or a later lastmod as delivered")
 	f.verbose = fs.Bool("verbose", false, "list the URLs sent, per channel, after each site's summary")
 	f.quiet = fs.Bool("quiet", false, "print only the sites that failed, errors and warnings")
 	if _, err := parseArgs(e, cmd, fs, args, 0, 0); err != nil {
@@ -66,7 +69,26 @@ func runRun(e *env, cmd command, args []string) error {
 	if err != nil {
 		return err
 	}
-	return runSites(e, cfg, st, sites, f, runner.Options{Trigger: "cli", RetryFailed: *f.retryFailed})
+	opt := runner.Options{Trigger: "cli", RetryFailed: *f.retryFailed}
+	if *f.baseline != "" {
+		if opt.Baseline, err = readBaseline(e, "--baseline", *f.baseline, cfg.UserAgent); err != nil {
+			return err
+		}
+	}
+	return runSites(e, cfg, st, sites, f, opt)
+}
+
+// readBaseline reads a sitemap to compare with (and of an index, its children): a URL or a
+// file; what names it in messages (--baseline, OLD, NEW).
+func readBaseline(e *env, what, target, userAgent string) (runner.Baseline, error) {
+	opt := sitemap.Defaults()
+	opt.UserAgent = userAgent
+	opt.Warn = func(w sitemap.Warning) { fmt.Fprintf(e.stderr, "warning: %s: %s\n", what, w) }
+	b, err := runner.ReadBaseline(e.ctx, sitemap.NewReader(opt), []string{target})
+	if err != nil {
+		return nil, fmt.Errorf("%s %s: %w", what, target, err)
+	}
+	return b, nil
 }
 
 // openState opens the store; a dry run never writes to it.

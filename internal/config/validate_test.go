@@ -14,14 +14,15 @@ func TestValidateTopLevel(t *testing.T) {
 		want string
 	}{
 		{"sqlite", "state: sqlite:x.db", ""},
+		{"memory", "state: memory", ""},
 		{"postgres", "state: postgres://u:p@db.example/sitepush", ""},
 		{"postgresql", "state: postgresql://db.example/sitepush?sslmode=disable", ""},
 		{"sqlite without a path", "state: \"sqlite:\"", "state sqlite: needs a file path, like sqlite:sitepush.db"},
 		{"other scheme, value not echoed", "state: mysql://root:hunter2@h/db",
-			`state must be sqlite:PATH (like sqlite:sitepush.db) or a PostgreSQL URL (like postgres://user:pass@host/db); got a value with the scheme "mysql:"`},
+			`state must be sqlite:PATH (like sqlite:sitepush.db), a PostgreSQL URL (like postgres://user:pass@host/db) or memory (nothing kept between runs); got a value with the scheme "mysql:"`},
 		{"bare path, not echoed", "state: hunter2.db",
-			"state has no scheme (its value is not shown: it may hold a password); it must be sqlite:PATH (like sqlite:sitepush.db) " +
-				"or a PostgreSQL URL (like postgres://user:pass@host/db). A key=value connection string (host=… password=…) must be written as such a URL"},
+			"state has no scheme (its value is not shown: it may hold a password); it must be sqlite:PATH (like sqlite:sitepush.db), " +
+				"a PostgreSQL URL (like postgres://user:pass@host/db) or memory (nothing kept between runs). A key=value connection string (host=… password=…) must be written as such a URL"},
 		{"key=value DSN, not echoed", "state: host=db user=u password=hunter2 dbname=sitepush", "state has no scheme"},
 		{"key=value DSN with a colon, not echoed", "state: \"password=hunter2:x host=db\"", "state has no scheme"},
 		{"empty", "state: \"\"", "state is empty; it must be sqlite:PATH"},

@@ -7,12 +7,13 @@ import (
 	"strings"
 )
 
-// checkState accepts the two store forms. It never repeats the value, which may hold a password
+// checkState accepts the store forms. It never repeats the value, which may hold a password
 // (a postgres:// URL, or a key=value connection string): at most its scheme is shown.
 func checkState(state string, p *problems) {
-	const forms = "sqlite:PATH (like sqlite:sitepush.db) or a PostgreSQL URL (like postgres://user:pass@host/db)"
+	const forms = "sqlite:PATH (like sqlite:sitepush.db), a PostgreSQL URL (like postgres://user:pass@host/db) or memory (nothing kept between runs)"
 	scheme := schemeOf(state)
 	switch {
+	case state == "memory":
 	case state == "":
 		p.addf("state is empty; it must be %s", forms)
 	case scheme == "":

@@ -37,6 +37,9 @@ type collector struct {
 	selection []channel.Selection
 	newest    []newest // per channel, for those whose selection asks
 
+	// base is the run's Baseline (Options.Baseline): nil without one.
+	base Baseline
+
 	// seen holds every page taken, seenOut every URL the filter left out.
 	seen, seenOut seen
 

@@ -14,6 +14,11 @@ import (
 func (r *Runner) deliverAll(ctx, budget context.Context, col *collector, opt Options, rep *recorder, res *sitemap.Result, complete bool) {
 	switch {
 	case !col.mode.writes:
+		for i := range opt.Channels {
+			if err := col.baseline(ctx, i, rep); err != nil {
+				rep.Failed(col.channels[i], err.Error())
+			}
+		}
 		col.previewFirstRuns()
 		for i, ch := range opt.Channels {
 			if col.backlog(ctx, i, complete, rep) {
@@ -29,6 +34,10 @@ func (r *Runner) deliverAll(ctx, budget context.Context, col *collector, opt Opt
 				continue
 			}
 			q.Read(newest, complete)
+			if err := col.baseline(ctx, i, rep); err != nil {
+				rep.Failed(col.channels[i], err.Error())
+				continue
+			}
 			if col.backlog(ctx, i, complete, rep) {
 				r.deliver(budget, ch, q, rep)
 			}

@@ -72,7 +72,13 @@ func (c *collector) leftTheSitemaps(ctx context.Context) ([]int64, error) {
 		}
 	}
 	slices.Sort(before)
-	gone := c.seen.lacking(slices.Compact(before))
+	return c.unlisted(ctx, slices.Compact(before))
+}
+
+// unlisted returns those of hashes, sorted and distinct, that no sitemap lists now: none the run
+// read, nor the memo of one that did not change.
+func (c *collector) unlisted(ctx context.Context, hashes []int64) ([]int64, error) {
+	gone := c.seen.lacking(hashes)
 	for _, m := range c.memo.kept {
 		if len(gone) == 0 {
 			break

@@ -69,6 +69,10 @@ type Options struct {
 	Force bool
 	// RetryFailed makes due only the URLs whose last attempt failed.
 	RetryFailed bool
+	// Baseline, when set, is what the site's sitemaps listed before (a deploy): what it lists
+	// unchanged is recorded as known, not sent, and what it lists and the sitemaps no longer do
+	// is announced through IndexNow as removed, when the site answers 404 or 410 for it.
+	Baseline Baseline
 	// Budget, when set, ends the run's budget when it ends, as runBudget does, with its cause as
 	// the reason the record notes: what a Worker's invocation may spend (its subrequests, its KV
 	// operations). The run stops sending, records what was answered, and the next run goes on.
@@ -191,6 +195,9 @@ func (r *Runner) run(ctx context.Context, site *config.Site, opt Options, rec *m
 		rec.AddError(err.Error())
 		return err
 	}
+	if err := r.baselineLeft(ctx, col, res); err != nil {
+		rec.AddError(err.Error())
+	}
 	rep.removals = r.probeLeft(budget, col)
 	for i, q := range col.due {
 		rec.Channels[col.channels[i]].Due -= q.SortByHash()
@@ -234,6 +241,7 @@ func (r *Runner) collector(ctx context.Context, site *config.Site, opt Options, 
 	}
 	col := newCollector(r.State, site, rec, names, selection, rec.StartedAt, modeOf(opt, selection))
 	col.progress = r.progress(rec)
+	col.base = opt.Baseline
 	col.memo.warn = r.Warn
 	query := model.PendingQuery{Failed: names, Now: rec.StartedAt, ResubmitAfter: site.ResubmitAfter.D(), DryRun: opt.DryRun,
 		Recheck: map[string]time.Time{}}

@@ -23,10 +23,10 @@ func CheckWritable(ctx context.Context, state string) error {
 		return s.Close()
 	}
 	path, ok := strings.CutPrefix(state, "sqlite:")
-	if !ok {
-		return fmt.Errorf("state %q: write sqlite:PATH or a postgres:// URL", schemeOf(state))
+	if !ok && state != Memory {
+		return fmt.Errorf("state %q: write sqlite:PATH, a postgres:// URL or memory", schemeOf(state))
 	}
-	if path == ":memory:" {
+	if !ok || path == ":memory:" {
 		return nil
 	}
 	return checkSQLiteFile(path)

@@ -35,18 +35,23 @@ type Store struct {
 	marks *marker
 }
 
-// Open opens the state a configuration's `state` names — "sqlite:PATH" or a postgres:// URL —
-// creating and migrating it as needed.
+// Memory is the `state` that keeps nothing between runs: a SQLite database in memory, for CI.
+const Memory = "memory"
+
+// Open opens the state a configuration's `state` names — "sqlite:PATH", a postgres:// URL or
+// "memory" — creating and migrating it as needed.
 func Open(ctx context.Context, state string) (*Store, error) {
 	var s *Store
 	var err error
 	switch path, ok := strings.CutPrefix(state, "sqlite:"); {
+	case state == Memory:
+		return emptyState(ctx, Memory)
 	case ok:
 		s, err = openSQLite(path, false)
 	case isPostgres(state):
 		s, err = openPostgres(ctx, state, false)
 	default:
-		return nil, fmt.Errorf("state %q: write sqlite:PATH or a postgres:// URL", schemeOf(state))
+		return nil, fmt.Errorf("state %q: write sqlite:PATH, a postgres:// URL or memory", schemeOf(state))
 	}
 	if err != nil {
 		return nil, err
@@ -80,9 +85,12 @@ func OpenReadOnly(ctx context.Context, state string) (*Store, error) {
 		}
 		return s, nil
 	}
+	if state == Memory {
+		return emptyState(ctx, Memory)
+	}
 	path, ok := strings.CutPrefix(state, "sqlite:")
 	if !ok {
-		return nil, fmt.Errorf("state %q: write sqlite:PATH or a postgres:// URL", schemeOf(state))
+		return nil, fmt.Errorf("state %q: write sqlite:PATH, a postgres:// URL or memory", schemeOf(state))
 	}
 	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
 		return emptyState(ctx, path)

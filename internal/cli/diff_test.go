@@ -1,0 +1,43 @@
+package cli
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestDiff: diff prints the new, changed and removed URLs of two sitemap files in each format,
+// and refuses a sitemap it cannot read, naming it.
+func TestDiff(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, body string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	old := write("old.xml", `<urlset><url><loc>https://a.example/same</loc><lastmod>2026-01-01</lastmod></url>`+
+		`<url><loc>https://a.example/moved-on</loc><lastmod>2026-01-01</lastmod></url><url><loc>https://a.example/gone</loc></url></urlset>`)
+	now := write("new.xml", `<urlset><url><loc>https://a.example/same</loc><lastmod>2026-01-01</lastmod></url>`+
+		`<url><loc>https://A.example/moved-on</loc><lastmod>2026-02-01</lastmod></url><url><loc>https://a.example/new</loc></url></urlset>`)
+	for _, tc := range []struct {
+		format, want string
+	}{
+		{"text", "new     https://a.example/new\nchanged https://a.example/moved-on\nremoved https://a.example/gone\n"},
+		{"tsv", "new\thttps://a.example/new\t\t\nchanged\thttps://a.example/moved-on\t2026-02-01T00:00:00Z\t2026-01-01T00:00:00Z\nremoved\thttps://a.example/gone\t\t\n"},
+		{"jsonl", `{"change":"new","url":"https://a.example/new"}` + "\n" +
+			`{"change":"changed","url":"https://a.example/moved-on","lastmod":"2026-02-01T00:00:00Z","before":"2026-01-01T00:00:00Z"}` + "\n" +
+			`{"change":"removed","url":"https://a.example/gone"}` + "\n"},
+	} {
+		code, out, errOut := run(t, "diff", old, now, "--format", tc.format)
+		if code != exitOK || out != tc.want {
+			t.Errorf("%s: exit %d, stdout\n%s\nwant\n%s\nstderr %s", tc.format, code, out, tc.want, errOut)
+		}
+	}
+	code, _, errOut := run(t, "diff", old, filepath.Join(dir, "missing.xml"))
+	if code == exitOK || !strings.Contains(errOut, "NEW "+filepath.Join(dir, "missing.xml")) {
+		t.Errorf("a NEW that does not exist: exit %d, %s", code, errOut)
+	}
+}

@@ -1,0 +1,154 @@
+#!/usr/bin/env bash
+# The GitHub Action's step (action.yml), as a script that runs anywhere: it gets sitepush, makes a
+# configuration from the inputs (unless one is given), runs sitepush once with the baseline, and
+# writes the outputs. Its inputs come in the environment, as action.yml's step passes them:
+#
+#   SITEPUSH_SITEMAP        the sitemap just built: a path or a URL
+#   SITEPUSH_BASELINE       the sitemap before the deploy: a path or a URL (default: the live one)
+#   SITEPUSH_INDEXNOW_KEY   the site's IndexNow key
+#   SITEPUSH_BING_API_KEY   a Bing Webmaster API key (optional)
+#   SITEPUSH_CONFIG_FILE    a whole configuration instead of the one made from the above
+#   SITEPUSH_DRY_RUN        true: read and compare, submit nothing
+#   SITEPUSH_VERSION        the release to install (latest, or a tag)
+#   SITEPUSH_INSTALL        release (download the archive, checksum verified) or go (go install)
+#   SITEPUSH_BINARY         use this sitepush binary instead of installing one (offline, tests)
+#
+# It writes submitted, failed and record to $GITHUB_OUTPUT when set, else to stdout, and exits
+# as sitepush run does: 0 when everything due was submitted, 1 when something failed, 2 on bad
+# input.
+set -euo pipefail
+
+repo=sitepush/sitepush
+work=${RUNNER_TEMP:-$(mktemp -d)}/sitepush-action
+mkdir -p "$work"
+
+die() {
+	echo "::error title=sitepush::$*" >&2
+	exit 2
+}
+
+# install puts the sitepush binary in $work/bin and prints its path.
+install() {
+	if [[ -n ${SITEPUSH_BINARY:-} ]]; then
+		[[ -x $SITEPUSH_BINARY ]] || die "SITEPUSH_BINARY=$SITEPUSH_BINARY is not an executable sitepush binary"
+		echo "$SITEPUSH_BINARY"
+		return
+	fi
+	local version=${SITEPUSH_VERSION:-latest} bin=$work/bin
+	mkdir -p "$bin"
+	if [[ ${SITEPUSH_INSTALL:-release} == go ]]; then
+		command -v go >/dev/null || die "install: go needs Go 1.26 on the runner (actions/setup-go), or use install: release"
+		GOBIN=$bin go install "github.com/$repo/cmd/sitepush@$version" >&2 || die "go install github.com/$repo/cmd/sitepush@$version failed"
+		echo "$bin/sitepush"
+		return
+	fi
+	[[ ${SITEPUSH_INSTALL:-release} == release ]] || die "install must be release or go, got ${SITEPUSH_INSTALL}"
+	local os arch ext=tar.gz exe=sitepush
+	case ${RUNNER_OS:-$(uname -s)} in
+	Linux) os=linux ;;
+	macOS | Darwin) os=darwin ;;
+	Windows | MINGW* | MSYS*) os=windows ext=zip exe=sitepush.exe ;;
+	*) die "no sitepush release for the runner's OS ${RUNNER_OS:-$(uname -s)}: use install: go" ;;
+	esac
+	case ${RUNNER_ARCH:-$(uname -m)} in
+	X64 | x86_64 | amd64) arch=amd64 ;;
+	ARM64 | arm64 | aarch64) arch=arm64 ;;
+	*) die "no sitepush release for the runner's architecture ${RUNNER_ARCH:-$(uname -m)}: use install: go" ;;
+	esac
+	if [[ $version == latest ]]; then
+		version=$(curl -fsSLI -o /dev/null -w '%{url_effective}' "https://github.com/$repo/releases/latest" | sed 's#.*/tag/##')
+		[[ $version == v* ]] || die "the latest sitepush release could not be found on github.com/$repo/releases"
+	fi
+	local base=https://github.com/$repo/releases/download/$version
+	local archive=sitepush_${version#v}_${os}_${arch}.$ext
+	curl -fsSL --retry 3 -o "$work/$archive" "$base/$archive" || die "downloading $base/$archive failed"
+	curl -fsSL --retry 3 -o "$work/checksums.txt" "$base/checksums.txt" || die "downloading $base/checksums.txt failed"
+	(cd "$work" && grep " ${archive}\$" checksums.txt | sha256sum -c - >&2) ||
+		die "$archive does not match its sha256 in checksums.txt: not installed"
+	if [[ $ext == zip ]]; then
+		unzip -o -q "$work/$archive" "$exe" -d "$bin"
+	else
+		tar -xzf "$work/$archive" -C "$bin" "$exe"
+	fi
+	echo "$bin/$exe"
+}
+
+# origin prints the scheme and host of the first URL a sitemap lists.
+origin() {
+	local first
+	first=$("$sitepush" urls "$1" 2>/dev/null | head -n 1) || true
+	[[ $first =~ ^(https?://[^/]+) ]] || die "the sitemap $1 lists no http(s) URL: is it the built sitemap?"
+	echo "${BASH_REMATCH[1]}"
+}
+
+# configure writes the configuration of the inputs to $work/sitepush.yaml and prints its path.
+configure() {
+	local sitemap=${SITEPUSH_SITEMAP:-} key=${SITEPUSH_INDEXNOW_KEY:-}
+	[[ -n $sitemap ]] || die "the input sitemap is required (the sitemap just built), unless config is given"
+	[[ -n $key ]] || die "the input indexnow-key is required (its key file must be published as https://your.site/KEY.txt), unless config is given"
+	local site
+	site=$(origin "$sitemap")
+	case $sitemap in
+	http://* | https://*) ;;
+	*) sitemap=$(cd "$(dirname "$sitemap")" && pwd)/$(basename "$sitemap") ;;
+	esac
+	{
+		echo "state: memory"
+		echo "sites:"
+		echo "  - id: site"
+		echo "    sitemaps: [\"$sitemap\"]"
+		echo "    baseUrl: $site"
+		echo "    indexnow: {enabled: true, key: \"$key\"}"
+		if [[ -n ${SITEPUSH_BING_API_KEY:-} ]]; then
+			echo "    bing: {enabled: true, apiKey: \"\${SITEPUSH_BING_API_KEY}\"}"
+		fi
+	} >"$work/sitepush.yaml"
+	echo "$work/sitepush.yaml"
+}
+
+# output writes one output, in GitHub's multi-line form.
+output() {
+	local to=${GITHUB_OUTPUT:-/dev/stdout} delim
+	delim=EOF_$RANDOM$RANDOM
+	printf '%s<<%s\n%s\n%s\n' "$1" "$delim" "$2" "$delim" >>"$to"
+}
+
+# total sums a field of every channel of every record.
+total() {
+	if command -v jq >/dev/null; then
+		jq -s "[.[].channels[]?.$1] | add // 0" "$record"
+	else
+		python3 -c "import json,sys; print(sum(c.get('$1', 0) for l in open(sys.argv[1]) if l.strip() for c in json.loads(l)['channels'].values()))" "$record"
+	fi
+}
+
+sitepush=$(install)
+config=${SITEPUSH_CONFIG_FILE:-}
+[[ -z $config ]] && config=$(configure)
+[[ -f $config ]] || die "config $config is not a file"
+baseline=${SITEPUSH_BASELINE:-}
+if [[ -z $baseline && -n ${SITEPUSH_SITEMAP:-} ]]; then
+	live=$(origin "$SITEPUSH_SITEMAP")/$(basename "${SITEPUSH_SITEMAP%%\?*}")
+	if curl -fsSL --retry 2 -o "$work/live-sitemap.xml" "$live"; then
+		baseline=$work/live-sitemap.xml
+	else
+		echo "::warning title=sitepush::no live sitemap at $live (a first deploy?): every URL of the sitemap is taken as new" >&2
+	fi
+elif [[ -n $baseline && $baseline != http://* && $baseline != https://* && ! -e $baseline ]]; then
+	echo "::warning title=sitepush::the baseline $baseline does not exist (a first deploy?): every URL of the sitemap is taken as new" >&2
+	baseline=
+fi
+args=(run --config "$config" --json)
+[[ -n $baseline ]] && args+=(--baseline "$baseline")
+[[ ${SITEPUSH_DRY_RUN:-false} == true ]] && args+=(--dry-run)
+record=$work/record.jsonl
+echo "sitepush ${args[*]}" >&2
+status=0
+"$sitepush" "${args[@]}" >"$record" || status=$?
+if [[ ! -s $record ]]; then
+	exit "$status"
+fi
+output submitted "$(total submitted)"
+output failed "$(total failed)"
+output record "$(cat "$record")"
+exit "$status"
