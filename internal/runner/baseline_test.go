@@ -2,7 +2,6 @@ package runner_test
 
 import (
 	"context"
-	"fmt"
 	"net/http"
 	"slices"
 	"strings"
@@ -13,21 +12,6 @@ import (
 	"github.com/sitepush/sitepush/internal/sitemap"
 	"github.com/sitepush/sitepush/internal/store"
 )
-
-// urlset is a sitemap of pages "path lastmod" on https://a.example (lastmod may be absent).
-func urlset(pages ...string) string {
-	var b strings.Builder
-	b.WriteString("<urlset>")
-	for _, p := range pages {
-		path, lm, _ := strings.Cut(p, " ")
-		fmt.Fprintf(&b, "<url><loc>https://a.example%s</loc>", path)
-		if lm != "" {
-			fmt.Fprintf(&b, "<lastmod>%s</lastmod>", lm)
-		}
-		b.WriteString("</url>")
-	}
-	return b.String() + "</urlset>"
-}
 
 // TestABaseline: a run given the sitemap as it was before a deploy, on a state that keeps
 // nothing, sends what is new or changed since — not what the baseline lists unchanged — and

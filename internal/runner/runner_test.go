@@ -108,18 +108,22 @@ func loadConfig(path string) (*config.Config, error) {
 
 // publish writes the sitemap; each entry is "path" or "path lastmod".
 func (s *site) publish(entries ...string) {
+	os.WriteFile(filepath.Join(s.dir, "sitemap.xml"), []byte(urlset(entries...)), 0o644)
+}
+
+// urlset is a sitemap of pages "path" or "path lastmod" on https://a.example.
+func urlset(pages ...string) string {
 	var b strings.Builder
 	b.WriteString("<urlset>")
-	for _, e := range entries {
-		path, lm, _ := strings.Cut(e, " ")
+	for _, p := range pages {
+		path, lm, _ := strings.Cut(p, " ")
 		fmt.Fprintf(&b, "<url><loc>https://a.example%s</loc>", path)
 		if lm != "" {
 			fmt.Fprintf(&b, "<lastmod>%s</lastmod>", lm)
 		}
 		b.WriteString("</url>")
 	}
-	b.WriteString("</urlset>")
-	os.WriteFile(filepath.Join(s.dir, "sitemap.xml"), []byte(b.String()), 0o644)
+	return b.String() + "</urlset>"
 }
 
 func run(t *testing.T, r *runner.Runner, s *site, opt runner.Options) *model.Record {
