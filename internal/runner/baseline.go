@@ -70,6 +70,15 @@ func (c *collector) baseline(ctx context.Context, ch int, rep *recorder) error {
 	return ctx.Err()
 }
 
+// uncovered returns those of pages the run's baseline does not cover: the newest pages a
+// channel's first run takes (the feed's items) are new or changed since the baseline.
+func (c *collector) uncovered(pages []channel.Page) []channel.Page {
+	if c.base == nil {
+		return pages
+	}
+	return slices.DeleteFunc(pages, func(p channel.Page) bool { return c.base.covers(p.Hash, p.Lastmod) })
+}
+
 // baselineLeft marks, in a run given a baseline that read every sitemap whole, the URLs in the
 // site's scope that the baseline lists and the sitemaps no longer do, as having left them: the
 // run probes them next (probeLeft), and announces those that answer 404 or 410. They are added

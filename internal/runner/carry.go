@@ -89,7 +89,7 @@ func (c *collector) urlSource() channel.URLs {
 // newestOf returns the newest pages of channel ch, with their URLs: those taken from memos are
 // read from the state.
 func (c *collector) newestOf(ctx context.Context, ch int) ([]channel.Page, error) {
-	pages := c.newest[ch].list()
+	pages := c.uncovered(c.newest[ch].list())
 	var hashes []int64
 	for _, p := range pages {
 		if p.URL == "" {

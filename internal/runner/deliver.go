@@ -74,7 +74,7 @@ func (c *collector) previewFirstRuns() {
 		if !c.selection[ch].FirstRun || stats.Due == 0 {
 			continue // a run with nothing due does not deliver
 		}
-		newest := c.newest[ch].list()
+		newest := c.uncovered(c.newest[ch].list())
 		stats.Skipped += stats.Due - len(newest)
 		stats.Due, stats.Sample = len(newest), nil
 		for _, p := range newest[:min(len(newest), sampleSize)] {
