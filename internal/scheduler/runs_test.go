@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -167,14 +168,25 @@ func TestADeadInstancesLeaseExpires(t *testing.T) {
 	runs, site, g, done, _ := newRuns(t)
 	close(g.open)
 	st := runs.runner.State
+	// The runs' clock, which the lease is taken by: moved on by hand.
+	var clock atomic.Pointer[time.Time]
+	now := time.Now()
+	clock.Store(&now)
+	runs.runner.Now = func() time.Time { return *clock.Load() }
 	// An instance took the site's lease 14 s ago and died: it expires in a second.
-	if _, err := st.AcquireLease(context.Background(), "a", "dead-instance", time.Now().Add(-14*time.Second), 15*time.Second); err != nil {
+	if _, err := st.AcquireLease(context.Background(), "a", "dead-instance", now.Add(-14*time.Second), 15*time.Second); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := runs.Trigger(site, "all"); !errors.Is(err, runner.ErrBusy) {
 		t.Fatalf("while the dead instance's lease lasts: %v", err)
 	}
-	time.Sleep(1100 * time.Millisecond)
+	later := now.Add(999 * time.Millisecond)
+	clock.Store(&later)
+	if _, err := runs.Trigger(site, "all"); !errors.Is(err, runner.ErrBusy) {
+		t.Fatalf("a millisecond before the dead instance's lease ends: %v", err)
+	}
+	ended := now.Add(1001 * time.Millisecond)
+	clock.Store(&ended)
 	if _, err := runs.Trigger(site, "all"); err != nil {
 		t.Fatalf("after it expired: %v", err)
 	}

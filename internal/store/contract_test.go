@@ -1,17 +1,42 @@
 package store_test
 
 import (
+	"context"
 	"testing"
 
 	"github.com/sitepush/sitepush/internal/statetest"
+	"github.com/sitepush/sitepush/internal/store"
 	"github.com/sitepush/sitepush/internal/store/storetest"
 )
 
 // TestContract runs the contract every state keeps on the SQL store (on PostgreSQL too, with
-// SITEPUSH_TEST_POSTGRES): another view of it is the same database.
+// SITEPUSH_TEST_POSTGRES): another view of it is a second store on the same database, as
+// another process would open it.
 func TestContract(t *testing.T) {
+	states := map[statetest.State]string{}
 	statetest.Run(t, statetest.Backend{
-		Open:   func(t *testing.T) statetest.State { return storetest.Open(t) },
-		Reopen: func(_ *testing.T, s statetest.State) statetest.State { return s },
+		Open: func(t *testing.T) statetest.State {
+			state := storetest.State(t)
+			s := openStore(t, state)
+			states[s] = state
+			return s
+		},
+		Reopen: func(t *testing.T, s statetest.State) statetest.State {
+			state := states[s]
+			again := openStore(t, state)
+			states[again] = state
+			return again
+		},
 	})
+}
+
+// openStore opens a store on state, closed when the test ends.
+func openStore(t *testing.T, state string) *store.Store {
+	t.Helper()
+	s, err := store.Open(context.Background(), state)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -116,10 +117,17 @@ func TestReadsDoNotQueueBehindWrites(t *testing.T) {
 	defer tx.Rollback()
 	writers, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	for range 2 * sqliteReaders {
+	writing := 2 * sqliteReaders
+	for range writing {
 		go s.MarkQuotaFull(writers, "site", "2026-03-01")
 	}
-	time.Sleep(200 * time.Millisecond) // the writers queue behind the lock
+	// The writers queue behind the lock: one holds the write connection, waiting for the lock,
+	// and the others wait for that connection.
+	for deadline := time.Now().Add(30 * time.Second); s.db.Stats().InUse != 1 || s.db.Stats().WaitCount < int64(writing-1); runtime.Gosched() {
+		if time.Now().After(deadline) {
+			t.Fatalf("the writers did not queue: %+v", s.db.Stats())
+		}
+	}
 	ctx, stop := context.WithTimeout(context.Background(), 5*time.Second)
 	defer stop()
 	if _, err := s.LastGoodRun(ctx, "site"); err != nil {
