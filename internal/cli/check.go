@@ -10,6 +10,7 @@ import (
 
 	"github.com/sitepush/sitepush/internal/alert"
 	"github.com/sitepush/sitepush/internal/config"
+	"github.com/sitepush/sitepush/internal/human"
 	"github.com/sitepush/sitepush/internal/runner"
 	"github.com/sitepush/sitepush/internal/sitemap"
 	"github.com/sitepush/sitepush/internal/store"
@@ -98,7 +99,7 @@ func runCheck(e *env, cmd command, args []string) error {
 		return c.finish(err)
 	}
 	c.cfg = cfg
-	c.pass("configuration", "configuration %s: valid, %s", *f.config, plural(len(cfg.Sites), "site"))
+	c.pass("configuration", "configuration %s: valid, %s", *f.config, human.Count(len(cfg.Sites), "site"))
 	for _, u := range cfg.Unread {
 		c.warn("configuration", "%v", u)
 	}
@@ -118,7 +119,7 @@ func runCheck(e *env, cmd command, args []string) error {
 	}
 	c.site = ""
 	if c.report.Failed > 0 {
-		return c.finish(&exitError{code: exitFailed, err: fmt.Errorf("%s failed", plural(c.report.Failed, "check"))})
+		return c.finish(&exitError{code: exitFailed, err: fmt.Errorf("%s failed", human.Count(c.report.Failed, "check"))})
 	}
 	return c.finish(nil)
 }
@@ -236,9 +237,9 @@ func (c *checker) sitemaps(s *config.Site) {
 		}
 		outside := ""
 		if out > 0 {
-			outside = fmt.Sprintf(" (and %s outside baseUrl or the include/exclude globs, which runs leave out)", count(out))
+			outside = fmt.Sprintf(" (and %s outside baseUrl or the include/exclude globs, which runs leave out)", human.Int(out))
 		}
-		c.pass("sitemap", "sitemap %s: %s URLs in %s%s", sm, count(n), plural(files, "file"), outside)
+		c.pass("sitemap", "sitemap %s: %s URLs in %s%s", sm, human.Int(n), human.Count(files, "file"), outside)
 	}
 }
 

@@ -12,6 +12,7 @@ import (
 
 	"github.com/sitepush/sitepush/internal/channel/bing"
 	"github.com/sitepush/sitepush/internal/config"
+	"github.com/sitepush/sitepush/internal/human"
 )
 
 // keyFile fetches the IndexNow key file, which must hold exactly the key.
@@ -84,10 +85,10 @@ func (c *checker) bing(s *config.Site) {
 	q := bing.Today(s.Bing.DailyQuota, d)
 	if err != nil {
 		c.pass("bing", "Bing answered, but does not tell the quota left today: runs count on %s URLs left today (%s; %d of dailyQuota %d used today)",
-			count(q.Left()), q.Source(), d.Used, s.Bing.DailyQuota)
+			human.Int(q.Left()), q.Source(), d.Used, s.Bing.DailyQuota)
 		return
 	}
 	q = q.Answered(daily)
 	c.pass("bing", "Bing API key accepted: %s URLs left today (%s; %d of dailyQuota %d used today; Bing reports %s today, %s this month)",
-		count(q.Left()), q.Source(), d.Used, s.Bing.DailyQuota, count(daily), count(monthly))
+		human.Int(q.Left()), q.Source(), d.Used, s.Bing.DailyQuota, human.Int(daily), human.Int(monthly))
 }

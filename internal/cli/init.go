@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/sitepush/sitepush/internal/config"
+	"github.com/sitepush/sitepush/internal/human"
 	"github.com/sitepush/sitepush/internal/runner"
 	"github.com/sitepush/sitepush/internal/sitemap"
 	"github.com/sitepush/sitepush/internal/version"
@@ -205,7 +206,7 @@ func (s *initSite) fromRobots(ctx context.Context, r *sitemap.Reader) ([]string,
 		s.where, s.failed = "listed in robots.txt", failed
 		return nil, s.inScope()
 	}
-	return append([]string{robots + ": lists " + plural(len(names), "sitemap") + ", none readable"}, failures(failed)...), nil
+	return append([]string{robots + ": lists " + human.Count(len(names), "sitemap") + ", none readable"}, failures(failed)...), nil
 }
 
 // fromUsualPaths reads the sitemaps at the usual paths, after tried.
@@ -291,7 +292,7 @@ func (s *initSite) inScope() error {
 		scheme, _, _ := strings.Cut(s.base, ":")
 		return fmt.Errorf("the %s found for %s %s, all on other hosts, like %s, and a run submits only URLs on %s: "+
 			"run sitepush init with the site's own address, like %s://%s/ (nothing was written)",
-			plural(len(s.sitemaps), "sitemap"), s.base, haveURLs(s.foreign), s.elsewhere, s.host, scheme, s.elsewhere)
+			human.Count(len(s.sitemaps), "sitemap"), s.base, haveURLs(s.foreign), s.elsewhere, s.host, scheme, s.elsewhere)
 	}
 	return nil
 }
@@ -301,7 +302,7 @@ func haveURLs(n int) string {
 	if n == 1 {
 		return "has 1 URL"
 	}
-	return "have " + plural(n, "URL")
+	return "have " + human.Count(n, "URL")
 }
 
 // failures writes each failed sitemap as "URL: why".
@@ -327,7 +328,7 @@ func hostOf(u []byte) string {
 // config writes the site's configuration file, with what is commented out that one may turn on.
 func (s *initSite) config() string {
 	var b strings.Builder
-	found := plural(s.urls, "URL")
+	found := human.Count(s.urls, "URL")
 	if s.where != "" {
 		found = s.where + ": " + found
 	}
@@ -419,7 +420,7 @@ func (s *initSite) report(e *env, path, keyFile string) {
 		fmt.Fprintf(e.stderr, "warning: %s: %v (left out: add it under sitemaps: once it can be read)\n", f.URL, f.Err)
 	}
 	w := e.stdout
-	fmt.Fprintf(w, "found %s with %s on %s", plural(len(s.sitemaps), "sitemap"), plural(s.urls, "URL"), s.host)
+	fmt.Fprintf(w, "found %s with %s on %s", human.Count(len(s.sitemaps), "sitemap"), human.Count(s.urls, "URL"), s.host)
 	if s.where != "" {
 		fmt.Fprintf(w, " (%s)", s.where)
 	}
@@ -428,7 +429,7 @@ func (s *initSite) report(e *env, path, keyFile string) {
 		fmt.Fprintf(w, "  %s\n", sm)
 	}
 	if s.foreign > 0 {
-		fmt.Fprintf(w, "  and %s on other hosts, like %s, which runs do not submit\n", plural(s.foreign, "URL"), s.elsewhere)
+		fmt.Fprintf(w, "  and %s on other hosts, like %s, which runs do not submit\n", human.Count(s.foreign, "URL"), s.elsewhere)
 	}
 	if keyFile != "" {
 		fmt.Fprintf(w, "wrote the IndexNow key file %s\n", keyFile)

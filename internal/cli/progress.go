@@ -10,6 +10,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/sitepush/sitepush/internal/human"
 	"github.com/sitepush/sitepush/internal/model"
 )
 
@@ -127,11 +128,11 @@ func (p *progress) clear() {
 // "blog: 2,502 URLs read · indexnow 1,000/5,000 · bing 0/100". It is called with p.mu held.
 func (p *progress) state(rec *model.Record) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s: %s read", rec.Site, plural(rec.TotalURLs, "URL"))
+	fmt.Fprintf(&b, "%s: %s read", rec.Site, human.Count(rec.TotalURLs, "URL"))
 	due, done, held := 0, 0, 0
 	for _, n := range channelNames(rec) {
 		st := rec.Channels[n]
-		fmt.Fprintf(&b, " · %s %s/%s", n, count(st.Submitted+st.Failed+st.Ineligible), count(st.Due))
+		fmt.Fprintf(&b, " · %s %s/%s", n, human.Int(st.Submitted+st.Failed+st.Ineligible), human.Int(st.Due))
 		due, done, held = due+st.Due, done+st.Submitted+st.Failed+st.Ineligible, held+st.Held
 	}
 	p.done, p.due = done, due-done-held

@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/sitepush/sitepush/internal/channel"
+	"github.com/sitepush/sitepush/internal/human"
 )
 
 // maxListed is how many URLs `run --verbose` lists per channel and site: a run of a million URLs
@@ -81,7 +82,7 @@ func (s *sentURLs) print(w io.Writer) {
 			}
 		}
 		if l.more > 0 {
-			fmt.Fprintf(w, "    … and %s more\n", count(l.more))
+			fmt.Fprintf(w, "    … and %s more\n", human.Int(l.more))
 		}
 	}
 	clear(s.channels)

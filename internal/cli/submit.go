@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/sitepush/sitepush/internal/config"
+	"github.com/sitepush/sitepush/internal/human"
 	"github.com/sitepush/sitepush/internal/runner"
 )
 
@@ -65,11 +66,11 @@ func runSubmit(e *env, cmd command, args []string) error {
 		take = append(take, u)
 	}
 	if len(take) == 0 {
-		return usageError("none of the %s can be submitted for site %s (see above)", plural(len(urls), "URL"), site.ID)
+		return usageError("none of the %s can be submitted for site %s (see above)", human.Count(len(urls), "URL"), site.ID)
 	}
 	err = runSites(e, cfg, st, sites, f, runner.Options{Trigger: "manual", URLs: take, Force: *force})
 	if err == nil && refused > 0 {
-		return &exitError{code: exitFailed, err: fmt.Errorf("%s of %d refused (see above)", plural(refused, "URL"), len(urls))}
+		return &exitError{code: exitFailed, err: fmt.Errorf("%s of %d refused (see above)", human.Count(refused, "URL"), len(urls))}
 	}
 	return err
 }
@@ -100,7 +101,7 @@ func chosenURLs(args []string, stdin io.Reader) ([]string, error) {
 	}
 	switch {
 	case len(urls) > maxSubmit:
-		return nil, usageError("more than %s URLs: submit them in parts, or let sitepush run find them in the sitemaps", count(maxSubmit))
+		return nil, usageError("more than %s URLs: submit them in parts, or let sitepush run find them in the sitemaps", human.Int(maxSubmit))
 	case len(urls) == 0:
 		return nil, usageError("no URL on stdin: give one per line (blank lines and # comments are skipped), or give the URLs as arguments")
 	}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/sitepush/sitepush/internal/config"
+	"github.com/sitepush/sitepush/internal/human"
 	"github.com/sitepush/sitepush/internal/model"
 )
 
@@ -20,16 +21,16 @@ func printRecord(w io.Writer, rec *model.Record) {
 		head = "dry run, nothing submitted"
 	}
 	if rec.Trigger == "manual" && rec.Sitemaps.Read+rec.Sitemaps.Failed == 0 {
-		fmt.Fprintf(w, "site %s (%s): %s chosen", rec.Site, head, plural(rec.TotalURLs, "URL"))
+		fmt.Fprintf(w, "site %s (%s): %s chosen", rec.Site, head, human.Count(rec.TotalURLs, "URL"))
 	} else {
-		fmt.Fprintf(w, "site %s (%s): %s URLs from %s", rec.Site, head, count(rec.TotalURLs), plural(rec.Sitemaps.Read, "sitemap"))
+		fmt.Fprintf(w, "site %s (%s): %s URLs from %s", rec.Site, head, human.Int(rec.TotalURLs), human.Count(rec.Sitemaps.Read, "sitemap"))
 	}
 	if rec.Sitemaps.Failed > 0 {
-		fmt.Fprintf(w, " (%s failed)", count(rec.Sitemaps.Failed))
+		fmt.Fprintf(w, " (%s failed)", human.Int(rec.Sitemaps.Failed))
 	}
 	fmt.Fprintf(w, " in %s", duration(rec.FinishedAt.Sub(rec.StartedAt)))
 	if rec.Filtered > 0 {
-		fmt.Fprintf(w, "; %s outside baseUrl or the include/exclude globs", count(rec.Filtered))
+		fmt.Fprintf(w, "; %s outside baseUrl or the include/exclude globs", human.Int(rec.Filtered))
 	}
 	fmt.Fprintln(w)
 	for _, n := range channelNames(rec) {
@@ -72,30 +73,30 @@ func printChannel(w io.Writer, name string, st *model.ChannelStats, dryRun bool)
 		done, skipped = "added", "known"
 	}
 	if dryRun {
-		fmt.Fprintf(w, "  %s: %s would be %s", name, count(st.Due-st.Held-st.Left-st.Ineligible), done)
+		fmt.Fprintf(w, "  %s: %s would be %s", name, human.Int(st.Due-st.Held-st.Left-st.Ineligible), done)
 		printIneligible(w, st)
 		if st.Held > 0 {
-			fmt.Fprintf(w, ", %s held back by the quota", count(st.Held))
+			fmt.Fprintf(w, ", %s held back by the quota", human.Int(st.Held))
 		}
 		if st.Left > 0 {
-			fmt.Fprintf(w, ", %s left for the next run", count(st.Left))
+			fmt.Fprintf(w, ", %s left for the next run", human.Int(st.Left))
 		}
-		fmt.Fprintf(w, ", %s %s\n", count(st.Skipped), skipped)
+		fmt.Fprintf(w, ", %s %s\n", human.Int(st.Skipped), skipped)
 		for _, u := range st.Sample {
 			fmt.Fprintf(w, "    %s\n", u)
 		}
 		if more := st.Due - st.Held - st.Left - st.Ineligible - len(st.Sample); more > 0 {
-			fmt.Fprintf(w, "    … and %s more\n", count(more))
+			fmt.Fprintf(w, "    … and %s more\n", human.Int(more))
 		}
 		return
 	}
-	fmt.Fprintf(w, "  %s: %s due, %s %s, %s failed, %s %s", name, count(st.Due), count(st.Submitted), done, count(st.Failed), count(st.Skipped), skipped)
+	fmt.Fprintf(w, "  %s: %s due, %s %s, %s failed, %s %s", name, human.Int(st.Due), human.Int(st.Submitted), done, human.Int(st.Failed), human.Int(st.Skipped), skipped)
 	printIneligible(w, st)
 	if st.Held > 0 {
-		fmt.Fprintf(w, ", %s held back by the quota", count(st.Held))
+		fmt.Fprintf(w, ", %s held back by the quota", human.Int(st.Held))
 	}
 	if st.Left > 0 {
-		fmt.Fprintf(w, ", %s left for the next run", count(st.Left))
+		fmt.Fprintf(w, ", %s left for the next run", human.Int(st.Left))
 	}
 	if st.ThrottledMS > 0 {
 		fmt.Fprintf(w, ", throttled %s", seconds(time.Duration(st.ThrottledMS)*time.Millisecond))
@@ -103,15 +104,15 @@ func printChannel(w io.Writer, name string, st *model.ChannelStats, dryRun bool)
 	fmt.Fprintln(w)
 	for _, e := range slices.Sorted(maps.Keys(st.Endpoints)) {
 		s := st.Endpoints[e]
-		fmt.Fprintf(w, "    %s: %s, %s accepted, %s failed", e, plural(s.Requests, "request"), count(s.Accepted), count(s.Failed))
+		fmt.Fprintf(w, "    %s: %s, %s accepted, %s failed", e, human.Count(s.Requests, "request"), human.Int(s.Accepted), human.Int(s.Failed))
 		switch {
 		// Tries again after a 429 or a 5xx: waits, not failures.
 		case s.Retries == 1:
 			fmt.Fprint(w, ", 1 retry")
 		case s.Retries > 1:
-			fmt.Fprintf(w, ", %s retries", count(s.Retries))
+			fmt.Fprintf(w, ", %s retries", human.Int(s.Retries))
 		}
-		fmt.Fprintf(w, ", %s ms average\n", count(int(math.Round(s.AvgResponseMS))))
+		fmt.Fprintf(w, ", %s ms average\n", human.Int(int(math.Round(s.AvgResponseMS))))
 	}
 }
 
@@ -132,27 +133,11 @@ func duration(d time.Duration) string {
 func seconds(d time.Duration) string {
 	switch {
 	case d < time.Second:
-		return fmt.Sprintf("%s ms", count(int(d.Round(time.Millisecond).Milliseconds())))
+		return fmt.Sprintf("%s ms", human.Int(int(d.Round(time.Millisecond).Milliseconds())))
 	case d < 2*time.Minute:
 		return fmt.Sprintf("%d s", int(d.Round(time.Second)/time.Second))
 	}
 	return d.Round(time.Second).String()
-}
-
-// count writes n with thousands separators: 1,000,000.
-func count(n int) string {
-	s := fmt.Sprint(n)
-	for i := len(s) - 3; i > 0 && s[i-1] != '-'; i -= 3 {
-		s = s[:i] + "," + s[i:]
-	}
-	return s
-}
-
-func plural(n int, word string) string {
-	if n == 1 {
-		return "1 " + word
-	}
-	return count(n) + " " + word + "s"
 }
 
 // printIneligible prints the URLs a preflight held back, by reason, most first: ", 3 not
@@ -165,7 +150,7 @@ func printIneligible(w io.Writer, st *model.ChannelStats) {
 	slices.SortStableFunc(reasons, func(a, b string) int { return st.IneligibleBy[b] - st.IneligibleBy[a] })
 	parts := make([]string, len(reasons))
 	for i, r := range reasons {
-		parts[i] = fmt.Sprintf("%s %s", count(st.IneligibleBy[r]), r)
+		parts[i] = fmt.Sprintf("%s %s", human.Int(st.IneligibleBy[r]), r)
 	}
-	fmt.Fprintf(w, ", %s not eligible: %s", count(st.Ineligible), strings.Join(parts, ", "))
+	fmt.Fprintf(w, ", %s not eligible: %s", human.Int(st.Ineligible), strings.Join(parts, ", "))
 }

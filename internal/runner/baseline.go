@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/sitepush/sitepush/internal/channel"
+	"github.com/sitepush/sitepush/internal/human"
 	"github.com/sitepush/sitepush/internal/sitemap"
 )
 
@@ -65,7 +66,7 @@ func (c *collector) baseline(ctx context.Context, ch int, rep *recorder) error {
 		}
 	}
 	if old.Len() > 0 {
-		rep.Noted(name, fmt.Sprintf("%s the baseline lists unchanged: recorded as known, not sent", count(old.Len(), "URL")))
+		rep.Noted(name, fmt.Sprintf("%s the baseline lists unchanged: recorded as known, not sent", human.Count(old.Len(), "URL")))
 	}
 	return ctx.Err()
 }
@@ -106,7 +107,7 @@ func (r *Runner) baselineLeft(ctx context.Context, col *collector, res *sitemap.
 	if _, err := r.State.SyncCatalog(ctx, col.site.ID, col.now, gone, nil, false); err != nil {
 		return err
 	}
-	col.rec.AddNote(fmt.Sprintf("indexnow: %s the baseline lists left every sitemap: asked what became of them", count(len(gone), "URL")))
+	col.rec.AddNote(fmt.Sprintf("indexnow: %s the baseline lists left every sitemap: asked what became of them", human.Count(len(gone), "URL")))
 	return rm.MarkLeft(ctx, col.site.ID, hashes, col.now)
 }
 

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/sitepush/sitepush/internal/channel"
+	"github.com/sitepush/sitepush/internal/human"
 	"github.com/sitepush/sitepush/internal/model"
 	"github.com/sitepush/sitepush/internal/sitemap"
 )
@@ -137,7 +138,7 @@ func stalled(budget context.Context, col *collector, res *sitemap.Result, runs i
 	msg := fmt.Sprintf("%v before a sitemap was read whole or a URL delivered, %d runs in a row: the site makes no progress", cause, runs)
 	if !errors.Is(cause, errRunBudget) {
 		asked := len(res.Sitemaps) - len(col.memo.met) // those of the unfinished read were not asked for
-		return msg + fmt.Sprintf("; this run asked for %s (indexes included) without getting one sitemap of pages whole: raise that budget, or split the site", count(asked, "file"))
+		return msg + fmt.Sprintf("; this run asked for %s (indexes included) without getting one sitemap of pages whole: raise that budget, or split the site", human.Count(asked, "file"))
 	}
 	budgetLen := col.site.RunBudget.D()
 	for _, sm := range res.Sitemaps {
@@ -209,5 +210,5 @@ func (r *Runner) stall(ctx, budget context.Context, col *collector, rec *model.R
 		return
 	}
 	rec.AddNote(fmt.Sprintf("%v before a sitemap was read whole or a URL delivered: no progress, %s in a row (at %d the site's runs fail)",
-		context.Cause(budget), count(rec.Stalled, "run"), stallLimit))
+		context.Cause(budget), human.Count(rec.Stalled, "run"), stallLimit))
 }

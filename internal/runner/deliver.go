@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/sitepush/sitepush/internal/channel"
+	"github.com/sitepush/sitepush/internal/human"
 	"github.com/sitepush/sitepush/internal/sitemap"
 )
 
@@ -108,7 +109,7 @@ func (c *collector) backlog(ctx context.Context, ch int, complete bool, rep *rec
 		}
 	}
 	if old.Len() > 0 {
-		rep.Noted(name, fmt.Sprintf("first run with backlog %s: %s already there recorded as known, not sent", c.site.BacklogOf(name), count(old.Len(), "URL")))
+		rep.Noted(name, fmt.Sprintf("first run with backlog %s: %s already there recorded as known, not sent", c.site.BacklogOf(name), human.Count(old.Len(), "URL")))
 	}
 	return true
 }
@@ -144,12 +145,4 @@ func (c *collector) preview(ctx context.Context, ch int, deliverer channel.Chann
 	for i, d := range refs {
 		stats.Sample[i] = d.URL
 	}
-}
-
-// count writes n things for a person: "1 URL", "3 URLs".
-func count(n int, thing string) string {
-	if n == 1 {
-		return "1 " + thing
-	}
-	return fmt.Sprintf("%d %ss", n, thing)
 }

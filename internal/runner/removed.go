@@ -12,6 +12,7 @@ import (
 
 	"github.com/sitepush/sitepush/internal/channel"
 	"github.com/sitepush/sitepush/internal/config"
+	"github.com/sitepush/sitepush/internal/human"
 )
 
 const (
@@ -47,7 +48,7 @@ func (r *Runner) markLeft(ctx context.Context, col *collector) error {
 	if err != nil || len(gone) == 0 {
 		return err
 	}
-	col.rec.AddNote(fmt.Sprintf("indexnow: %s left every sitemap: the next run asks the site what became of them", count(len(gone), "URL")))
+	col.rec.AddNote(fmt.Sprintf("indexnow: %s left every sitemap: the next run asks the site what became of them", human.Count(len(gone), "URL")))
 	return rm.MarkLeft(ctx, col.site.ID, gone, col.now)
 }
 
@@ -129,7 +130,7 @@ func (r *Runner) probeLeft(ctx context.Context, col *collector) map[int64]int {
 	wg.Wait()
 	if refused.Load() {
 		col.rec.AddNote(fmt.Sprintf("indexnow: %s that left the sitemaps wait to be asked about by a later run: %v",
-			count(len(left)-countNonZero(statuses), "URL"), channel.ErrNoFetch))
+			human.Count(len(left)-countNonZero(statuses), "URL"), channel.ErrNoFetch))
 	}
 	notices := map[int64]int{}
 	for i, p := range left {
@@ -147,7 +148,7 @@ func (r *Runner) probeLeft(ctx context.Context, col *collector) map[int64]int {
 		}
 	}
 	if len(notices) > 0 {
-		col.rec.AddNote(fmt.Sprintf("indexnow: %s gone from the sitemaps and from the site (404 or 410): a removal notice each", count(len(notices), "URL")))
+		col.rec.AddNote(fmt.Sprintf("indexnow: %s gone from the sitemaps and from the site (404 or 410): a removal notice each", human.Count(len(notices), "URL")))
 	}
 	return notices
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/sitepush/sitepush/internal/channel"
 	"github.com/sitepush/sitepush/internal/config"
+	"github.com/sitepush/sitepush/internal/human"
 	"github.com/sitepush/sitepush/internal/model"
 	"github.com/sitepush/sitepush/internal/sitemap"
 )
@@ -284,7 +285,7 @@ func (r *Runner) status(ctx, budget context.Context, rec *model.Record, res *sit
 	if stopped && ctx.Err() == nil && budget.Err() != nil {
 		what := fmt.Sprintf("%d deliveries are left for the next run", left)
 		if cut {
-			what = fmt.Sprintf("the sitemaps were read only in part (%d URLs); the next run takes the sitemaps read whole and reads on from there", rec.TotalURLs)
+			what = fmt.Sprintf("the sitemaps were read only in part (%s); the next run takes the sitemaps read whole and reads on from there", human.Count(rec.TotalURLs, "URL"))
 		}
 		rec.AddNote(fmt.Sprintf("%v: %s", context.Cause(budget), what))
 	}

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"html/template"
 	"strings"
+
+	"github.com/sitepush/sitepush/internal/human"
 )
 
 // The dashboard's charts are inline SVG drawn here: no script, no image to fetch. Each carries a
@@ -67,7 +69,7 @@ func barChart(title string, days []string, parts []series) template.HTML {
 	for _, v := range []int{0, peak / 2, peak} {
 		y := float64(top) + plotH - float64(v)/float64(peak)*plotH
 		fmt.Fprintf(&b, `<line x1="%d" y1="%.1f" x2="%d" y2="%.1f" stroke="#ddd"/>`, left, y, w-8, y)
-		fmt.Fprintf(&b, `<text x="%d" y="%.1f" text-anchor="end" font-size="11" fill="#444">%s</text>`, left-4, y+4, num(v))
+		fmt.Fprintf(&b, `<text x="%d" y="%.1f" text-anchor="end" font-size="11" fill="#444">%s</text>`, left-4, y+4, human.Int(v))
 	}
 	step := plotW / float64(max(1, len(days)))
 	for i, d := range days {
@@ -81,7 +83,7 @@ func barChart(title string, days []string, parts []series) template.HTML {
 			bh := float64(v) / float64(peak) * plotH
 			y -= bh
 			fmt.Fprintf(&b, `<rect x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="%s"><title>%s %s: %s</title></rect>`,
-				x+step*0.1, y, step*0.8, bh, p.Colour, d, p.Name, num(v))
+				x+step*0.1, y, step*0.8, bh, p.Colour, d, p.Name, human.Int(v))
 		}
 		if i == 0 || i == len(days)-1 || i == len(days)/2 {
 			anchor := map[bool]string{true: "start", false: "end"}[i == 0]

@@ -3,16 +3,17 @@ package server
 import (
 	"fmt"
 	"html/template"
-	"strconv"
 	"strings"
 	"time"
+
+	"github.com/sitepush/sitepush/internal/human"
 )
 
 // templateFuncs are the dashboard's formatting helpers: times in UTC with their age, numbers
 // with thousands separators, durations, and the fix of an error.
 func templateFuncs() template.FuncMap {
 	return template.FuncMap{
-		"num":  num,
+		"num":  human.Int,
 		"utc":  utc,
 		"ago":  ago,
 		"ms":   millis,
@@ -23,24 +24,6 @@ func templateFuncs() template.FuncMap {
 		"dict": dict,
 		"i2f":  func(n int64) float64 { return float64(n) },
 	}
-}
-
-// num writes n with thousands separators: 1,234,567.
-func num(n int) string {
-	s := strconv.Itoa(n)
-	neg := strings.HasPrefix(s, "-")
-	s = strings.TrimPrefix(s, "-")
-	var b strings.Builder
-	for i, c := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(c)
-	}
-	if neg {
-		return "-" + b.String()
-	}
-	return b.String()
 }
 
 // utc writes a time in UTC to the second; "—" for the zero time.

@@ -15,6 +15,7 @@ import (
 
 	"github.com/sitepush/sitepush/internal/answer"
 	"github.com/sitepush/sitepush/internal/config"
+	"github.com/sitepush/sitepush/internal/human"
 	"github.com/sitepush/sitepush/internal/model"
 	"github.com/sitepush/sitepush/internal/runner"
 	"github.com/sitepush/sitepush/internal/sites"
@@ -126,8 +127,8 @@ func (s *Server) overviewRows(ctx context.Context) ([]*overviewRow, time.Time, e
 			row.Sent30 += sf[0][i]
 			row.Failed30 += sf[1][i]
 		}
-		row.Spark = sparkline(st.SiteID+": URLs accepted (up) and failed (down) per day over 30 days: "+num(row.Sent30)+" accepted, "+
-			num(row.Failed30)+" failed", sf[0], sf[1])
+		row.Spark = sparkline(st.SiteID+": URLs accepted (up) and failed (down) per day over 30 days: "+human.Int(row.Sent30)+" accepted, "+
+			human.Int(row.Failed30)+" failed", sf[0], sf[1])
 		rows = append(rows, row)
 	}
 	slices.SortStableFunc(rows, func(a, b *overviewRow) int {

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/sitepush/sitepush/internal/channel"
+	"github.com/sitepush/sitepush/internal/human"
 	"github.com/sitepush/sitepush/internal/model"
 )
 
@@ -77,7 +78,7 @@ func (c *Channel) track(ctx context.Context, rep channel.Reporter) {
 		}
 	}
 	if seen > 0 {
-		rep.Noted(name, fmt.Sprintf("Bing crawled %d of the %d URLs asked about (GetUrlInfo) after their submission", seen, len(subs)))
+		rep.Noted(name, fmt.Sprintf("Bing crawled %s of the %s asked about (GetUrlInfo) after their submission", human.Int(seen), human.Count(len(subs), "URL")))
 	}
 	if failed > 0 {
 		rep.Noted(name, fmt.Sprintf("GetUrlInfo at %s failed for %d of the %d URLs asked about (%v): they are asked about again in a later run", c.cfg.Endpoint, failed, len(subs), firstErr))
