@@ -64,8 +64,8 @@ func TestBrowser(t *testing.T) {
 	b.act(`document.querySelector('a[href="/sites/filesite"]').click()`)
 	b.waitFor(`location.pathname === "/sites/filesite"`)
 	b.expectText("Runs", "Top failure causes", "HTTP 503", "Run now", "From sent to seen", "Crawled by Bing")
-	if n := b.eval(`document.querySelectorAll("svg.chart").length`); n != "6" {
-		t.Errorf("the site page shows %s charts, want 6", n)
+	if n := b.eval(`document.querySelectorAll("svg.chart").length`); n != "3" {
+		t.Errorf("the site page shows %s charts, want one a channel", n)
 	}
 	shoot("site")
 

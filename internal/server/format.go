@@ -13,16 +13,17 @@ import (
 // with thousands separators, durations, and the fix of an error.
 func templateFuncs() template.FuncMap {
 	return template.FuncMap{
-		"num":  human.Int,
-		"utc":  utc,
-		"ago":  ago,
-		"ms":   millis,
-		"dur":  duration,
-		"fix":  fixFor,
-		"pct":  func(a, b int) int { return percent(a, b) },
-		"add":  func(a, b int) int { return a + b },
-		"dict": dict,
-		"i2f":  func(n int64) float64 { return float64(n) },
+		"num":   human.Int,
+		"count": human.Count,
+		"utc":   utc,
+		"ago":   ago,
+		"ms":    millis,
+		"dur":   duration,
+		"fix":   fixFor,
+		"pct":   func(a, b int) int { return percent(a, b) },
+		"add":   func(a, b int) int { return a + b },
+		"dict":  dict,
+		"i2f":   func(n int64) float64 { return float64(n) },
 	}
 }
 

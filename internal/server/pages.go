@@ -27,9 +27,12 @@ import (
 // second, as /status's are.
 
 const (
-	runsPerPage   = 20
-	sparkDays     = 30
-	chartDays     = 90
+	runsPerPage = 20
+	sparkDays   = 30
+	chartDays   = 90
+	// historyDays is the span of a site's page's charts unless 90 days are asked for, and of
+	// its "From sent to seen".
+	historyDays   = 30
 	failedShown   = 500
 	storiesShown  = 50
 	causesShown   = 10
@@ -61,8 +64,10 @@ type overviewRow struct {
 type channelRow struct {
 	Name    string
 	Enabled bool
-	// Due, Sent and Held are the last run's; Failed counts URLs failed now (due again).
+	// Due, Sent and Held are those of the channel's latest run — Run, when it is not the site's
+	// latest (which ran other channels only); Failed counts URLs failed now (due again).
 	Due, Sent, Held, Failed int
+	Run                     int64
 }
 
 // overview shows every site, what needs attention first.
@@ -118,7 +123,11 @@ func (s *Server) overviewRows(ctx context.Context) ([]*overviewRow, time.Time, e
 		if err != nil {
 			return nil, time.Time{}, err
 		}
-		row := s.overviewRow(e, st, statuses, failed[st.SiteID])
+		lasts, err := s.channelsLastRuns(ctx, e, st)
+		if err != nil {
+			return nil, time.Time{}, err
+		}
+		row := s.overviewRow(e, st, statuses, failed[st.SiteID], lasts)
 		sf, ok := spark[st.SiteID]
 		if !ok {
 			sf = [2][]int{make([]int, sparkDays), make([]int, sparkDays)}
@@ -157,8 +166,49 @@ func dayIndex(since time.Time, day string) int {
 	return int(d.Sub(since.Truncate(24*time.Hour)) / (24 * time.Hour))
 }
 
-// overviewRow reads what the overview shows of a site beside its status.
-func (s *Server) overviewRow(e sites.Entry, st *answer.SiteStatus, statuses []string, failed map[string]int) *overviewRow {
+// lastRunsLooked bounds how far back a site's runs are read for the last one of a channel the
+// latest run did not deliver on (run --channel).
+const lastRunsLooked = 50
+
+// channelsLastRuns returns, by channel enabled, the latest run of the site that delivered on it:
+// the latest run, unless it ran some channels only — then the runs before it are read, once.
+func (s *Server) channelsLastRuns(ctx context.Context, e sites.Entry, st *answer.SiteStatus) (map[string]*model.Record, error) {
+	out := map[string]*model.Record{}
+	last := st.LastExecution
+	if last == nil {
+		return out, nil
+	}
+	var missing []string
+	for _, name := range config.Channels {
+		switch {
+		case !e.Site.Enabled(name):
+		case last.Channels[name] != nil:
+			out[name] = last
+		default:
+			missing = append(missing, name)
+		}
+	}
+	if len(missing) == 0 {
+		return out, nil
+	}
+	runs, err := s.state.Runs(ctx, e.Site.ID, lastRunsLooked)
+	if err != nil {
+		return nil, err
+	}
+	for _, name := range missing {
+		for i := range runs {
+			if runs[i].Channels[name] != nil && runs[i].Status != model.StatusRunning {
+				out[name] = &runs[i]
+				break
+			}
+		}
+	}
+	return out, nil
+}
+
+// overviewRow reads what the overview shows of a site beside its status; lasts holds each
+// channel's latest run (channelsLastRuns).
+func (s *Server) overviewRow(e sites.Entry, st *answer.SiteStatus, statuses []string, failed map[string]int, lasts map[string]*model.Record) *overviewRow {
 	row := &overviewRow{SiteStatus: st}
 	for _, status := range statuses {
 		if status != model.StatusFailed && status != model.StatusPartial {
@@ -169,9 +219,11 @@ func (s *Server) overviewRow(e sites.Entry, st *answer.SiteStatus, statuses []st
 	last := st.LastExecution
 	for _, name := range config.Channels {
 		c := channelRow{Name: name, Enabled: e.Site.Enabled(name), Failed: failed[name]}
-		if last != nil {
-			if cs := last.Channels[name]; cs != nil {
-				c.Due, c.Sent, c.Held = cs.Due, cs.Submitted, cs.Held
+		if rec := lasts[name]; rec != nil {
+			cs := rec.Channels[name]
+			c.Due, c.Sent, c.Held = cs.Due, cs.Submitted, cs.Held
+			if rec != last {
+				c.Run = rec.ID
 			}
 		}
 		row.Channels = append(row.Channels, c)
@@ -223,11 +275,13 @@ type sitePage struct {
 	Row      *overviewRow
 	Channels []string // enabled
 	Charts   []chart
-	Runs     []model.Record
+	// Days is the charts' span: historyDays, or chartDays when asked (?days=90).
+	Days int
+	Runs []model.Record
 	// PageNo is the runs' page, from 1, of Pages; Total counts the site's runs.
 	PageNo, Pages, Total int
 	Causes               []store.Cause
-	// Seen is what the engines did with the site's URLs over chartDays, a line each.
+	// Seen is what the engines did with the site's URLs over historyDays, a line each.
 	Seen     []fact
 	Feed     []model.FeedItem
 	Settings string
@@ -283,13 +337,21 @@ func (s *Server) siteData(r *http.Request, e sites.Entry) (*sitePage, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &sitePage{Row: s.overviewRow(e, st, statuses, failed)}
+	lasts, err := s.channelsLastRuns(ctx, e, st)
+	if err != nil {
+		return nil, err
+	}
+	p := &sitePage{Row: s.overviewRow(e, st, statuses, failed, lasts)}
 	for _, name := range config.Channels {
 		if e.Site.Enabled(name) {
 			p.Channels = append(p.Channels, name)
 		}
 	}
-	if p.Charts, err = s.charts(ctx, id, p.Channels); err != nil {
+	p.Days = historyDays
+	if r.URL.Query().Get("days") == strconv.Itoa(chartDays) {
+		p.Days = chartDays
+	}
+	if p.Charts, err = s.charts(ctx, id, p.Channels, p.Days); err != nil {
 		return nil, err
 	}
 	p.PageNo, _ = strconv.Atoi(r.URL.Query().Get("page"))
@@ -301,7 +363,7 @@ func (s *Server) siteData(r *http.Request, e sites.Entry) (*sitePage, error) {
 	if p.Causes, err = s.state.FailureCauses(ctx, id, s.now().AddDate(0, 0, -chartDays), causesShown); err != nil {
 		return nil, err
 	}
-	seen, err := s.state.SeenSince(ctx, id, s.now().AddDate(0, 0, -chartDays))
+	seen, err := s.state.SeenSince(ctx, id, s.now().AddDate(0, 0, -historyDays))
 	if err != nil {
 		return nil, err
 	}
@@ -319,12 +381,13 @@ func (s *Server) siteData(r *http.Request, e sites.Entry) (*sitePage, error) {
 	return p, nil
 }
 
-// charts draws each channel's URLs accepted, failed and held per day over 30 and 90 days: the
-// daily statistics count the first two, the runs' records the held.
-func (s *Server) charts(ctx context.Context, site string, channels []string) ([]chart, error) {
+// charts draws each channel's URLs accepted, failed and held per day over the last days: the
+// daily statistics count the first two; the held are the most URLs a run of the day held back for
+// a quota — the same URLs wait run after run, and are counted once a day.
+func (s *Server) charts(ctx context.Context, site string, channels []string, days int) ([]chart, error) {
 	today := s.now().UTC().Truncate(24 * time.Hour)
-	since := today.AddDate(0, 0, -(chartDays - 1))
-	days, err := s.state.ChannelDays(ctx, since, site)
+	since := today.AddDate(0, 0, -(days - 1))
+	stats, err := s.state.ChannelDays(ctx, since, site)
 	if err != nil {
 		return nil, err
 	}
@@ -342,38 +405,37 @@ func (s *Server) charts(ctx context.Context, site string, channels []string) ([]
 		}
 		return byDay[ch][day]
 	}
-	for _, d := range days {
+	for _, d := range stats {
 		r := row(d.Channel, d.Day)
 		r.Sent, r.Failed = d.Successful, d.Failed
 	}
 	for _, rec := range runs {
 		for ch, cs := range rec.Channels {
-			row(ch, rec.StartedAt.UTC().Format(time.DateOnly)).Held += cs.Held
+			r := row(ch, rec.StartedAt.UTC().Format(time.DateOnly))
+			r.Held = max(r.Held, cs.Held)
 		}
 	}
 	var out []chart
-	for _, n := range []int{30, chartDays} {
-		for _, ch := range channels {
-			c := chart{Channel: ch, Days: n}
-			var labels []string
-			parts := []series{{"accepted", colourSent, nil}, {"failed", colourFailed, nil}, {"held by quota", colourHeld, nil}}
-			for i := n - 1; i >= 0; i-- {
-				day := today.AddDate(0, 0, -i).Format(time.DateOnly)
-				r := chartRow{Day: day}
-				if have := byDay[ch][day]; have != nil {
-					r = *have
-				}
-				labels = append(labels, day)
-				parts[0].Values = append(parts[0].Values, r.Sent)
-				parts[1].Values = append(parts[1].Values, r.Failed)
-				parts[2].Values = append(parts[2].Values, r.Held)
-				if r.Sent+r.Failed+r.Held > 0 {
-					c.Rows = append(c.Rows, r)
-				}
+	for _, ch := range channels {
+		c := chart{Channel: ch, Days: days}
+		var labels []string
+		parts := []series{{"accepted", colourSent, nil}, {"failed", colourFailed, nil}, {"held by quota", colourHeld, nil}}
+		for i := days - 1; i >= 0; i-- {
+			day := today.AddDate(0, 0, -i).Format(time.DateOnly)
+			r := chartRow{Day: day}
+			if have := byDay[ch][day]; have != nil {
+				r = *have
 			}
-			c.SVG = barChart(ch+": URLs per day over "+strconv.Itoa(n)+" days", labels, parts)
-			out = append(out, c)
+			labels = append(labels, day)
+			parts[0].Values = append(parts[0].Values, r.Sent)
+			parts[1].Values = append(parts[1].Values, r.Failed)
+			parts[2].Values = append(parts[2].Values, r.Held)
+			if r.Sent+r.Failed+r.Held > 0 {
+				c.Rows = append(c.Rows, r)
+			}
 		}
+		c.SVG = barChart(ch+": URLs per day over "+human.Count(days, "day"), labels, parts)
+		out = append(out, c)
 	}
 	return out, nil
 }

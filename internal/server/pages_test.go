@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"io"
 	"net/http"
 	"net/http/cookiejar"
@@ -8,9 +9,11 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/sitepush/sitepush/internal/config"
 	"github.com/sitepush/sitepush/internal/enginetest"
+	"github.com/sitepush/sitepush/internal/model"
 )
 
 // browser is a client of the dashboard that signed in with the login form, as a person's
@@ -127,10 +130,13 @@ func TestSitePageChartsRunsAndCauses(t *testing.T) {
 	if st != http.StatusOK {
 		t.Fatalf("GET /sites/filesite: %d", st)
 	}
-	if n := strings.Count(html, `<svg class="chart"`); n != 6 {
-		t.Errorf("%d charts, want 30 and 90 days of three channels", n)
+	if n := strings.Count(html, `<svg class="chart"`); n != 3 || !strings.Contains(html, "over 30 days") || strings.Contains(html, "over 90 days") {
+		t.Errorf("%d charts, want one a channel, of 30 days", n)
 	}
-	for _, want := range []string{`href="` + strings.SplitN(run, "?", 2)[0] + `"`, "HTTP 503", "Fix:", "accepted", "held by quota",
+	if _, html90 := b.get("/sites/filesite?days=90"); strings.Count(html90, `<svg class="chart"`) != 3 || !strings.Contains(html90, "over 90 days") {
+		t.Errorf("?days=90 does not show each channel's chart over 90 days")
+	}
+	for _, want := range []string{`href="` + strings.SplitN(run, "?", 2)[0] + `"`, "HTTP 503", "Fix:", "accepted", "held by quota: the most URLs a run of the day held back", "1 day with activity",
 		"From sent to seen", "<dt>Submitted</dt><dd>25 URLs accepted by IndexNow or Bing</dd>", "<dt>Crawled by Bing</dt><dd>0 % of the URLs submitted (0)</dd>",
 		"<dt>Removals announced</dt><dd>0 through IndexNow</dd>",
 		`name="csrf"`, `action="/sites/filesite/retry"`, `&#34;apiKey&#34;: &#34;` + config.MaskKey(bingKey)} {
@@ -256,5 +262,50 @@ func TestResubmitOneURL(t *testing.T) {
 	st, _, loc := b.post("/sites/filesite/resubmit", url.Values{"csrf": {csrf(t, html)}, "url": {"https://elsewhere.example/x"}})
 	if st != http.StatusSeeOther || !strings.Contains(loc, "did=nofailed") {
 		t.Errorf("resubmit of another host's URL: %d to %q, want back to the site page with why", st, loc)
+	}
+}
+
+// TestEachChannelsNumbersAreItsOwnLastRuns: after a run of one channel, the others' numbers on the
+// overview and the site's page are those of their own last run, which is linked — not zeros
+// read from a run that did not deliver on them.
+func TestEachChannelsNumbersAreItsOwnLastRuns(t *testing.T) {
+	w := newWorld(t)
+	b := w.signIn()
+	first := b.runOnce("run", url.Values{})
+	b.runOnce("run", url.Values{"channel": {"indexnow"}})
+	id := strings.TrimPrefix(strings.SplitN(first, "?", 2)[0], "/runs/")
+	bingRow := regexp.MustCompile(`<th scope="row">bing <a class="small" href="/runs/` + id + `">run #` + id + `</a></th><td class="n">(\d+)</td><td class="n">(\d+)</td>`)
+	for _, path := range []string{"/", "/sites/filesite"} {
+		_, html := b.get(path)
+		m := bingRow.FindStringSubmatch(html)
+		if m == nil || m[2] == "0" {
+			t.Errorf("%s: Bing's row does not show what its own last run (#%s) sent: %v", path, id, m)
+		}
+	}
+}
+
+// TestHeldByQuotaIsCountedOnceADay: the URLs a quota holds back wait run after run; a day's bar
+// shows the most a run of the day held, not their sum.
+func TestHeldByQuotaIsCountedOnceADay(t *testing.T) {
+	w := newWorld(t)
+	ctx := context.Background()
+	today := w.api.now().UTC().Truncate(24 * time.Hour)
+	for i, held := range []int{3951, 3900, 3940} {
+		rec := &model.Record{Site: "filesite", Trigger: "schedule", StartedAt: today.Add(time.Duration(i+1) * time.Hour)}
+		if err := w.store.SaveRun(ctx, rec); err != nil {
+			t.Fatal(err)
+		}
+		rec.Status, rec.FinishedAt = model.StatusOK, rec.StartedAt.Add(time.Minute)
+		rec.Channels = map[string]*model.ChannelStats{"bing": {Due: held + 100, Submitted: 100, Held: held}}
+		if err := w.store.SaveRun(ctx, rec); err != nil {
+			t.Fatal(err)
+		}
+	}
+	charts, err := w.api.charts(ctx, "filesite", []string{"bing"}, historyDays)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rows := charts[0].Rows; len(rows) != 1 || rows[0].Held != 3951 {
+		t.Errorf("today's row: %+v; want 3,951 held, the most a run held", rows)
 	}
 }
