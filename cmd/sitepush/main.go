@@ -8,6 +8,10 @@ import (
 	"os/signal"
 	"syscall"
 
+	// Mozilla's CA roots, used only where the system has none: the container image is FROM
+	// scratch, with no /etc/ssl, and sitepush speaks HTTPS to every engine and sitemap.
+	_ "golang.org/x/crypto/x509roots/fallback"
+
 	"github.com/sitepush/sitepush/internal/cli"
 )
 

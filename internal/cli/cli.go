@@ -65,7 +65,10 @@ func commands() []command {
 			summary: "Print what a run given sitemap OLD as its --baseline would send of sitemap NEW (new and changed URLs) and announce as removed; each a URL or a file. Submits nothing.",
 			run:     runDiff},
 		{name: "key", summary: "Print a fresh IndexNow key: 32 random lowercase hex characters.", run: runKey},
-		{name: "version", summary: "Print the version and the commit it was built from.", run: runVersion},
+		{name: "health", args: "[URL] [--timeout D]",
+			summary: "Ask a running sitepush serve whether it is healthy (GET URL, default " + defaultHealthURL + "): exit 0 on 200, else 1. The container image's HEALTHCHECK.",
+			run:     runHealth},
+		{name: "version", summary: "Print the version and the commit it was built from (also sitepush --version).", run: runVersion},
 	}
 }
 
@@ -101,6 +104,8 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			return exitOK
 		}
 		name, rest = rest[0], []string{"--help"} // sitepush help run: run's help
+	case "--version", "-version":
+		name = "version" // the global flag of every release tool: the same as sitepush version
 	}
 	for _, c := range commands() {
 		if c.name == name {
@@ -142,7 +147,7 @@ func usage(w io.Writer) {
 		fmt.Fprintf(w, "  sitepush %s %s\n", c.name, c.args)
 		fmt.Fprintf(w, "      %s\n", c.summary)
 	}
-	fmt.Fprintln(w, "\nRun \"sitepush COMMAND --help\" for a command's flags.")
+	fmt.Fprintln(w, "\nRun \"sitepush COMMAND --help\" for a command's flags; \"sitepush --version\" prints the version.")
 }
 
 func commandNames() string { return strings.Join(commandList(), ", ") }

@@ -24,7 +24,7 @@ func TestUsage(t *testing.T) {
 		{nil, exitUsage, "", "Usage:"},
 		{[]string{"--help"}, exitOK, "sitepush urls SITEMAP", ""},
 		{[]string{"help"}, exitOK, "sitepush version", ""},
-		{[]string{"urlz"}, exitUsage, "", `unknown command "urlz" (did you mean urls?); the commands are init, run, submit, serve, check, feed, inspect, urls, diff, key, version`},
+		{[]string{"urlz"}, exitUsage, "", `unknown command "urlz" (did you mean urls?); the commands are init, run, submit, serve, check, feed, inspect, urls, diff, key, health, version`},
 		{[]string{"help", "urls"}, exitOK, "Usage: sitepush urls SITEMAP", ""},
 		{[]string{"help", "run"}, exitOK, "--dry-run", ""},
 		{[]string{"help", "nope"}, exitUsage, "", `unknown command "nope"`},
@@ -37,6 +37,8 @@ func TestUsage(t *testing.T) {
 		{[]string{"urls", "--help"}, exitOK, "--format FORMAT", ""},
 		{[]string{"urls", "-h"}, exitOK, "--user-agent UA", ""},
 		{[]string{"version", "extra"}, exitUsage, "", "usage: sitepush version"},
+		{[]string{"--version", "extra"}, exitUsage, "", "usage: sitepush version"},
+		{[]string{"health", "a", "b"}, exitUsage, "", "usage: sitepush health [URL]"},
 	}
 	for _, tc := range tests {
 		code, out, errOut := run(t, tc.args...)
@@ -51,5 +53,10 @@ func TestVersion(t *testing.T) {
 	code, out, _ := run(t, "version")
 	if code != exitOK || !strings.HasPrefix(out, "sitepush dev (commit unknown, go1.") {
 		t.Errorf("exit %d, %q", code, out)
+	}
+	for _, flag := range []string{"--version", "-version"} {
+		if fcode, fout, ferr := run(t, flag); fcode != code || fout != out || ferr != "" {
+			t.Errorf("sitepush %s: exit %d, stdout %q, stderr %q; want what sitepush version prints, %q", flag, fcode, fout, ferr, out)
+		}
 	}
 }
