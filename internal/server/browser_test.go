@@ -59,6 +59,8 @@ func TestBrowser(t *testing.T) {
 	b.act(`document.querySelector('input[name=token]').value = ` + jsString(token) + `; document.querySelector('form[action="/login"]').submit()`)
 	b.waitFor(`location.pathname === "/" && document.title === "sitepush — overview"`)
 	b.expectText("filesite", "Bing quota", "accepted")
+	// An error naming a long URL wraps inside its card (the layout check of each screenshot).
+	b.act(`document.querySelector(".error").append(" https://example.com/" + "x".repeat(400))`)
 	shoot("overview")
 
 	b.act(`document.querySelector('a[href="/sites/filesite"]').click()`)
@@ -264,6 +266,17 @@ func (c *chromium) expectText(texts ...string) {
 func (c *chromium) screenshot(file string, width int) {
 	c.t.Helper()
 	c.call("Emulation.setDeviceMetricsOverride", map[string]any{"width": width, "height": 900, "deviceScaleFactor": 1, "mobile": width < 600})
+	// Nothing is wider than the page — a wide table scrolls in its own box — and nothing breaks
+	// out of its card.
+	if wide := c.eval(`(() => {
+		const out = [];
+		if (document.documentElement.scrollWidth > innerWidth) out.push("the page is " + document.documentElement.scrollWidth + " px wide");
+		for (const card of document.querySelectorAll(".card, .error, .flash, dl.facts"))
+			if (card.scrollWidth > card.clientWidth + 1) out.push((card.className || card.tagName) + " overflows by " + (card.scrollWidth - card.clientWidth) + " px");
+		return out.join("; ");
+	})()`); wide != "" {
+		c.t.Errorf("%s at %d px: %s", filepath.Base(file), width, wide)
+	}
 	height := c.eval(`Math.min(8000, document.documentElement.scrollHeight)`)
 	var h int
 	fmt.Sscan(height, &h)

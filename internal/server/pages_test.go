@@ -309,3 +309,16 @@ func TestHeldByQuotaIsCountedOnceADay(t *testing.T) {
 		t.Errorf("today's row: %+v; want 3,951 held, the most a run held", rows)
 	}
 }
+
+// TestARunsThrottledWaitIsWords: the run page says how long a channel waited for an engine's
+// 429 in words, with no symbol a font may lack.
+func TestARunsThrottledWaitIsWords(t *testing.T) {
+	w := newWorld(t)
+	b := w.signIn()
+	w.engine.Fail(enginetest.Fault{Status: 429, RetryAfter: "1"})
+	run := b.runOnce("run", url.Values{"channel": {"indexnow"}})
+	_, html := b.get(strings.SplitN(run, "?", 2)[0])
+	if !regexp.MustCompile(`<span class="st-partial">waited \d`).MatchString(html) || strings.Contains(html, "⏸") {
+		t.Errorf("the run page's throttled cell: %s", regexp.MustCompile(`(?s)throttled \(waited\).{0,900}`).FindString(html))
+	}
+}
