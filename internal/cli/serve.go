@@ -84,6 +84,8 @@ func serve(ctx context.Context, cfg *config.Config, st *store.Store, ln net.List
 	r.Warn = func(site, msg string) { logger.Warn(msg, "site", site) }
 	m := metrics.New(prometheus.NewRegistry(), registry.Sites, st, logger)
 	r.OnRequest = m.Request
+	live := server.NewLive()
+	r.Progress, r.OnWait = live.Progress, live.Wait
 	alerts := alert.NewQueue(alert.New(cfg.Webhook, client, cfg.UserAgent), logger)
 
 	var api *server.Server
@@ -97,7 +99,7 @@ func serve(ctx context.Context, cfg *config.Config, st *store.Store, ln net.List
 	runs.OnStart = func() { api.Invalidate() }
 	sched := scheduler.New(registry.Sites, st.LastStarted, runs.Scheduled, logger)
 	api = server.New(server.Options{Sites: registry, Runs: runs, State: st, Metrics: m.Handler(),
-		AdminToken: cfg.AdminToken, MetricsToken: cfg.MetricsToken, Changed: sched.Wake, Logger: logger,
+		AdminToken: cfg.AdminToken, MetricsToken: cfg.MetricsToken, Changed: sched.Wake, Logger: logger, Live: live,
 		BingQuota: func(ctx context.Context, site *config.Site) (int, error) {
 			left, _, err := bing.New(site, client, cfg.UserAgent, st, time.Now()).Quota(ctx)
 			return left, err

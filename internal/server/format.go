@@ -15,6 +15,7 @@ func templateFuncs() template.FuncMap {
 	return template.FuncMap{
 		"num":   human.Int,
 		"count": human.Count,
+		"wait":  waitLeft,
 		"utc":   utc,
 		"ago":   ago,
 		"ms":    millis,
@@ -118,4 +119,13 @@ func dict(kv ...any) map[string]any {
 		}
 	}
 	return m
+}
+
+// waitLeft writes how long is left of a wait until until, at now, to the second: "37 s", "2 min 5 s".
+func waitLeft(until, now time.Time) string {
+	left := max(until.Sub(now), 0).Round(time.Second)
+	if left < time.Minute {
+		return fmt.Sprintf("%d s", int(left.Seconds()))
+	}
+	return fmt.Sprintf("%d min %d s", int(left.Minutes()), int(left.Seconds())%60)
 }

@@ -442,7 +442,9 @@ func (s *Server) charts(ctx context.Context, site string, channels []string, day
 
 // runPage is what a run's page shows.
 type runPage struct {
-	Run      model.Record
+	Run model.Record
+	// Waits are the waits engines asked the run's channels for, not over yet (a run going).
+	Waits    []Wait
 	Channels []string // those of the run, in the usual order
 	Failed   []store.FailedURL
 	Running  bool
@@ -466,8 +468,11 @@ func (s *Server) runPageHandler(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	p := runPage{Run: rec, Running: rec.Status == model.StatusRunning}
+	if live, waits, ok := s.going.Of(rec.Site, rec.ID); p.Running && ok {
+		p.Run, p.Waits = live, waits
+	}
 	for _, name := range config.Channels {
-		if rec.Channels[name] != nil {
+		if p.Run.Channels[name] != nil {
 			p.Channels = append(p.Channels, name)
 		}
 	}

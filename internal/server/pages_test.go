@@ -322,3 +322,32 @@ func TestARunsThrottledWaitIsWords(t *testing.T) {
 		t.Errorf("the run page's throttled cell: %s", regexp.MustCompile(`(?s)throttled \(waited\).{0,900}`).FindString(html))
 	}
 }
+
+// TestALiveRunShowsItsWait: while IndexNow makes a run wait (429, Retry-After), the run's page
+// shows the wait, its time left and its cause, and what the run has done so far — not the bare
+// start the state holds until the run ends.
+func TestALiveRunShowsItsWait(t *testing.T) {
+	w := newWorld(t)
+	b := w.signIn()
+	w.engine.Fail(enginetest.Fault{Status: 429, RetryAfter: "4"})
+	_, html := b.get("/sites/filesite")
+	st, body, loc := b.post("/sites/filesite/run", url.Values{"csrf": {csrf(t, html)}, "channel": {"indexnow"}})
+	if st != http.StatusSeeOther {
+		t.Fatalf("POST run: %d %s", st, body)
+	}
+	page := strings.SplitN(loc, "?", 2)[0]
+	var during string
+	for deadline := time.Now().Add(3 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		if _, during = b.get(page); strings.Contains(during, "indexnow waits") {
+			break
+		}
+	}
+	if !regexp.MustCompile(`<strong>indexnow waits [1-4] s</strong> more, until .*HTTP 429`).MatchString(during) ||
+		!strings.Contains(during, `<th scope="row">indexnow</th><td class="n">25</td>`) {
+		t.Errorf("the run's page during the wait:\n%s", during[max(0, strings.Index(during, "<main")):])
+	}
+	w.waitFinished("filesite")
+	if _, after := b.get(page); strings.Contains(after, "indexnow waits") {
+		t.Error("the page still shows the wait once the run ended")
+	}
+}

@@ -45,6 +45,8 @@ type Server struct {
 	bing      *cache
 	// started is when the configuration file was read: its sites' feeds may have changed then.
 	started time.Time
+	// going holds what the runs going have done so far; nil: their pages show their start only.
+	going *Live
 }
 
 // Options are the parts of a Server.
@@ -61,13 +63,16 @@ type Options struct {
 	// BingQuota, when set, asks Bing (GetUrlSubmissionQuota) how many URLs a site may still
 	// submit today, for /status and the dashboard; its answers are kept in the state.
 	BingQuota func(ctx context.Context, site *config.Site) (int, error)
+	// Live, when set, is told by the runner what the runs going do (Live.Progress, Live.Wait),
+	// for their pages.
+	Live *Live
 }
 
 // New returns a server.
 func New(o Options) *Server {
 	return &Server{sites: o.Sites, runs: o.Runs, state: o.State, metrics: o.Metrics, token: o.AdminToken,
 		metricsToken: o.MetricsToken, guesses: newGuesses(), origins: http.NewCrossOriginProtection(), changed: o.Changed, logger: o.Logger, now: time.Now, cache: newCache(time.Second, o.State.Mark),
-		bingQuota: o.BingQuota, bing: newCache(bingAsked, nil), started: time.Now()}
+		bingQuota: o.BingQuota, bing: newCache(bingAsked, nil), started: time.Now(), going: o.Live}
 }
 
 // Invalidate drops what the server cached: a run started or ended, so statuses, statistics and

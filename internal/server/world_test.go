@@ -97,6 +97,8 @@ sites:
 	r := runner.New(w.store)
 	m := metrics.New(prometheus.NewRegistry(), registry.Sites, w.store, logger)
 	r.OnRequest = m.Request
+	live := NewLive()
+	r.Progress, r.OnWait = live.Progress, live.Wait
 	client := http.DefaultClient
 	w.runs = scheduler.NewRuns(r, func(site *config.Site, only string) []channel.Channel {
 		var out []channel.Channel
@@ -115,7 +117,7 @@ sites:
 		w.api.Invalidate()
 	}, logger, 2)
 	t.Cleanup(func() { w.runs.Shutdown(5 * time.Second) })
-	w.api = New(Options{Sites: registry, Runs: w.runs, State: w.store, Metrics: m.Handler(), AdminToken: token, Logger: logger,
+	w.api = New(Options{Sites: registry, Runs: w.runs, State: w.store, Metrics: m.Handler(), AdminToken: token, Logger: logger, Live: live,
 		BingQuota: func(ctx context.Context, site *config.Site) (int, error) {
 			left, _, err := bing.New(site, client, "sitepush-test", w.store, time.Now()).Quota(ctx)
 			return left, err
