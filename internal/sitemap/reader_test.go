@@ -235,6 +235,30 @@ func TestReadCapsWarnings(t *testing.T) {
 	}
 }
 
+func TestReadTextSitemapWhateverTheOrderOfItsLines(t *testing.T) {
+	// Whether a body is a text sitemap is decided by its lines as a whole: a first line that is no
+	// URL is skipped with a warning, as it is anywhere else.
+	s := newTestSite(t)
+	bad, good := "www.example.com/catalog?item=1", []string{s.url("/p/1"), s.url("/p/2")}
+	s.put("/first.txt", &testPage{body: []byte(bad + "\n" + strings.Join(good, "\n")), contentType: "text/plain"})
+	s.put("/last.txt", &testPage{body: []byte(strings.Join(good, "\n") + "\n" + bad), contentType: "text/plain"})
+	for _, path := range []string{"/first.txt", "/last.txt"} {
+		r := read(t, fast(), s.url(path))
+		if err := r.failure(path); err != nil || !slices.Equal(r.urls, good) {
+			t.Errorf("%s: %v, urls %v; want %v", path, err, r.urls, good)
+		}
+		if !r.warned(`skipped line "` + bad + `": a text sitemap lists one absolute http(s) URL a line`) {
+			t.Errorf("%s: warnings %q, want one naming the line skipped", path, r.warnings)
+		}
+	}
+	// Lines before the first URL are warned of as any others: the first warnLimit, then a count.
+	s.put("/late.txt", &testPage{body: []byte(strings.Repeat("no url here\n", 30) + good[0]), contentType: "text/plain"})
+	r := read(t, fast(), s.url("/late.txt"))
+	if !slices.Equal(r.urls, good[:1]) || len(r.warnings) != warnLimit+1 || !r.warned("10 more warnings not shown") {
+		t.Errorf("30 lines before the URL: urls %v, %d warnings %q", r.urls, len(r.warnings), r.warnings)
+	}
+}
+
 func TestReadWarnsPast50000URLs(t *testing.T) {
 	dir := t.TempDir()
 	var b strings.Builder

@@ -194,7 +194,7 @@ func (w *walk) attempt(ctx context.Context, s source, idx int) ([]source, error)
 		err = d.xml(text)
 	} else {
 		w.res.Sitemaps[idx].Kind = KindText
-		err = readText(text, d.line)
+		err = readText(text, d.line, d.skipLine)
 	}
 	if ferr := w.flush(idx); ferr != nil {
 		return nil, ferr

@@ -13,6 +13,9 @@ import (
 // each of its URLs.
 type item struct{ loc, lastmod string }
 
+// skippedMark starts a line of a text sitemap that the parser skipped, as not a URL.
+const skippedMark = "(skipped) "
+
 // undecodedMark starts an item's field that holds a reference the parser did not decode.
 const undecodedMark = "(undecoded) "
 
@@ -34,6 +37,8 @@ func parseDoc(t testing.TB, doc string, slow, oneByte bool) (Kind, []item, bool,
 		err := readText(r, func(loc []byte) error {
 			items = append(items, item{loc: string(loc)})
 			return nil
+		}, func(line []byte) {
+			items = append(items, item{loc: skippedMark + string(line)})
 		})
 		return KindText, items, false, err
 	}
@@ -115,7 +120,11 @@ func TestParseDocuments(t *testing.T) {
 		{"leading whitespace and a BOM", "\ufeff  \n<?xml version='1.0'?>\n<urlset><url><loc>https://a.example/1</loc></url></urlset>",
 			KindURLSet, []item{{"https://a.example/1", ""}}, false},
 		{"text sitemap", "https://a.example/1\r\n\r\n  https://a.example/2  \nnot a url\n",
-			KindText, []item{{"https://a.example/1", ""}, {"https://a.example/2", ""}, {"not a url", ""}}, false},
+			KindText, []item{{"https://a.example/1", ""}, {"https://a.example/2", ""}, {skippedMark + "not a url", ""}}, false},
+		{"text sitemap whose first line is not a URL", "www.example.com/catalog?item=1\nhttps://a.example/1\nhttps://a.example/2\n",
+			KindText, []item{{skippedMark + "www.example.com/catalog?item=1", ""}, {"https://a.example/1", ""}, {"https://a.example/2", ""}}, false},
+		{"text sitemap with its URL last", "not a url\n\nnor this\nhttps://a.example/1",
+			KindText, []item{{skippedMark + "not a url", ""}, {skippedMark + "nor this", ""}, {"https://a.example/1", ""}}, false},
 	}
 	for _, tc := range tests {
 		for _, mode := range []struct {
