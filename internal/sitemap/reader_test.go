@@ -226,6 +226,22 @@ func TestReadEntryChecks(t *testing.T) {
 	}
 }
 
+func TestReadSkipsAHostWithoutItsScheme(t *testing.T) {
+	s := newTestSite(t)
+	s.put("/m.xml", &testPage{body: urlsetOf("www.example.com/", "/p/path")})
+	s.put("/i.xml", &testPage{body: indexOf("www.example.com/sitemap.xml", s.url("/m.xml"))})
+	r := read(t, fast(), s.url("/i.xml"))
+	if want := []string{s.url("/p/path")}; !slices.Equal(r.urls, want) || s.hitsOf("/www.example.com/sitemap.xml") != 0 {
+		t.Errorf("urls = %v, want %v, and no made-up sitemap fetched", r.urls, want)
+	}
+	for _, w := range []string{`skipped sitemap "www.example.com/sitemap.xml": it starts with a host name but no scheme`,
+		`skipped "www.example.com/": it starts with a host name but no scheme`} {
+		if !r.warned(w) {
+			t.Errorf("no warning %q in %q", w, r.warnings)
+		}
+	}
+}
+
 func TestReadCapsWarnings(t *testing.T) {
 	s := newTestSite(t)
 	s.put("/bad.xml", &testPage{body: urlsetOf(slices.Repeat([]string{"ftp://x/y"}, 100)...)})
