@@ -225,9 +225,12 @@ func (c *checker) sitemaps(s *config.Site) {
 		}
 		files := 0
 		for _, f := range res.Sitemaps {
-			if f.Err != nil {
+			switch {
+			case f.Err != nil && f.Index != "":
+				c.fail("sitemap", "sitemap %s: %v — the index %s lists it: fix that entry of the index, or the server", f.URL, f.Err, f.Index)
+			case f.Err != nil:
 				c.fail("sitemap", "sitemap %s: %v — fix the sitemaps: entry, or the server", f.URL, f.Err)
-			} else if f.Kind != sitemap.KindIndex {
+			case f.Kind != sitemap.KindIndex:
 				files++
 			}
 		}

@@ -50,6 +50,26 @@ func TestCheck(t *testing.T) {
 	}
 }
 
+// TestADeadChildIsBlamedOnItsIndex checks that a sitemap an index lists which cannot be read is
+// told with the index that lists it, the thing to fix, not the sitemaps: setting, which names the
+// index only.
+func TestADeadChildIsBlamedOnItsIndex(t *testing.T) {
+	w := newTestWorld(t, "")
+	index, gone := w.site.URL+"/sitemap.xml", w.site.URL+"/gone.xml"
+	w.files["/pages.xml"] = "<urlset><url><loc>" + w.site.URL + "/p/1</loc></url></urlset>"
+	w.files["/sitemap.xml"] = "<sitemapindex><sitemap><loc>" + w.site.URL + "/pages.xml</loc></sitemap><sitemap><loc>" + gone + "</loc></sitemap></sitemapindex>"
+	code, out, _ := run(t, "check", "--config", w.config)
+	want := "✗ sitemap " + gone + ": HTTP 404 Not Found (text/plain; charset=utf-8, 19 bytes) — the index " + index + " lists it: fix that entry of the index, or the server"
+	if code != exitFailed || !strings.Contains(out, want) || strings.Contains(out, "sitemaps: entry") {
+		t.Errorf("check: exit %d; want %q in\n%s", code, want, out)
+	}
+	code, out, _ = run(t, "run", "--config", w.config)
+	want = "error: sitemap " + gone + " (listed in the index " + index + "): HTTP 404"
+	if code != exitFailed || !strings.Contains(out, want) {
+		t.Errorf("run: exit %d; want %q in\n%s", code, want, out)
+	}
+}
+
 // TestCheckBingQuotaUnknown checks that a Bing that takes the key but does not tell the quota
 // ({"d":null}) passes: runs count on dailyQuota then.
 func TestCheckBingQuotaUnknown(t *testing.T) {

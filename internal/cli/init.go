@@ -416,6 +416,10 @@ func createFile(path, content, what string) error {
 // report tells what init found and wrote, and what to do next; warnings go to stderr.
 func (s *initSite) report(e *env, path, keyFile string) {
 	for _, f := range s.failed {
+		if f.Index != "" {
+			fmt.Fprintf(e.stderr, "warning: %s: %v (the index %s lists it, so runs will fail on it: fix that entry of the index, or the server)\n", f.URL, f.Err, f.Index)
+			continue
+		}
 		fmt.Fprintf(e.stderr, "warning: %s: %v (left out: add it under sitemaps: once it can be read)\n", f.URL, f.Err)
 	}
 	w := e.stdout

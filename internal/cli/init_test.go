@@ -244,6 +244,21 @@ func TestInitLeavesOutWhatRobotsListsButCannotBeRead(t *testing.T) {
 	}
 }
 
+// TestInitKeepsAnIndexWithADeadChild: a sitemap an index lists that cannot be read is not left
+// out — the index is kept — and the warning names the index, the thing to fix.
+func TestInitKeepsAnIndexWithADeadChild(t *testing.T) {
+	w := newInitWorld(t)
+	site := w.srv.URL
+	w.files["/posts.xml"] = urlset(site, "/posts", 7)
+	w.files["/index.xml"] = `<sitemapindex><sitemap><loc>` + site + `/posts.xml</loc></sitemap><sitemap><loc>` + site + `/dead.xml</loc></sitemap></sitemapindex>`
+	w.files["/robots.txt"] = "Sitemap: " + site + "/index.xml\n"
+	code, out, errOut := run(t, "init", site, "--config", w.path("index.yaml"))
+	want := "warning: " + site + "/dead.xml: HTTP 404 Not Found (text/plain; charset=utf-8, 19 bytes) (the index " + site + "/index.xml lists it, so runs will fail on it: fix that entry of the index, or the server)"
+	if code != exitOK || !strings.Contains(out, "found 1 sitemap with 7 URLs") || !strings.Contains(errOut, want) || strings.Contains(errOut, "left out") {
+		t.Fatalf("a broken sitemap in an index: exit %d; want %q in\n%s%s", code, want, out, errOut)
+	}
+}
+
 func TestInitOfASitemap(t *testing.T) {
 	w := newInitWorld(t)
 	site := w.srv.URL

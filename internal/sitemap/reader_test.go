@@ -48,12 +48,19 @@ func TestReadIndexTree(t *testing.T) {
 			t.Errorf("User-Agent %q", ua)
 		}
 	}
-	kinds := map[string]Kind{}
+	kinds, index := map[string]Kind{}, map[string]string{}
 	for _, sm := range r.res.Sitemaps {
 		kinds[sm.URL[len(s.srv.URL):]] = sm.Kind
+		index[sm.URL] = sm.Index
 	}
 	if kinds["/idx/root.xml"] != KindIndex || kinds["/idx/a.xml.gz"] != KindURLSet {
 		t.Errorf("kinds = %v", kinds)
+	}
+	// Each sitemap names the index that lists it: what to fix when it cannot be read.
+	for child, want := range map[string]string{"/idx/root.xml": "", "/idx/dead.xml": "/idx/root.xml", "/idx/c.xml.gz": "/idx/inner.xml"} {
+		if got := index[s.url(child)]; want != "" && got != s.url(want) || want == "" && got != "" {
+			t.Errorf("%s: listed in %q, want %q", child, got, want)
+		}
 	}
 }
 
