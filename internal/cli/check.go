@@ -48,6 +48,8 @@ type checker struct {
 	json   bool
 	site   string // the site being checked, "" for the checks of the whole configuration
 	report checkReport
+	// reached holds what each IndexNow endpoint answered, asked once for all the sites.
+	reached map[string]reach
 }
 
 var levelMarks = map[string]string{levelPass: "✓", levelWarn: "!", levelFail: "✗"}
@@ -91,7 +93,7 @@ func runCheck(e *env, cmd command, args []string) error {
 	if _, err := parseArgs(e, cmd, fs, args, 0, 0); err != nil {
 		return err
 	}
-	c := &checker{e: e, json: *f.json, client: httpClient(), report: checkReport{Config: *f.config}}
+	c := &checker{e: e, json: *f.json, client: httpClient(), report: checkReport{Config: *f.config}, reached: map[string]reach{}}
 	cfg, err := loadConfig(*f.config, config.Needs{})
 	if err != nil {
 		c.fail("configuration", "configuration %s: %v", *f.config, err)
@@ -186,6 +188,7 @@ func (c *checker) checkSite(s *config.Site) {
 	c.sitemaps(s)
 	if s.IndexNow.Enabled {
 		c.keyFile(s)
+		c.endpoints(s)
 	}
 	if s.Bing.Enabled {
 		c.bing(s)

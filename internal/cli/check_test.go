@@ -70,6 +70,34 @@ func TestADeadChildIsBlamedOnItsIndex(t *testing.T) {
 	}
 }
 
+// TestCheckReachesEachIndexNowEndpoint: check makes one request to each IndexNow endpoint, which
+// submits nothing, so that an endpoint a run could not reach fails the check, not the run.
+func TestCheckReachesEachIndexNowEndpoint(t *testing.T) {
+	w := newTestWorld(t, "")
+	w.publish(3)
+	// Two sites on the same endpoint: it is asked once.
+	writeFile(t, w.config, readFile(t, w.config)+"  - id: other\n    sitemaps: ["+w.site.URL+"/sitemap.xml]\n    indexnow: {enabled: true, key: "+testKey+"}\n")
+	code, out, _ := run(t, "check", "--config", w.config)
+	live := w.engine.URL + "/indexnow"
+	subs := w.eng.Submissions()
+	if code != exitOK || strings.Count(out, "✓ IndexNow endpoint "+live+" answers (HTTP 400 to a request without URLs)") != 2 ||
+		len(subs) != 1 || subs[0].Method != http.MethodGet || len(w.eng.Accepted()) != 0 {
+		t.Fatalf("a live endpoint: exit %d, requests %+v; want one GET, nothing submitted\n%s", code, subs, out)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	closed := "http://" + ln.Addr().String() + "/indexnow"
+	ln.Close()
+	writeFile(t, w.config, strings.Replace(readFile(t, w.config), live, closed, 1))
+	code, out, _ = run(t, "check", "--config", w.config)
+	want := "✗ IndexNow endpoint " + closed + ": no answer ("
+	if code != exitFailed || !strings.Contains(out, want) || !strings.Contains(out, "a run could not submit there: check indexnow.endpoints") {
+		t.Errorf("a closed endpoint: exit %d; want %q in\n%s", code, want, out)
+	}
+}
+
 // TestCheckBingQuotaUnknown checks that a Bing that takes the key but does not tell the quota
 // ({"d":null}) passes: runs count on dailyQuota then.
 func TestCheckBingQuotaUnknown(t *testing.T) {
