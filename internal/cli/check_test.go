@@ -22,7 +22,7 @@ func TestCheck(t *testing.T) {
 	w.publish(12)
 	t.Setenv("BING_KEY", "bing-key-123")
 	code, out, errOut := run(t, "check", "--config", w.config)
-	for _, want := range []string{"✓ configuration", "✓ sitemap " + w.site.URL + "/sitemap.xml: 12 URLs in 1 file",
+	for _, want := range []string{"✓ configuration " + w.config + ": valid, 1 site in the file\n", "✓ sitemap " + w.site.URL + "/sitemap.xml: 12 URLs from 1 sitemap\n",
 		"✓ IndexNow key file " + w.site.URL + "/" + testKey + ".txt serves the key",
 		"✓ Bing API key accepted: 80 URLs left today (Bing says 80 left today; 0 of dailyQuota 100 used today; Bing reports 80 today, 2,400 this month)"} {
 		if !strings.Contains(out, want) {
@@ -63,9 +63,13 @@ func TestADeadChildIsBlamedOnItsIndex(t *testing.T) {
 	if code != exitFailed || !strings.Contains(out, want) || strings.Contains(out, "sitemaps: entry") {
 		t.Errorf("check: exit %d; want %q in\n%s", code, want, out)
 	}
+	// check counts the sitemaps as a run does: the index and the one read, the one failed apart.
+	if counted := "✓ sitemap " + index + ": 1 URLs from 2 sitemaps (1 failed)\n"; !strings.Contains(out, counted) {
+		t.Errorf("check: want %q in\n%s", counted, out)
+	}
 	code, out, _ = run(t, "run", "--config", w.config)
 	want = "error: sitemap " + gone + " (listed in the index " + index + "): HTTP 404"
-	if code != exitFailed || !strings.Contains(out, want) {
+	if code != exitFailed || !strings.Contains(out, want) || !strings.Contains(out, ": 1 URLs from 2 sitemaps (1 failed) in ") {
 		t.Errorf("run: exit %d; want %q in\n%s", code, want, out)
 	}
 }
