@@ -96,6 +96,9 @@ func TestPagesNeedASession(t *testing.T) {
 		if resp.StatusCode != http.StatusUnauthorized || !strings.Contains(string(body), `name="token"`) {
 			t.Errorf("GET %s without a session: %d, want 401 and the login form", path, resp.StatusCode)
 		}
+		if !strings.Contains(string(body), "The admin token is the <code>adminToken</code> setting of the configuration") {
+			t.Errorf("GET %s without a session: the login form does not say where the token comes from:\n%s", path, body)
+		}
 	}
 }
 
