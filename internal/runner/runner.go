@@ -180,7 +180,7 @@ func (r *Runner) run(ctx context.Context, site *config.Site, opt Options, rec *m
 	col, query := r.collector(ctx, site, opt, rec)
 	defer col.memo.close()
 	rep := r.newRecorder(ctx, site.ID, rec)
-	rep.dryRun = !col.mode.writes
+	rep.dryRun, rep.chosen = !col.mode.writes, col.mode.chosen
 	// 1–4: read, tell pages apart, merge with what was known, choose what is due.
 	res, err := r.read(ctx, budget, site, opt, col, query, rep)
 	if budget.Err() != nil && errors.Is(err, budget.Err()) {
