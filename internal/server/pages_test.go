@@ -103,6 +103,36 @@ func TestPagesNeedASession(t *testing.T) {
 	}
 }
 
+// TestEveryAnswerSaysNosniff: every answer of serve — its pages and the login form, signed in or
+// not, the API's JSON, its errors, the feeds — tells browsers not to guess another type.
+func TestEveryAnswerSaysNosniff(t *testing.T) {
+	w := newWorld(t)
+	b := w.signIn()
+	check := func(what string, resp *http.Response) {
+		t.Helper()
+		resp.Body.Close()
+		if got := resp.Header.Get("X-Content-Type-Options"); got != "nosniff" {
+			t.Errorf("%s: HTTP %d, %s, X-Content-Type-Options %q; want nosniff", what, resp.StatusCode, resp.Header.Get("Content-Type"), got)
+		}
+	}
+	for _, path := range []string{"/", "/sites/filesite", "/sites/nope", "/runs/1", "/healthz", "/feeds/filesite.xml", "/nowhere"} {
+		resp, err := b.client.Get(w.http.URL + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		check("GET "+path+" signed in", resp)
+		if resp, err = http.Get(w.http.URL + path); err != nil {
+			t.Fatal(err)
+		}
+		check("GET "+path, resp)
+	}
+	resp, err := http.PostForm(w.http.URL+"/login", url.Values{"token": {"wrong"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	check("POST /login with a wrong token", resp)
+}
+
 func TestOverviewShowsSitesAttentionFirst(t *testing.T) {
 	w := newWorld(t)
 	b := w.signIn()
