@@ -29,8 +29,9 @@ type Reporter interface {
 	Requested(Request)
 	// Finished tells the final outcome of some URLs; it returns once that is recorded.
 	Finished(Outcome) error
-	// HeldBack tells of n due URLs the channel did not send because a quota is spent: they stay
-	// due, and are no failure.
+	// HeldBack tells of n due URLs the channel did not send because a quota is spent — why names
+	// the quota and when it is back — and are no failure. The run says what becomes of them (a
+	// run of the sitemaps keeps them due; chosen URLs are kept for no run).
 	HeldBack(channel string, n int, why string)
 	// Failed tells of a failure of the channel as a whole (a rejected API key): the URLs it did
 	// not get to stay due, and the run counts as failed in part.

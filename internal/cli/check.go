@@ -13,6 +13,7 @@ import (
 	"github.com/sitepush/sitepush/internal/human"
 	"github.com/sitepush/sitepush/internal/runner"
 	"github.com/sitepush/sitepush/internal/sitemap"
+	"github.com/sitepush/sitepush/internal/sites"
 	"github.com/sitepush/sitepush/internal/store"
 )
 
@@ -49,6 +50,8 @@ type checker struct {
 	json   bool
 	site   string // the site being checked, "" for the checks of the whole configuration
 	report checkReport
+	// reached holds what each IndexNow endpoint answered, asked once for all the sites.
+	reached map[string]reach
 }
 
 var levelMarks = map[string]string{levelPass: "✓", levelWarn: "!", levelFail: "✗"}
@@ -92,22 +95,27 @@ func runCheck(e *env, cmd command, args []string) error {
 	if _, err := parseArgs(e, cmd, fs, args, 0, 0); err != nil {
 		return err
 	}
-	c := &checker{e: e, json: *f.json, client: httpClient(), report: checkReport{Config: *f.config}}
+	c := &checker{e: e, json: *f.json, client: httpClient(), report: checkReport{Config: *f.config}, reached: map[string]reach{}}
 	cfg, err := loadConfig(*f.config, config.Needs{})
 	if err != nil {
 		c.fail("configuration", "configuration %s: %v", *f.config, err)
 		return c.finish(err)
 	}
 	c.cfg = cfg
-	c.pass("configuration", "configuration %s: valid, %s", *f.config, human.Count(len(cfg.Sites), "site"))
-	for _, u := range cfg.Unread {
-		c.warn("configuration", "%v", u)
-	}
-	c.state()
+	werr, oerr := c.openState()
 	if c.st != nil {
 		defer c.st.Close()
 	}
-	sites, err := selectSites(e, cfg, c.st, f.sites)
+	reg, rerr := loadSites(e, cfg, c.st)
+	c.pass("configuration", "configuration %s: valid, %s", *f.config, siteCount(cfg, reg))
+	for _, u := range cfg.Unread {
+		c.warn("configuration", "%v", u)
+	}
+	c.tellState(werr, oerr)
+	if rerr != nil {
+		return c.finish(rerr)
+	}
+	sites, err := pickSites(reg, f.sites)
 	if err != nil {
 		return c.finish(err)
 	}
@@ -140,25 +148,39 @@ func (c *checker) finish(err error) error {
 	return err
 }
 
-// state checks that a run could open the state and write to it, and opens it to read.
-func (c *checker) state() {
-	werr := store.CheckWritable(c.e.ctx, c.cfg.State)
-	if werr != nil {
+// siteCount tells how many sites there are, and where they come from: "2 sites in the file, 1
+// created through the API". reg is nil when the sites of the state could not be loaded.
+func siteCount(cfg *config.Config, reg *sites.Registry) string {
+	out := human.Count(len(cfg.Sites), "site") + " in the file"
+	if reg == nil {
+		return out
+	}
+	if api := len(reg.All()) - len(cfg.Sites); api > 0 {
+		out += fmt.Sprintf(", %d created through the API", api)
+	}
+	return out
+}
+
+// openState checks that a run could open the state and write to it (werr), and opens it to read
+// (oerr): c.st, nil when it does not open.
+func (c *checker) openState() (werr, oerr error) {
+	werr = store.CheckWritable(c.e.ctx, c.cfg.State)
+	if werr != nil && !strings.HasPrefix(c.cfg.State, "sqlite:") {
+		return werr, nil // a server that did not answer is not asked again: each try may wait its timeout
+	}
+	c.st, oerr = store.OpenReadOnly(c.e.ctx, c.cfg.State)
+	return werr, oerr
+}
+
+// tellState tells what openState found.
+func (c *checker) tellState(werr, oerr error) {
+	switch {
+	case werr != nil:
 		c.fail("state", "%v", werr)
-		if !strings.HasPrefix(c.cfg.State, "sqlite:") {
-			return // a server that did not answer is not asked again: each try may wait its timeout
-		}
-	}
-	st, err := store.OpenReadOnly(c.e.ctx, c.cfg.State)
-	if err != nil {
-		if werr == nil {
-			c.fail("state", "%v", err)
-		}
-		return
-	}
-	c.st = st
-	if werr == nil {
-		c.pass("state", "state %s: a run can write it", st.Name())
+	case oerr != nil:
+		c.fail("state", "%v", oerr)
+	default:
+		c.pass("state", "state %s: a run can write it", c.st.Name())
 	}
 }
 
@@ -187,6 +209,7 @@ func (c *checker) checkSite(s *config.Site) {
 	c.sitemaps(s)
 	if s.IndexNow.Enabled {
 		c.keyFile(s)
+		c.endpoints(s)
 	}
 	if s.Bing.Enabled {
 		c.bing(s)
@@ -206,8 +229,9 @@ func orNone(list []string) string {
 	return strings.Join(list, ", ")
 }
 
-// sitemaps reads each sitemap of s whole, as a run would, and counts its URLs as a run does:
-// those on baseUrl's host that pass the include/exclude globs.
+// sitemaps reads each sitemap of s whole, as a run would, and counts as a run does its URLs —
+// those on baseUrl's host that pass the include/exclude globs — and the sitemaps read, an index
+// and those it lists each one, and failed (runner.Runner.countSitemaps).
 func (c *checker) sitemaps(s *config.Site) {
 	r := sitemap.NewReader(runner.ReaderOptions(s, c.client, c.cfg.UserAgent))
 	for _, sm := range s.Sitemaps {
@@ -224,22 +248,30 @@ func (c *checker) sitemaps(s *config.Site) {
 			c.fail("sitemap", "sitemap %s: %v", sm, err)
 			continue
 		}
-		files := 0
+		read, failed := 0, 0
 		for _, f := range res.Sitemaps {
-			if f.Err != nil {
+			switch {
+			case f.Err != nil && f.Index != "":
+				c.fail("sitemap", "sitemap %s: %v — the index %s lists it: fix that entry of the index, or the server", f.URL, f.Err, f.Index)
+				failed++
+			case f.Err != nil:
 				c.fail("sitemap", "sitemap %s: %v — fix the sitemaps: entry, or the server", f.URL, f.Err)
-			} else if f.Kind != sitemap.KindIndex {
-				files++
+				failed++
+			default:
+				read++
 			}
 		}
 		if res.Unreadable() {
 			continue
 		}
-		outside := ""
-		if out > 0 {
-			outside = fmt.Sprintf(" (and %s outside baseUrl or the include/exclude globs, which runs leave out)", human.Int(out))
+		notes := ""
+		if failed > 0 {
+			notes = fmt.Sprintf(" (%s failed)", human.Int(failed))
 		}
-		c.pass("sitemap", "sitemap %s: %s URLs in %s%s", sm, human.Int(n), human.Count(files, "file"), outside)
+		if out > 0 {
+			notes += fmt.Sprintf(" (and %s outside baseUrl or the include/exclude globs, which runs leave out)", human.Int(out))
+		}
+		c.pass("sitemap", "sitemap %s: %s URLs from %s%s", sm, human.Int(n), human.Count(read, "sitemap"), notes)
 	}
 }
 

@@ -35,29 +35,65 @@ func (c *checker) keyFile(s *config.Site) {
 	}
 }
 
-// get fetches a small public file.
+// endpoints makes one request to each IndexNow endpoint — a GET without URLs, which submits
+// nothing — once for all the sites that share it: any HTTP answer means a run reaches it (an
+// engine refuses a request without URLs, which is no failure here); no answer is what would fail
+// a run's submissions there.
+func (c *checker) endpoints(s *config.Site) {
+	for _, ep := range s.IndexNow.Endpoints {
+		r, ok := c.reached[ep]
+		if !ok {
+			r.status, _, r.err = c.fetch(ep, false)
+			c.reached[ep] = r
+		}
+		if r.err != nil {
+			c.fail("indexnow", "IndexNow endpoint %s: no answer (%v) — a run could not submit there: check indexnow.endpoints, and that this machine reaches it (a proxy, a firewall)", ep, r.err)
+			continue
+		}
+		c.pass("indexnow", "IndexNow endpoint %s answers (HTTP %d to a request without URLs)", ep, r.status)
+	}
+}
+
+// reach is what an endpoint answered check's request: its status, or why none came.
+type reach struct {
+	status int
+	err    error
+}
+
+// get fetches a small public file, which must answer 200.
 func (c *checker) get(u string) (string, error) {
+	status, body, err := c.fetch(u, true)
+	if err == nil && status != http.StatusOK {
+		err = fmt.Errorf("HTTP %d %s", status, http.StatusText(status))
+	}
+	return body, err
+}
+
+// fetch makes one GET of u within 30 s, following redirects when follow is set, and returns the
+// answer's status and the first KiB of its body.
+func (c *checker) fetch(u string, follow bool) (int, string, error) {
 	ctx, cancel := context.WithTimeout(c.e.ctx, 30*time.Second)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
 	if err != nil {
-		return "", err
+		return 0, "", err
 	}
 	req.Header.Set("User-Agent", c.cfg.UserAgent)
-	resp, err := c.client.Do(req)
+	client := *c.client
+	if !follow {
+		client.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	}
+	resp, err := client.Do(req)
 	if err != nil {
 		var ue *url.Error
 		if errors.As(err, &ue) {
 			err = ue.Err
 		}
-		return "", err
+		return 0, "", err
 	}
 	defer resp.Body.Close()
 	body, _ := io.ReadAll(io.LimitReader(resp.Body, 1024))
-	if resp.StatusCode != http.StatusOK {
-		return "", fmt.Errorf("HTTP %d %s", resp.StatusCode, http.StatusText(resp.StatusCode))
-	}
-	return string(body), nil
+	return resp.StatusCode, string(body), nil
 }
 
 // bing asks Bing for the site's quota, which proves the API key, and tells today's allowance.

@@ -22,7 +22,7 @@ func TestCheck(t *testing.T) {
 	w.publish(12)
 	t.Setenv("BING_KEY", "bing-key-123")
 	code, out, errOut := run(t, "check", "--config", w.config)
-	for _, want := range []string{"✓ configuration", "✓ sitemap " + w.site.URL + "/sitemap.xml: 12 URLs in 1 file",
+	for _, want := range []string{"✓ configuration " + w.config + ": valid, 1 site in the file\n", "✓ sitemap " + w.site.URL + "/sitemap.xml: 12 URLs from 1 sitemap\n",
 		"✓ IndexNow key file " + w.site.URL + "/" + testKey + ".txt serves the key",
 		"✓ Bing API key accepted: 80 URLs left today (Bing says 80 left today; 0 of dailyQuota 100 used today; Bing reports 80 today, 2,400 this month)"} {
 		if !strings.Contains(out, want) {
@@ -47,6 +47,58 @@ func TestCheck(t *testing.T) {
 	}
 	if code != exitFailed || !strings.Contains(errOut, "3 checks failed") || strings.Contains(out, "wrong-bing-key") {
 		t.Errorf("exit %d, %q", code, errOut)
+	}
+}
+
+// TestADeadChildIsBlamedOnItsIndex checks that a sitemap an index lists which cannot be read is
+// told with the index that lists it, the thing to fix, not the sitemaps: setting, which names the
+// index only.
+func TestADeadChildIsBlamedOnItsIndex(t *testing.T) {
+	w := newTestWorld(t, "")
+	index, gone := w.site.URL+"/sitemap.xml", w.site.URL+"/gone.xml"
+	w.files["/pages.xml"] = "<urlset><url><loc>" + w.site.URL + "/p/1</loc></url></urlset>"
+	w.files["/sitemap.xml"] = "<sitemapindex><sitemap><loc>" + w.site.URL + "/pages.xml</loc></sitemap><sitemap><loc>" + gone + "</loc></sitemap></sitemapindex>"
+	code, out, _ := run(t, "check", "--config", w.config)
+	want := "✗ sitemap " + gone + ": HTTP 404 Not Found (text/plain; charset=utf-8, 19 bytes) — the index " + index + " lists it: fix that entry of the index, or the server"
+	if code != exitFailed || !strings.Contains(out, want) || strings.Contains(out, "sitemaps: entry") {
+		t.Errorf("check: exit %d; want %q in\n%s", code, want, out)
+	}
+	// check counts the sitemaps as a run does: the index and the one read, the one failed apart.
+	if counted := "✓ sitemap " + index + ": 1 URLs from 2 sitemaps (1 failed)\n"; !strings.Contains(out, counted) {
+		t.Errorf("check: want %q in\n%s", counted, out)
+	}
+	code, out, _ = run(t, "run", "--config", w.config)
+	want = "error: sitemap " + gone + " (listed in the index " + index + "): HTTP 404"
+	if code != exitFailed || !strings.Contains(out, want) || !strings.Contains(out, ": 1 URLs from 2 sitemaps (1 failed) in ") {
+		t.Errorf("run: exit %d; want %q in\n%s", code, want, out)
+	}
+}
+
+// TestCheckReachesEachIndexNowEndpoint: check makes one request to each IndexNow endpoint, which
+// submits nothing, so that an endpoint a run could not reach fails the check, not the run.
+func TestCheckReachesEachIndexNowEndpoint(t *testing.T) {
+	w := newTestWorld(t, "")
+	w.publish(3)
+	// Two sites on the same endpoint: it is asked once.
+	writeFile(t, w.config, readFile(t, w.config)+"  - id: other\n    sitemaps: ["+w.site.URL+"/sitemap.xml]\n    indexnow: {enabled: true, key: "+testKey+"}\n")
+	code, out, _ := run(t, "check", "--config", w.config)
+	live := w.engine.URL + "/indexnow"
+	subs := w.eng.Submissions()
+	if code != exitOK || strings.Count(out, "✓ IndexNow endpoint "+live+" answers (HTTP 400 to a request without URLs)") != 2 ||
+		len(subs) != 1 || subs[0].Method != http.MethodGet || len(w.eng.Accepted()) != 0 {
+		t.Fatalf("a live endpoint: exit %d, requests %+v; want one GET, nothing submitted\n%s", code, subs, out)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	closed := "http://" + ln.Addr().String() + "/indexnow"
+	ln.Close()
+	writeFile(t, w.config, strings.Replace(readFile(t, w.config), live, closed, 1))
+	code, out, _ = run(t, "check", "--config", w.config)
+	want := "✗ IndexNow endpoint " + closed + ": no answer ("
+	if code != exitFailed || !strings.Contains(out, want) || !strings.Contains(out, "a run could not submit there: check indexnow.endpoints") {
+		t.Errorf("a closed endpoint: exit %d; want %q in\n%s", code, want, out)
 	}
 }
 

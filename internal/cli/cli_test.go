@@ -49,6 +49,25 @@ func TestUsage(t *testing.T) {
 	}
 }
 
+// TestEveryFlagIsInItsCommandsSynopsis: the synopsis of a command — sitepush --help, a usage
+// error — lists every flag its --help describes.
+func TestEveryFlagIsInItsCommandsSynopsis(t *testing.T) {
+	for _, c := range commands() {
+		_, help, _ := run(t, c.name, "--help")
+		_, flags, _ := strings.Cut(help, "\nFlags:\n")
+		for _, line := range strings.Split(flags, "\n") {
+			name, ok := strings.CutPrefix(line, "  --")
+			if !ok {
+				continue
+			}
+			name, _, _ = strings.Cut(name, " ")
+			if !strings.Contains(c.args+" ", "--"+name+" ") && !strings.Contains(c.args, "--"+name+"]") {
+				t.Errorf("sitepush %s: the synopsis %q lacks --%s", c.name, c.args, name)
+			}
+		}
+	}
+}
+
 func TestVersion(t *testing.T) {
 	code, out, _ := run(t, "version")
 	if code != exitOK || !strings.HasPrefix(out, "sitepush dev (commit unknown, go1.") {

@@ -38,16 +38,31 @@ func loadConfig(path string, needs config.Needs) (*config.Config, error) {
 }
 
 // selectSites returns the sites named by ids — those of the file and those created through the
-// admin API, which live in the state — all of them when ids is empty. Ids match regardless of
-// case, as the API's do. An API site that does not load is told on stderr and left out. Without
-// a state (st nil: it does not open), the file's sites are all there is.
+// admin API, which live in the state — all of them when ids is empty (see loadSites, pickSites).
 func selectSites(e *env, cfg *config.Config, st *store.Store, ids []string) ([]*config.Site, error) {
+	reg, err := loadSites(e, cfg, st)
+	if err != nil {
+		return nil, err
+	}
+	return pickSites(reg, ids)
+}
+
+// loadSites loads the sites of the file and, with a state, those created through the admin API.
+// An API site that does not load is told on stderr and left out. Without a state (st nil: it
+// does not open), the file's sites are all there is.
+func loadSites(e *env, cfg *config.Config, st *store.Store) (*sites.Registry, error) {
 	reg := sites.New(cfg, st, slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: slog.LevelWarn})))
 	if st != nil {
 		if err := reg.Load(e.ctx); err != nil {
 			return nil, err
 		}
 	}
+	return reg, nil
+}
+
+// pickSites returns the sites of reg named by ids, all of them when ids is empty. Ids match
+// regardless of case, as the API's do.
+func pickSites(reg *sites.Registry, ids []string) ([]*config.Site, error) {
 	if len(ids) == 0 {
 		all := reg.Sites()
 		if len(all) == 0 {
@@ -64,6 +79,67 @@ func selectSites(e *env, cfg *config.Config, st *store.Store, ids []string) ([]*
 		out = append(out, entry.Site)
 	}
 	return out, nil
+}
+
+// oneSite returns the site a command about one site works on: the one id names, else the only
+// site there is — --site is needed only to choose among several. why says what the site is
+// chosen for, for the error.
+func oneSite(e *env, cfg *config.Config, st *store.Store, cmd, id, why string) (*config.Site, error) {
+	var ids []string
+	if id != "" {
+		ids = []string{id}
+	}
+	sites, err := selectSites(e, cfg, st, ids)
+	if err != nil {
+		return nil, err
+	}
+	if len(sites) > 1 {
+		return nil, usageError("sitepush %s needs --site ID to choose %s: there are %d sites (%s)", cmd, why, len(sites), siteIDs(sites))
+	}
+	return sites[0], nil
+}
+
+// onChannel keeps, of sites, those that have channel on — all of them for "all". A site chosen
+// (named with --site, or the only one) that has it off is a usage error, as a run of it there
+// would send nothing; of all the sites, those that have it off are left out with a note, and none
+// left is a usage error.
+func onChannel(e *env, sites []*config.Site, channel string, chosen bool) ([]*config.Site, error) {
+	if channel == "all" {
+		return sites, nil
+	}
+	var on, off []*config.Site
+	for _, s := range sites {
+		if s.Enabled(channel) {
+			on = append(on, s)
+		} else {
+			off = append(off, s)
+		}
+	}
+	if len(off) > 0 && chosen {
+		s := off[0]
+		return nil, usageError("site %s has %s off (%s.enabled is not true), so --channel %s would send nothing there: set %s.enabled: true for it "+
+			"(docs/configuration.md), or choose a channel it has on: %s", s.ID, channel, channel, channel, channel, channelsOn(s))
+	}
+	if len(on) == 0 {
+		return nil, usageError("no site has %s on (%s.enabled is not true for %s), so --channel %s would send nothing: set %s.enabled: true for a site "+
+			"(docs/configuration.md), or choose another channel", channel, channel, siteIDs(off), channel, channel)
+	}
+	for _, s := range off {
+		fmt.Fprintf(e.stderr, "note: site %s has %s off (%s.enabled is not true): left out of --channel %s\n", s.ID, channel, channel, channel)
+	}
+	return on, nil
+}
+
+// channelsOn lists the channels site has on (a site has one: loadConfig and the API refuse one
+// without).
+func channelsOn(site *config.Site) string {
+	var on []string
+	for _, name := range config.Channels {
+		if site.Enabled(name) {
+			on = append(on, name)
+		}
+	}
+	return strings.Join(on, ", ")
 }
 
 func siteIDs(all []*config.Site) string {

@@ -135,8 +135,40 @@ func TestTheSitesOfTheAPI(t *testing.T) {
 		t.Errorf("run --site DEMO: exit %d\n%s", code, out)
 	}
 	code, out, _ = run(t, "check", "--config", w.config)
-	if code != exitOK || !strings.Contains(out, "site FromAPI:") {
-		t.Errorf("check sees the API's sites: exit %d\n%s", code, out)
+	if code != exitOK || !strings.Contains(out, "site FromAPI:") || !strings.Contains(out, "✓ configuration "+w.config+": valid, 1 site in the file, 1 created through the API\n") {
+		t.Errorf("check sees the API's sites, and counts them apart: exit %d\n%s", code, out)
+	}
+	// Two sites: submit needs --site to choose, and says which there are.
+	code, _, errOut = run(t, "submit", "--config", w.config, w.site.URL+"/p/1")
+	if want := "sitepush submit needs --site ID to choose the site whose channels and key the URLs go through: there are 2 sites (demo, FromAPI)"; code != exitUsage || !strings.Contains(errOut, want) {
+		t.Errorf("submit without --site, two sites: exit %d, %q; want %q", code, errOut, want)
+	}
+}
+
+// TestAChannelThatIsOff: --channel names a channel a site has off: a run of it there would send
+// nothing, and say it did well. A site chosen is refused (exit 2) with the fix; of all the
+// sites, those that have it off are left out, and none left is refused.
+func TestAChannelThatIsOff(t *testing.T) {
+	w := newTestWorld(t, "")
+	w.publish(3)
+	for _, args := range [][]string{{"run"}, {"run", "--site", "demo"}, {"submit", w.site.URL + "/p/1"}} {
+		code, out, errOut := run(t, append(args, "--config", w.config, "--channel", "bing")...)
+		want := "site demo has bing off (bing.enabled is not true), so --channel bing would send nothing there: set bing.enabled: true for it (docs/configuration.md), or choose a channel it has on: indexnow"
+		if code != exitUsage || !strings.Contains(errOut, want) || len(w.eng.Submissions()) != 0 {
+			t.Errorf("%s --channel bing: exit %d, %q; want 2 and %q\n%s", strings.Join(args, " "), code, errOut, want, out)
+		}
+	}
+	writeFile(t, w.config, readFile(t, w.config)+"  - id: other\n    sitemaps: ["+w.site.URL+"/sitemap.xml]\n    indexnow: {enabled: true, key: "+testKey+"}\n"+
+		"    bing: {enabled: true, apiKey: k, endpoint: http://127.0.0.1:9/unused}\n")
+	code, out, errOut := run(t, "run", "--config", w.config, "--channel", "bing", "--dry-run")
+	if code == exitUsage || !strings.Contains(errOut, "note: site demo has bing off (bing.enabled is not true): left out of --channel bing") ||
+		strings.Contains(out, "site demo") || !strings.Contains(out, "site other") {
+		t.Errorf("two sites, one with bing on: exit %d\n%s%s", code, out, errOut)
+	}
+	writeFile(t, w.config, strings.Replace(readFile(t, w.config), "bing: {enabled: true,", "bing: {enabled: false,", 1))
+	code, _, errOut = run(t, "run", "--config", w.config, "--channel", "bing")
+	if want := "no site has bing on (bing.enabled is not true for demo, other), so --channel bing would send nothing"; code != exitUsage || !strings.Contains(errOut, want) {
+		t.Errorf("two sites, none with bing on: exit %d, %q; want %q", code, errOut, want)
 	}
 }
 
@@ -226,6 +258,10 @@ func TestSubmit(t *testing.T) {
 	}
 	if code, _, errOut := run(t, "submit", "--config", w.config, "--site", "demo", "--force", w.site.URL+"/p/1"); code != exitOK || len(w.eng.Accepted()) != 3 {
 		t.Errorf("--force: exit %d, %d sent in all: %s", code, len(w.eng.Accepted()), errOut)
+	}
+	// One site: --site chooses nothing, and is not needed.
+	if code, _, errOut := run(t, "submit", "--config", w.config, "--force", w.site.URL+"/p/2"); code != exitOK || len(w.eng.Accepted()) != 4 {
+		t.Errorf("submit without --site, one site: exit %d, %d sent in all: %s", code, len(w.eng.Accepted()), errOut)
 	}
 	if code, _, errOut := run(t, "submit", "--config", w.config, "--site", "demo", "https://elsewhere.example.org/x"); code != exitUsage || !strings.Contains(errOut, "none of the 1 URL can be submitted") {
 		t.Errorf("only foreign URLs: exit %d, %s", code, errOut)

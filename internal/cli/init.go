@@ -17,6 +17,7 @@ import (
 	"github.com/sitepush/sitepush/internal/runner"
 	"github.com/sitepush/sitepush/internal/sitemap"
 	"github.com/sitepush/sitepush/internal/version"
+	"go.yaml.in/yaml/v3"
 )
 
 // initSite is what `sitepush init` learned about a site and writes down.
@@ -262,9 +263,9 @@ func (s *initSite) read(ctx context.Context, r *sitemap.Reader, srcs []string, l
 		case sm.Err != nil:
 			failed = append(failed, sm)
 		case sm.Depth == 0:
-			readable = append(readable, sm.URL)
+			readable = append(readable, uriOf(sm.URL))
 			if listed || pages(res.Sitemaps, i) > 0 {
-				s.sitemaps = append(s.sitemaps, sm.URL)
+				s.sitemaps = append(s.sitemaps, uriOf(sm.URL))
 			}
 		}
 	}
@@ -344,7 +345,7 @@ sites:
     sitemaps:   # %[3]s
 `, s.base, s.id, found)
 	for _, sm := range s.sitemaps {
-		fmt.Fprintf(&b, "      - %s\n", sm)
+		fmt.Fprintf(&b, "      - %s\n", yamlScalar(sm))
 	}
 	fmt.Fprintf(&b, `    # schedule: "0 */6 * * *"   # when sitepush serve runs the site: cron, UTC (default: daily at midnight)
     indexnow:
@@ -361,6 +362,33 @@ sites:
     #   out: feed.xml   # also written here after each run that changes it
 `, s.key, s.base, s.id)
 	return b.String()
+}
+
+// uriOf writes a URL with each byte a URI may not hold raw percent-encoded (RFC 3986: spaces,
+// controls, what is not ASCII, and "<>\"\\^`{|}"): the same URL to every server, in ASCII that a
+// configuration file keeps whole — no line break YAML reads inside a value (U+0085, U+2028), no
+// "${", which the configuration reads as an environment variable.
+func uriOf(u string) string {
+	const upperhex = "0123456789ABCDEF"
+	var b strings.Builder
+	for i := 0; i < len(u); i++ {
+		c := u[i]
+		if c <= ' ' || c >= 0x7f || strings.IndexByte("<>\"\\^`{|}", c) >= 0 {
+			b.WriteByte('%')
+			b.WriteByte(upperhex[c>>4])
+			b.WriteByte(upperhex[c&15])
+			continue
+		}
+		b.WriteByte(c)
+	}
+	return b.String()
+}
+
+// yamlScalar writes s as a YAML value that reads back as s: plain when it can be, quoted when YAML
+// would read it otherwise (a URL ending in ":" is a mapping's key).
+func yamlScalar(s string) string {
+	out, _ := yaml.Marshal(s) // a string always marshals
+	return strings.TrimSuffix(string(out), "\n")
 }
 
 // validate loads the configuration about to be written, as config.Load will read it from path.
@@ -417,6 +445,10 @@ func createFile(path, content, what string) error {
 // report tells what init found and wrote, and what to do next; warnings go to stderr.
 func (s *initSite) report(e *env, path, keyFile string) {
 	for _, f := range s.failed {
+		if f.Index != "" {
+			fmt.Fprintf(e.stderr, "warning: %s: %v (the index %s lists it, so runs will fail on it: fix that entry of the index, or the server)\n", f.URL, f.Err, f.Index)
+			continue
+		}
 		fmt.Fprintf(e.stderr, "warning: %s: %v (left out: add it under sitemaps: once it can be read)\n", f.URL, f.Err)
 	}
 	w := e.stdout

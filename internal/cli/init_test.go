@@ -153,6 +153,56 @@ func TestInitFromRobots(t *testing.T) {
 	}
 }
 
+// TestInitWritesHostileSitemapsAsTheSameURLs: the sitemaps robots.txt lists are written in a form
+// that loads as the same URLs — percent-encoded, never a raw line break of YAML's (U+0085, U+2028,
+// U+2029) nor a "${" the configuration would read as an environment variable — and one of them
+// does not cost the others.
+func TestInitWritesHostileSitemapsAsTheSameURLs(t *testing.T) {
+	w := newInitWorld(t)
+	site := w.srv.URL
+	listed := map[string]string{ // as robots.txt lists it: what it is, percent-encoded
+		site + "/good.xml":                 site + "/good.xml",
+		site + "/para\u2029graph.xml":      site + "/para%E2%80%A9graph.xml",
+		site + "/next\u0085line.xml":       site + "/next%C2%85line.xml",
+		site + "/${HOME}/sitemap.xml":      site + "/$%7BHOME%7D/sitemap.xml",
+		site + "/q1.xml?v=a\u2028b":        site + "/q1.xml?v=a%E2%80%A8b",
+		site + "/q2.xml?dir=${HOME}&x=a b": site + "/q2.xml?dir=$%7BHOME%7D&x=a%20b",
+		site + "/colon.xml:":               site + "/colon.xml:",
+	}
+	var robots strings.Builder
+	for u := range listed {
+		robots.WriteString("Sitemap: " + u + "\n")
+		path, _, _ := strings.Cut(strings.TrimPrefix(u, site), "?")
+		w.files[path] = urlset(site, "/p", 2)
+	}
+	w.files["/robots.txt"] = robots.String()
+	t.Setenv("HOME", "/home/EXPANDED")
+	cfgPath := w.path("sitepush.yaml")
+	code, out, errOut := run(t, "init", site, "--config", cfgPath)
+	if code != exitOK || !strings.Contains(out, "found 7 sitemaps with 2 URLs") {
+		t.Fatalf("init: exit %d\n%s%s", code, out, errOut)
+	}
+	text := readFile(t, cfgPath)
+	for _, line := range strings.Split(text, "\n") {
+		if strings.ContainsAny(line, "\u0085\u2028\u2029") || strings.Contains(line, "${") && !strings.HasPrefix(strings.TrimSpace(line), "#") {
+			t.Errorf("the configuration holds %q", line)
+		}
+	}
+	cfg, err := config.Load(cfgPath, os.LookupEnv)
+	if err != nil {
+		t.Fatalf("the configuration does not load: %v\n%s", err, text)
+	}
+	got := map[string]bool{}
+	for _, sm := range cfg.Sites[0].Sitemaps {
+		got[sm] = true
+	}
+	for u, want := range listed {
+		if !got[want] {
+			t.Errorf("%q is not written as %s: the sitemaps are %q", u, want, cfg.Sites[0].Sitemaps)
+		}
+	}
+}
+
 // TestInitSendsTheLastWeek: the configuration init writes follows the IndexNow FAQ — IndexNow's
 // first run sends only the pages changed in the last week — and leaves Bing's backlog at all.
 func TestInitSendsTheLastWeek(t *testing.T) {
@@ -241,6 +291,21 @@ func TestInitLeavesOutWhatRobotsListsButCannotBeRead(t *testing.T) {
 	code, out, errOut = run(t, "init", site, "--config", w.path("b.yaml"))
 	if code != exitOK || !strings.Contains(out, "found 1 sitemap with 2 URLs on "+strings.TrimPrefix(site, "http://")+" (at the usual paths)") {
 		t.Fatalf("robots.txt lists only broken sitemaps: exit %d\n%s%s", code, out, errOut)
+	}
+}
+
+// TestInitKeepsAnIndexWithADeadChild: a sitemap an index lists that cannot be read is not left
+// out — the index is kept — and the warning names the index, the thing to fix.
+func TestInitKeepsAnIndexWithADeadChild(t *testing.T) {
+	w := newInitWorld(t)
+	site := w.srv.URL
+	w.files["/posts.xml"] = urlset(site, "/posts", 7)
+	w.files["/index.xml"] = `<sitemapindex><sitemap><loc>` + site + `/posts.xml</loc></sitemap><sitemap><loc>` + site + `/dead.xml</loc></sitemap></sitemapindex>`
+	w.files["/robots.txt"] = "Sitemap: " + site + "/index.xml\n"
+	code, out, errOut := run(t, "init", site, "--config", w.path("index.yaml"))
+	want := "warning: " + site + "/dead.xml: HTTP 404 Not Found (text/plain; charset=utf-8, 19 bytes) (the index " + site + "/index.xml lists it, so runs will fail on it: fix that entry of the index, or the server)"
+	if code != exitOK || !strings.Contains(out, "found 1 sitemap with 7 URLs") || !strings.Contains(errOut, want) || strings.Contains(errOut, "left out") {
+		t.Fatalf("a broken sitemap in an index: exit %d; want %q in\n%s%s", code, want, out, errOut)
 	}
 }
 

@@ -69,6 +69,9 @@ func runRun(e *env, cmd command, args []string) error {
 	if err != nil {
 		return err
 	}
+	if sites, err = onChannel(e, sites, *f.channel, len(f.sites) > 0 || len(sites) == 1); err != nil {
+		return err
+	}
 	opt := runner.Options{Trigger: "cli", RetryFailed: *f.retryFailed}
 	if *f.baseline != "" {
 		if opt.Baseline, err = readBaseline(e, "--baseline", *f.baseline, cfg.UserAgent); err != nil {

@@ -15,14 +15,14 @@ import (
 // maxSubmit bounds the URLs of one submit, from the arguments or stdin.
 const maxSubmit = 100_000
 
-// runSubmit pushes chosen URLs of a site through its channels now (docs/cli.md, "sitepush
-// submit"): URLs not delivered, or changed, unless --force. URLs the site does not take are
+// runSubmit pushes chosen URLs of a site — the one --site names, or the only one — through its
+// channels now (docs/cli.md, "sitepush submit"): URLs not delivered, or changed, unless --force. URLs the site does not take are
 // refused with the reason; the others still go. Exit 0 when all went, 1 when some were refused
 // or failed, 2 when none could be taken.
 func runSubmit(e *env, cmd command, args []string) error {
 	fs := newFlags(cmd.name)
 	f := runFlags{config: configFlag(fs)}
-	id := fs.String("site", "", "the site `ID` the URLs belong to (required)")
+	id := fs.String("site", "", "the site `ID` the URLs belong to (needed when there are several)")
 	f.channel = fs.String("channel", "all", "submit through channel `CHANNEL` only: all, "+config.ChannelList())
 	force := fs.Bool("force", false, "send the URLs even if they were delivered and did not change")
 	f.json = fs.Bool("json", false, "print the execution record as JSON instead of a summary")
@@ -30,9 +30,6 @@ func runSubmit(e *env, cmd command, args []string) error {
 	args, err := parseArgs(e, cmd, fs, args, 1, -1)
 	if err != nil {
 		return err
-	}
-	if *id == "" {
-		return usageError("sitepush submit needs --site ID: the site whose channels and key the URLs go through")
 	}
 	if err := oneOf("channel", *f.channel, append([]string{"all"}, config.Channels...)...); err != nil {
 		return err
@@ -50,11 +47,14 @@ func runSubmit(e *env, cmd command, args []string) error {
 		return err
 	}
 	defer st.Close()
-	sites, err := selectSites(e, cfg, st, []string{*id})
+	site, err := oneSite(e, cfg, st, "submit", *id, "the site whose channels and key the URLs go through")
 	if err != nil {
 		return err
 	}
-	site := sites[0]
+	sites, err := onChannel(e, []*config.Site{site}, *f.channel, true)
+	if err != nil {
+		return err
+	}
 	var take []string
 	refused := 0
 	for _, u := range urls {

@@ -89,6 +89,15 @@ func (s *Site) Host() string {
 	return ""
 }
 
+// Scheme is the scheme of the site's baseUrl, http or https: the one a URL chosen to be submitted
+// must have. It is "" before the site is validated.
+func (s *Site) Scheme() string {
+	if u := httpURL(s.BaseURL); u != nil {
+		return u.Scheme
+	}
+	return ""
+}
+
 // derive fills the values that default to others: baseUrl from the first sitemap (stored without a
 // trailing slash), indexnow.keyLocation from baseUrl and a well-formed key, the feed's title and
 // description from the id and baseUrl's host, and its URL from baseUrl.

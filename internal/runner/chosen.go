@@ -32,6 +32,8 @@ func Refused(site *config.Site, u string) string {
 		return "has a space: write it %20, as the sitemaps do"
 	case !strings.EqualFold(p.Host, site.Host()):
 		return fmt.Sprintf("on host %s, not the site's (%s): engines refuse URLs of another host under the site's key", p.Host, site.Host())
+	case p.Scheme != site.Scheme():
+		return fmt.Sprintf("%s://, not %s:// as the site's baseUrl: the site's pages are at %s://; write it so", p.Scheme, site.Scheme(), site.Scheme())
 	case !InScope(site, u):
 		return "left out by the site's include/exclude globs"
 	}

@@ -29,6 +29,8 @@ func TestRefused(t *testing.T) {
 		{"https://user:secret@a.example/x", "user information"},
 		{"https://a.example/x#part", "fragment"},
 		{"https://a.example/a b", "space"},
+		{"http://a.example/x", "http://, not https:// as the site's baseUrl: the site's pages are at https://; write it so"},
+		{"HTTP://a.example/x", "http://, not https:// as the site's baseUrl"},
 	} {
 		if got := runner.Refused(s, tc.url); tc.reason == "" && got != "" || !strings.Contains(got, tc.reason) {
 			t.Errorf("Refused(%q) = %q, want %q", tc.url, got, tc.reason)

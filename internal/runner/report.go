@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/sitepush/sitepush/internal/channel"
+	"github.com/sitepush/sitepush/internal/human"
 	"github.com/sitepush/sitepush/internal/model"
 )
 
@@ -21,6 +22,9 @@ type recorder struct {
 	rec   *model.Record
 	// dryRun makes Finished count the outcome without recording it.
 	dryRun bool
+	// chosen says the run's URLs are chosen ones (Options.URLs): what a quota holds back of them
+	// is kept for no later run.
+	chosen bool
 	// onChange is called after every outcome, for progress reports.
 	onChange func()
 	// onRequest, when set, is told of every request.
@@ -128,7 +132,21 @@ func (r *recorder) HeldBack(channel string, n int, why string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.rec.Channels[channel].Held += n
-	r.rec.AddNote(channel + ": " + why)
+	r.rec.AddNote(channel + ": " + why + ": " + r.heldNext(n))
+}
+
+// heldNext says what becomes of n URLs a quota held back, once it is back: those of a run of the
+// sitemaps stay due, and the first run after sends them; chosen URLs are kept for no run, and are
+// submitted again, while a run of the sitemaps sends those of them it finds due.
+func (r *recorder) heldNext(n int) string {
+	switch {
+	case r.chosen:
+		return human.Count(n, "chosen URL") + " held back, and kept for no run: submit again after that " +
+			"(a run of the sitemaps sends those of them it finds due: new, changed or failed)"
+	case r.dryRun:
+		return human.Count(n, "due URL") + " would be held back, for the first run after that"
+	}
+	return human.Count(n, "due URL") + " held back, for the first run after that"
 }
 
 func (r *recorder) Failed(channel, msg string) {

@@ -40,13 +40,20 @@ func TestWhatAChannelReportsDecidesTheRun(t *testing.T) {
 	}
 
 	held := scripted{func(q *channel.Queue, rep channel.Reporter) error {
-		rep.HeldBack("bing", q.Len(), "the daily quota is spent")
+		rep.HeldBack("bing", q.Len(), "the daily quota is spent until 00:00 UTC")
 		return nil
 	}}
 	rec = run(t, r, s, runner.Options{Channels: []channel.Channel{held}})
 	if st := rec.Channels["bing"]; rec.Status != model.StatusOK || st.Held != 3 || st.Left != 0 || st.Failed != 0 ||
-		!slices.Equal(rec.Notes, []string{"bing: the daily quota is spent"}) {
+		!slices.Equal(rec.Notes, []string{"bing: the daily quota is spent until 00:00 UTC: 3 due URLs held back, for the first run after that"}) {
 		t.Errorf("URLs held back by a quota: %s, %+v, notes %q", rec.Status, st, rec.Notes)
+	}
+	// Chosen URLs a quota holds back stay due for no run: the note says to submit them again.
+	rec = run(t, r, s, runner.Options{Channels: []channel.Channel{held}, URLs: urls("/a"), Force: true})
+	want := "bing: the daily quota is spent until 00:00 UTC: 1 chosen URL held back, and kept for no run: submit again after that " +
+		"(a run of the sitemaps sends those of them it finds due: new, changed or failed)"
+	if st := rec.Channels["bing"]; rec.Status != model.StatusOK || st.Held != 1 || !slices.Equal(rec.Notes, []string{want}) {
+		t.Errorf("chosen URLs held back by a quota: %s, %+v, notes %q; want %q", rec.Status, st, rec.Notes, want)
 	}
 }
 

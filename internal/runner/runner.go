@@ -181,7 +181,7 @@ func (r *Runner) run(ctx context.Context, site *config.Site, opt Options, rec *m
 	col, query := r.collector(ctx, site, opt, rec)
 	defer col.memo.close()
 	rep := r.newRecorder(ctx, site.ID, rec)
-	rep.dryRun = !col.mode.writes
+	rep.dryRun, rep.chosen = !col.mode.writes, col.mode.chosen
 	// 1–4: read, tell pages apart, merge with what was known, choose what is due.
 	res, err := r.read(ctx, budget, site, opt, col, query, rep)
 	if budget.Err() != nil && errors.Is(err, budget.Err()) {
@@ -266,10 +266,19 @@ func (r *Runner) countSitemaps(rec *model.Record, res *sitemap.Result, budget co
 			cut = true
 		default:
 			rec.Sitemaps.Failed++
-			rec.AddError(fmt.Sprintf("sitemap %s: %v", sm.URL, sm.Err))
+			rec.AddError(fmt.Sprintf("sitemap %s%s: %v", sm.URL, listedIn(sm), sm.Err))
 		}
 	}
 	return cut
+}
+
+// listedIn names, for a message, the index that lists a sitemap: what to fix when it cannot be
+// read, where the site's sitemaps setting names only the index.
+func listedIn(sm sitemap.Sitemap) string {
+	if sm.Index == "" {
+		return ""
+	}
+	return " (listed in the index " + sm.Index + ")"
 }
 
 // status sums a run up (docs/runs.md, "The execution record"). Failures come first: a run that

@@ -17,7 +17,8 @@ import (
 // run --retry-failed`, Submit as `sitepush submit --force` — and send the browser to the run's
 // page, which tells what was done (the flash) and follows the run.
 
-// flashOf is the result an action sent the browser back with, by the code in ?did=.
+// flashOf is the result an action sent the browser back with, by the code in ?did=: a fixed
+// message for each, never text of the query, which anyone can write into a link.
 func flashOf(r *http.Request) string {
 	switch r.URL.Query().Get("did") {
 	case "run":
@@ -30,8 +31,6 @@ func flashOf(r *http.Request) string {
 		return "The site is being run now, so nothing new was started: try again when that run ends."
 	case "stopping":
 		return "sitepush is shutting down: it starts no new run."
-	case "nofailed":
-		return "The run did not start: " + r.URL.Query().Get("why")
 	}
 	return ""
 }
@@ -51,19 +50,20 @@ func (s *Server) resubmit(w http.ResponseWriter, r *http.Request) {
 	s.act(w, r, "submit", func(site *config.Site, channel string) (int64, error) {
 		u := r.PostFormValue("url")
 		if why := runner.Refused(site, u); why != "" {
-			return 0, refusedURL(why)
+			return 0, refusedURL(echo(u) + ": " + why)
 		}
 		return s.runs.Submit(site, channel, []string{u}, true)
 	})
 }
 
-// refusedURL is a URL the site does not take, and why.
+// refusedURL is a URL the site does not take, and why: "URL: why".
 type refusedURL string
 
 func (e refusedURL) Error() string { return string(e) }
 
 // act reads the site and channel of an action's form, starts the run and sends the browser to
-// its page; what kept it from starting goes back to the site's page.
+// its page. A site being run, or sitepush stopping, sends it back to the site's page, which says
+// so; a URL the site does not take, or a first run still to come, is told on a page of its own.
 func (s *Server) act(w http.ResponseWriter, r *http.Request, did string, start func(*config.Site, string) (int64, error)) {
 	e, ok := s.sites.Get(r.PathValue("id"))
 	if !ok {
@@ -89,7 +89,10 @@ func (s *Server) act(w http.ResponseWriter, r *http.Request, did string, start f
 	case errors.Is(err, scheduler.ErrStopping):
 		http.Redirect(w, r, back+"stopping", http.StatusSeeOther)
 	case errors.As(err, &refused):
-		http.Redirect(w, r, back+"nofailed&why="+url.QueryEscape(string(refused)), http.StatusSeeOther)
+		s.render(w, r, http.StatusBadRequest, "message.html", page{Title: "Not sent — sitepush",
+			Error: "The URL was not sent, as site " + site.ID + " does not take it: " + string(refused) + "."})
+	case errors.Is(err, runner.ErrFirstRunPending):
+		s.render(w, r, http.StatusConflict, "message.html", page{Title: "Not started — sitepush", Error: "The run did not start: " + err.Error() + "."})
 	case err != nil:
 		s.failedPage(w, r, err)
 	default:

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"time"
 
+	"unicode/utf8"
+
 	"github.com/sitepush/sitepush/internal/human"
 )
 
@@ -86,6 +88,20 @@ func percent(a, b int) int {
 		return 0
 	}
 	return min(100, max(0, a*100/b))
+}
+
+// echo is a URL a request gave, as an answer repeats it: its first 200 bytes (whole characters),
+// then "…" — a URL refused for its length is not sent back whole.
+func echo(u string) string {
+	const most = 200
+	if len(u) <= most {
+		return u
+	}
+	n := most
+	for n > 0 && !utf8.RuneStart(u[n]) {
+		n--
+	}
+	return u[:n] + "…"
 }
 
 // fixFor returns what to do about an error, or "" when there is nothing to add to it.

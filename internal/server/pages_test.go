@@ -14,6 +14,7 @@ import (
 	"github.com/sitepush/sitepush/internal/config"
 	"github.com/sitepush/sitepush/internal/enginetest"
 	"github.com/sitepush/sitepush/internal/model"
+	"github.com/sitepush/sitepush/internal/runner"
 )
 
 // browser is a client of the dashboard that signed in with the login form, as a person's
@@ -99,7 +100,40 @@ func TestPagesNeedASession(t *testing.T) {
 		if resp.StatusCode != http.StatusUnauthorized || !strings.Contains(string(body), `name="token"`) {
 			t.Errorf("GET %s without a session: %d, want 401 and the login form", path, resp.StatusCode)
 		}
+		if !strings.Contains(string(body), "The admin token is the <code>adminToken</code> setting of the configuration") {
+			t.Errorf("GET %s without a session: the login form does not say where the token comes from:\n%s", path, body)
+		}
 	}
+}
+
+// TestEveryAnswerSaysNosniff: every answer of serve — its pages and the login form, signed in or
+// not, the API's JSON, its errors, the feeds — tells browsers not to guess another type.
+func TestEveryAnswerSaysNosniff(t *testing.T) {
+	w := newWorld(t)
+	b := w.signIn()
+	check := func(what string, resp *http.Response) {
+		t.Helper()
+		resp.Body.Close()
+		if got := resp.Header.Get("X-Content-Type-Options"); got != "nosniff" {
+			t.Errorf("%s: HTTP %d, %s, X-Content-Type-Options %q; want nosniff", what, resp.StatusCode, resp.Header.Get("Content-Type"), got)
+		}
+	}
+	for _, path := range []string{"/", "/sites/filesite", "/sites/nope", "/runs/1", "/healthz", "/feeds/filesite.xml", "/nowhere"} {
+		resp, err := b.client.Get(w.http.URL + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		check("GET "+path+" signed in", resp)
+		if resp, err = http.Get(w.http.URL + path); err != nil {
+			t.Fatal(err)
+		}
+		check("GET "+path, resp)
+	}
+	resp, err := http.PostForm(w.http.URL+"/login", url.Values{"token": {"wrong"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	check("POST /login with a wrong token", resp)
 }
 
 func TestOverviewShowsSitesAttentionFirst(t *testing.T) {
@@ -259,9 +293,47 @@ func TestResubmitOneURL(t *testing.T) {
 		t.Errorf("resubmit sent %v, want only %s (delivered and unchanged: forced)", sent, one)
 	}
 	_, html := b.get("/sites/filesite")
-	st, _, loc := b.post("/sites/filesite/resubmit", url.Values{"csrf": {csrf(t, html)}, "url": {"https://elsewhere.example/x"}})
-	if st != http.StatusSeeOther || !strings.Contains(loc, "did=nofailed") {
-		t.Errorf("resubmit of another host's URL: %d to %q, want back to the site page with why", st, loc)
+	st, body, _ := b.post("/sites/filesite/resubmit", url.Values{"csrf": {csrf(t, html)}, "url": {"https://elsewhere.example/x"}})
+	want := "The URL was not sent, as site filesite does not take it: https://elsewhere.example/x: on host elsewhere.example, not the site&#39;s"
+	if st != http.StatusBadRequest || !strings.Contains(body, want) {
+		t.Errorf("resubmit of another host's URL: %d, want 400 saying %q:\n%s", st, want, body)
+	}
+	long := w.site.URL + "/" + strings.Repeat("x", runner.MaxURLLength)
+	st, body, _ = b.post("/sites/filesite/resubmit", url.Values{"csrf": {csrf(t, html)}, "url": {long}})
+	if st != http.StatusBadRequest || strings.Contains(body, long[:250]) || !strings.Contains(body, long[:200]+"…: longer than 2048 characters") {
+		t.Errorf("resubmit of a URL too long: %d, want 400 echoing its first 200 bytes:\n%s", st, body)
+	}
+}
+
+// TestResubmitBeforeTheFirstRun: a site whose backlog leaves URLs out never ran, so a URL sent
+// now would make its first run send every page: the dashboard says so, and what to do.
+func TestResubmitBeforeTheFirstRun(t *testing.T) {
+	w := newWorld(t)
+	body := `{"id": "fresh", "sitemaps": ["` + w.site.URL + `/sitemap.xml"], "schedule": "0 0 1 1 *", "backlog": "none",
+		"indexnow": {"enabled": true, "key": "` + siteKey + `"}}`
+	if code, out := w.call("POST", "/api/sites", body); code != http.StatusCreated {
+		t.Fatalf("creating the site: %d %s", code, out)
+	}
+	b := w.signIn()
+	_, html := b.get("/sites/fresh")
+	st, page, _ := b.post("/sites/fresh/resubmit", url.Values{"csrf": {csrf(t, html)}, "url": {w.site.URL + "/blog/post-1"}})
+	if want := "The run did not start: the site&#39;s first run has not happened: site &#34;fresh&#34; has backlog none on indexnow and never ran"; st != http.StatusConflict || !strings.Contains(page, want) {
+		t.Errorf("resubmit before the first run: %d, want 409 saying %q:\n%s", st, want, page)
+	}
+}
+
+// TestFlashesAreFixedMessages: what a site's page says an action did comes from a fixed code in
+// the link, never from text of the query, which anyone can write into a link.
+func TestFlashesAreFixedMessages(t *testing.T) {
+	w := newWorld(t)
+	b := w.signIn()
+	for _, q := range []string{"?did=nofailed&why=INJECTEDTEXT", "?did=INJECTEDTEXT", "?did=busy&why=INJECTEDTEXT"} {
+		if st, html := b.get("/sites/filesite" + q); st != http.StatusOK || strings.Contains(html, "INJECTEDTEXT") {
+			t.Errorf("GET /sites/filesite%s: %d, and the page holds the query's text", q, st)
+		}
+	}
+	if _, html := b.get("/sites/filesite?did=busy"); !strings.Contains(html, "The site is being run now, so nothing new was started") {
+		t.Error("?did=busy does not say the site is being run")
 	}
 }
 

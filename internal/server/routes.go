@@ -37,7 +37,17 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("POST /sites/{id}/resubmit", s.withForm(s.resubmit))
 	mux.HandleFunc("POST /login", s.login)
 	mux.HandleFunc("POST /logout", s.logout)
-	return answer.JSONErrors(mux)
+	return nosniff(answer.JSONErrors(mux))
+}
+
+// nosniff has every answer say X-Content-Type-Options: nosniff, so that a browser takes it as the
+// type it says and never guesses another from its bytes: a page, a feed or an error is never run
+// as a script or a page of another kind.
+func nosniff(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("X-Content-Type-Options", "nosniff")
+		h.ServeHTTP(w, r)
+	})
 }
 
 // metricsHandler serves the metrics: openly, as Prometheus expects by default, or behind

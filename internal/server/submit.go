@@ -1,7 +1,6 @@
 package server
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"io"
@@ -12,10 +11,12 @@ import (
 	"github.com/sitepush/sitepush/internal/runner"
 )
 
-// Bounds of POST /api/sites/{id}/urls: one IndexNow request's worth of URLs.
+// Bounds of POST /api/sites/{id}/urls: one IndexNow request's worth of URLs, each as long as the
+// engines take, written in JSON with room for its escapes (a quarter more: "\/", "\u0026") and
+// what surrounds it, and 64 KiB for the rest of the body.
 const (
 	maxSubmitURLs = 10_000
-	maxSubmitBody = maxSubmitURLs * (runner.MaxURLLength/8 + 8)
+	maxSubmitBody = maxSubmitURLs*(runner.MaxURLLength*5/4+16) + 64<<10
 )
 
 // submitRequest is the body of POST /api/sites/{id}/urls.
@@ -53,7 +54,7 @@ func (s *Server) submitURLs(w http.ResponseWriter, r *http.Request) {
 	refused := []refusal{}
 	for _, u := range req.URLs {
 		if why := runner.Refused(site, u); why != "" {
-			refused = append(refused, refusal{URL: u, Reason: why})
+			refused = append(refused, refusal{URL: echo(u), Reason: why})
 			continue
 		}
 		take = append(take, u)
@@ -73,23 +74,25 @@ func (s *Server) submitURLs(w http.ResponseWriter, r *http.Request) {
 		"statusUrl": "/status?site=" + site.ID, "urls": len(take), "refused": refused})
 }
 
-// readSubmit reads the body of a submit, or answers why not.
+// readSubmit reads the body of a submit — one JSON object, nothing after it — or answers why
+// not. It is decoded as it arrives, never held whole.
 func readSubmit(w http.ResponseWriter, r *http.Request) (submitRequest, bool) {
 	var req submitRequest
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxSubmitBody))
+	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, maxSubmitBody))
+	dec.DisallowUnknownFields()
+	err := dec.Decode(&req)
+	if err == nil {
+		if _, end := dec.Token(); end != io.EOF {
+			err = errors.New("something follows the JSON object")
+		}
+	}
 	var tooBig *http.MaxBytesError
 	switch {
 	case errors.As(err, &tooBig):
 		answer.Errorf(w, http.StatusRequestEntityTooLarge, "the body is larger than %d bytes: send at most %d URLs at once", maxSubmitBody, maxSubmitURLs)
 		return req, false
 	case err != nil:
-		answer.Errorf(w, http.StatusBadRequest, "the body could not be read: %v", err)
-		return req, false
-	}
-	dec := json.NewDecoder(bytes.NewReader(body))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&req); err != nil {
-		answer.Errorf(w, http.StatusBadRequest, `the body must be JSON like {"urls": ["https://…"], "channel": "all", "force": false}: %v`, err)
+		answer.Errorf(w, http.StatusBadRequest, `the body must be one JSON object like {"urls": ["https://…"], "channel": "all", "force": false}: %v`, err)
 		return req, false
 	}
 	switch {

@@ -1,11 +1,14 @@
 package server
 
 import (
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/sitepush/sitepush/internal/runner"
 )
 
 func TestSubmitURLs(t *testing.T) {
@@ -16,7 +19,10 @@ func TestSubmitURLs(t *testing.T) {
 		want string
 	}{
 		{`{"urls": []}`, 400, "urls is required"},
-		{`{"url": ["x"]}`, 400, `the body must be JSON like {\"urls\"`},
+		{`{"url": ["x"]}`, 400, `the body must be one JSON object like {\"urls\"`},
+		{`{"urls": ["` + w.site.URL + `/x"]} trailing`, 400, "something follows the JSON object"},
+		{`{"urls": ["` + w.site.URL + `/x"]}{"urls": ["` + w.site.URL + `/y"]}`, 400, "something follows the JSON object"},
+		{`{"urls": ["` + strings.Replace(w.site.URL, "http://", "https://", 1) + `/x"]}`, 400, `"reason":"https://, not http:// as the site's baseUrl`},
 		{`{"urls": ["https://elsewhere.example/x"]}`, 400, `"reason":"on host elsewhere.example, not the site's`},
 		{`{"urls": ["` + w.site.URL + `/x#top"]}`, 400, `"error":"none of the URLs can be submitted for site filesite: see each one's reason"`},
 		{`{"urls": ["` + w.site.URL + `/x"], "channel": "yandex"}`, 400, "channel must be one of all"},
@@ -27,6 +33,23 @@ func TestSubmitURLs(t *testing.T) {
 			t.Errorf("%.60s: %d %.300s", tc.body, code, body)
 		}
 	}
+	// The documented most: 10,000 URLs of 2,048 characters, as an encoder writes them (Go's
+	// escapes "&" as \u0026) — taken whole, each refused here for its host, not the body for its size.
+	long := make([]string, maxSubmitURLs)
+	for i := range long {
+		u := fmt.Sprintf("https://elsewhere.example/%05d?a=1&b=2&c=3&d=4&e=5&p=", i)
+		long[i] = u + strings.Repeat("x", runner.MaxURLLength-len(u))
+	}
+	doc, _ := json.Marshal(map[string][]string{"urls": long})
+	if code, body := w.call("POST", "/api/sites/filesite/urls", string(doc)); code != http.StatusBadRequest || !strings.Contains(body, "none of the URLs can be submitted") {
+		t.Errorf("10,000 URLs of 2,048 characters (%d bytes): %d %.200s", len(doc), code, body)
+	}
+	// A URL refused is echoed at most 200 characters.
+	tooLong := w.site.URL + "/" + strings.Repeat("y", 3000)
+	code, body := w.call("POST", "/api/sites/filesite/urls", `{"urls": ["`+tooLong+`"]}`)
+	if want := `{"url":"` + tooLong[:200] + `…","reason":"longer than 2048 characters"}`; code != http.StatusBadRequest || !strings.Contains(body, want) {
+		t.Errorf("a URL too long: %d %.300s; want it echoed as %.60s…", code, body, want)
+	}
 	if code, body := w.call("POST", "/api/sites/nope/urls", `{"urls": ["x"]}`); code != http.StatusNotFound {
 		t.Errorf("an unknown site: %d %s", code, body)
 	}
@@ -35,7 +58,7 @@ func TestSubmitURLs(t *testing.T) {
 	}
 
 	page := w.site.URL + "/landing/from-cms"
-	code, body := w.call("POST", "/api/sites/FileSite/urls", fmt.Sprintf(`{"urls": [%q, "https://elsewhere.example/y"], "channel": "indexnow"}`, page))
+	code, body = w.call("POST", "/api/sites/FileSite/urls", fmt.Sprintf(`{"urls": [%q, "https://elsewhere.example/y"], "channel": "indexnow"}`, page))
 	var resp struct {
 		RunID   int64 `json:"runId"`
 		URLs    int   `json:"urls"`

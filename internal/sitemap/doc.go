@@ -36,7 +36,11 @@ func (d *doc) xml(r io.Reader) error {
 		if err := d.w.flush(d.idx); err != nil {
 			return err
 		}
-		d.w.warn(d.idx, fmt.Sprintf("ends before its closing tag, as if cut off; the %d entries read whole are kept", d.w.res.Sitemaps[d.idx].Entries))
+		kept := fmt.Sprintf("the %d entries read whole are kept", d.w.res.Sitemaps[d.idx].Entries)
+		if x.kind == KindIndex {
+			kept = fmt.Sprintf("the %d sitemaps whose <loc> arrived whole are read", d.w.res.Sitemaps[d.idx].Entries)
+		}
+		d.w.warn(d.idx, "ends before its closing tag, as if cut off; "+kept)
 	}
 	return err
 }
@@ -66,17 +70,23 @@ func (d *doc) child(e *entry) error {
 	return nil
 }
 
-// line delivers one line of a text sitemap, which must be an absolute URL.
+// line delivers one URL line of a text sitemap.
 func (d *doc) line(loc []byte) error {
-	if httpPrefix(loc) == 0 {
-		d.w.warn(d.idx, fmt.Sprintf("skipped line %s: a text sitemap lists one absolute http(s) URL a line", strconv.Quote(clip(string(loc), 100))))
-		return nil
-	}
 	u, ok := d.url(loc, false)
 	if !ok {
 		return nil
 	}
 	return d.add(u, time.Time{})
+}
+
+// skipLine warns of a line of a text sitemap that is not an http(s) URL; nil stands for one
+// readText did not keep, whose warning is only counted.
+func (d *doc) skipLine(line []byte) {
+	what := "a line"
+	if line != nil {
+		what = "line " + strconv.Quote(clip(string(line), textQuote))
+	}
+	d.w.warn(d.idx, "skipped "+what+": a text sitemap lists one absolute http(s) URL a line")
 }
 
 // pages delivers the pages an entry of a urlset or a feed names: one for each of its URLs, each

@@ -29,6 +29,20 @@ func TestReadTruncatedCountsWhatIsKept(t *testing.T) {
 	}
 }
 
+func TestReadIndexCutAfterALocFollowsIt(t *testing.T) {
+	s := newTestSite(t)
+	s.put("/a.xml", &testPage{body: urlsetOf(s.url("/p/a"))})
+	s.put("/b.xml", &testPage{body: urlsetOf(s.url("/p/b"))})
+	body := string(indexOf(s.url("/a.xml"), s.url("/b.xml")))
+	body = body[:strings.LastIndex(body, "</loc>")+len("</loc>")] + "<lastmod>2026-0" // cut inside the second entry
+	s.put("/cut-index.xml", &testPage{body: []byte(body)})
+	r := read(t, fast(), s.url("/cut-index.xml"))
+	want := "ends before its closing tag, as if cut off; the 2 sitemaps whose <loc> arrived whole are read"
+	if len(r.urls) != 2 || !r.warned(want) {
+		t.Errorf("urls %v, warnings %q; want both children's pages and %q", r.urls, r.warnings, want)
+	}
+}
+
 func TestReadAllocatesPerReadNotPerURL(t *testing.T) {
 	// The common path — ASCII URLs with a lastmod — allocates nothing per URL: a read's
 	// allocations are its buffers, whatever the sitemap's size.

@@ -54,8 +54,11 @@ func (k Kind) String() string {
 
 // Sitemap is the outcome of reading one sitemap file.
 type Sitemap struct {
-	URL   string
-	Kind  Kind
+	URL  string
+	Kind Kind
+	// Index is the index that lists the sitemap, "" for one the read starts from: what to fix
+	// when it cannot be read.
+	Index string
 	Depth int // 0 for the sitemaps a read starts from, +1 per index level
 	// Entries counts the page URLs (or, for an index, the child sitemaps) taken from this file;
 	// URLs already read from another sitemap are not counted again (unless Options.Repeats).

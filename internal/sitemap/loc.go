@@ -7,6 +7,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"golang.org/x/net/publicsuffix"
 )
 
 // pageURL checks a <loc> value and returns the absolute http(s) URL to use. The common case — an
@@ -31,6 +33,14 @@ func pageURL(b []byte, base *url.URL) (u []byte, note, skip string) {
 		return nil, "", fmt.Sprintf("skipped %q: not a valid URL", clip(raw, 200))
 	}
 	if p.Scheme == "" {
+		if p.Host == "" && hostWithoutScheme(p.Path) {
+			scheme := "https"
+			if base != nil {
+				scheme = base.Scheme
+			}
+			return nil, "", fmt.Sprintf("skipped %q: it starts with a host name but no scheme, so it is neither a URL nor a path: write it whole, like %s://%s, or as a path starting with /",
+				clip(raw, 200), scheme, clip(s, 200))
+		}
 		if base == nil {
 			return nil, "", fmt.Sprintf("skipped %q: a relative URL in a local file cannot be resolved; give absolute URLs", clip(raw, 200))
 		}
@@ -45,6 +55,31 @@ func pageURL(b []byte, base *url.URL) (u []byte, note, skip string) {
 		return nil, "", fmt.Sprintf("skipped %q: the URL has no host", clip(raw, 200))
 	}
 	return []byte(s), note, ""
+}
+
+// hostWithoutScheme reports whether the path of a relative reference begins with a host name:
+// it starts with none of "/", "./" and "../", and its first segment is dot-separated labels of
+// letters, digits and hyphens under a top-level domain of the Public Suffix List
+// ("www.example.com/", "example.co.uk/p"), which a file name ("page.html", "index.php") is not.
+// Resolved against the sitemap's URL, it would make up a URL (https://site/www.example.com/).
+func hostWithoutScheme(path string) bool {
+	if strings.HasPrefix(path, "/") || strings.HasPrefix(path, "./") || strings.HasPrefix(path, "../") {
+		return false
+	}
+	first, _, _ := strings.Cut(path, "/")
+	labels := strings.Split(first, ".")
+	if len(labels) < 2 {
+		return false
+	}
+	for _, l := range labels {
+		if l == "" || strings.ContainsFunc(l, func(r rune) bool {
+			return !('a' <= r|0x20 && r|0x20 <= 'z' || '0' <= r && r <= '9' || r == '-')
+		}) {
+			return false
+		}
+	}
+	_, icann := publicsuffix.PublicSuffix(strings.ToLower(first))
+	return icann
 }
 
 // isPlainHTTP reports whether b is "http://" or "https://" (any case), a host, and nothing but

@@ -34,6 +34,17 @@ func TestPageURL(t *testing.T) {
 		{in: "/p/relative", want: "https://a.example/p/relative", note: "resolved"},
 		{in: "relative", want: "https://a.example/sitemaps/relative", note: "resolved"},
 		{in: "//cdn.example/x", want: "https://cdn.example/x", note: "resolved"},
+		// A host name without its scheme is neither a URL nor a path: resolved, it would make up
+		// https://a.example/sitemaps/www.example.com/. File names and paths stay relative.
+		{in: "www.example.com/", skip: `"www.example.com/": it starts with a host name but no scheme, so it is neither a URL nor a path: write it whole, like https://www.example.com/`},
+		{in: "Example.co.uk/p?q=1", skip: "starts with a host name but no scheme"},
+		{in: "blog.example.org", skip: "starts with a host name but no scheme"},
+		{in: "www.example.com/", local: true, skip: "starts with a host name but no scheme"},
+		{in: "page.html", want: "https://a.example/sitemaps/page.html", note: "resolved"},
+		{in: "index.php?id=1", want: "https://a.example/sitemaps/index.php?id=1", note: "resolved"},
+		{in: "v1.2/notes", want: "https://a.example/sitemaps/v1.2/notes", note: "resolved"},
+		{in: "./www.example.com/", want: "https://a.example/sitemaps/www.example.com/", note: "resolved"},
+		{in: "/www.example.com/", want: "https://a.example/www.example.com/", note: "resolved"},
 		{in: "/p/relative", local: true, skip: "cannot be resolved"},
 		{in: "ftp://a.example/x", skip: "not an http(s) URL"},
 		{in: "localhost:3000/palettes", skip: "not an http(s) URL"},

@@ -48,12 +48,19 @@ func TestReadIndexTree(t *testing.T) {
 			t.Errorf("User-Agent %q", ua)
 		}
 	}
-	kinds := map[string]Kind{}
+	kinds, index := map[string]Kind{}, map[string]string{}
 	for _, sm := range r.res.Sitemaps {
 		kinds[sm.URL[len(s.srv.URL):]] = sm.Kind
+		index[sm.URL] = sm.Index
 	}
 	if kinds["/idx/root.xml"] != KindIndex || kinds["/idx/a.xml.gz"] != KindURLSet {
 		t.Errorf("kinds = %v", kinds)
+	}
+	// Each sitemap names the index that lists it: what to fix when it cannot be read.
+	for child, want := range map[string]string{"/idx/root.xml": "", "/idx/dead.xml": "/idx/root.xml", "/idx/c.xml.gz": "/idx/inner.xml"} {
+		if got := index[s.url(child)]; want != "" && got != s.url(want) || want == "" && got != "" {
+			t.Errorf("%s: listed in %q, want %q", child, got, want)
+		}
 	}
 }
 
@@ -226,12 +233,52 @@ func TestReadEntryChecks(t *testing.T) {
 	}
 }
 
+func TestReadSkipsAHostWithoutItsScheme(t *testing.T) {
+	s := newTestSite(t)
+	s.put("/m.xml", &testPage{body: urlsetOf("www.example.com/", "/p/path")})
+	s.put("/i.xml", &testPage{body: indexOf("www.example.com/sitemap.xml", s.url("/m.xml"))})
+	r := read(t, fast(), s.url("/i.xml"))
+	if want := []string{s.url("/p/path")}; !slices.Equal(r.urls, want) || s.hitsOf("/www.example.com/sitemap.xml") != 0 {
+		t.Errorf("urls = %v, want %v, and no made-up sitemap fetched", r.urls, want)
+	}
+	for _, w := range []string{`skipped sitemap "www.example.com/sitemap.xml": it starts with a host name but no scheme`,
+		`skipped "www.example.com/": it starts with a host name but no scheme`} {
+		if !r.warned(w) {
+			t.Errorf("no warning %q in %q", w, r.warnings)
+		}
+	}
+}
+
 func TestReadCapsWarnings(t *testing.T) {
 	s := newTestSite(t)
 	s.put("/bad.xml", &testPage{body: urlsetOf(slices.Repeat([]string{"ftp://x/y"}, 100)...)})
 	r := read(t, fast(), s.url("/bad.xml"))
 	if len(r.warnings) != warnLimit+1 || !r.warned("80 more warnings not shown") {
 		t.Errorf("%d warnings, last %q", len(r.warnings), r.warnings[len(r.warnings)-1])
+	}
+}
+
+func TestReadTextSitemapWhateverTheOrderOfItsLines(t *testing.T) {
+	// Whether a body is a text sitemap is decided by its lines as a whole: a first line that is no
+	// URL is skipped with a warning, as it is anywhere else.
+	s := newTestSite(t)
+	bad, good := "www.example.com/catalog?item=1", []string{s.url("/p/1"), s.url("/p/2")}
+	s.put("/first.txt", &testPage{body: []byte(bad + "\n" + strings.Join(good, "\n")), contentType: "text/plain"})
+	s.put("/last.txt", &testPage{body: []byte(strings.Join(good, "\n") + "\n" + bad), contentType: "text/plain"})
+	for _, path := range []string{"/first.txt", "/last.txt"} {
+		r := read(t, fast(), s.url(path))
+		if err := r.failure(path); err != nil || !slices.Equal(r.urls, good) {
+			t.Errorf("%s: %v, urls %v; want %v", path, err, r.urls, good)
+		}
+		if !r.warned(`skipped line "` + bad + `": a text sitemap lists one absolute http(s) URL a line`) {
+			t.Errorf("%s: warnings %q, want one naming the line skipped", path, r.warnings)
+		}
+	}
+	// Lines before the first URL are warned of as any others: the first warnLimit, then a count.
+	s.put("/late.txt", &testPage{body: []byte(strings.Repeat("no url here\n", 30) + good[0]), contentType: "text/plain"})
+	r := read(t, fast(), s.url("/late.txt"))
+	if !slices.Equal(r.urls, good[:1]) || len(r.warnings) != warnLimit+1 || !r.warned("10 more warnings not shown") {
+		t.Errorf("30 lines before the URL: urls %v, %d warnings %q", r.urls, len(r.warnings), r.warnings)
 	}
 }
 

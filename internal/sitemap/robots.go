@@ -15,8 +15,9 @@ const maxRobotsBytes = 500 << 10
 // Google's robots.txt parser reads them: a field whose name begins with "sitemap" or "site-map"
 // in any case ("Sitemap:", "Site-map:", "SITEMAPS:"), with whitespace allowed before the colon,
 // or instead of it when the line holds only the name and one value; a byte order mark is
-// skipped and lines end at CR, LF or both. Relative values are resolved against the robots.txt
-// URL; values that are not http(s) URLs are ignored.
+// skipped and lines end at CR, LF or both. A value is percent-encoded where a browser would, as a
+// <loc> is (escapeLoose: spaces, controls, U+0085, U+2028…), relative values are resolved against
+// the robots.txt URL, and values that are not http(s) URLs are ignored.
 func robotsSitemaps(text []byte, base *url.URL) []*url.URL {
 	var out []*url.URL
 	seen := map[string]bool{}
@@ -32,7 +33,7 @@ func robotsSitemaps(text []byte, base *url.URL) []*url.URL {
 		if !ok {
 			continue
 		}
-		ref, err := url.Parse(val)
+		ref, err := url.Parse(escapeLoose(val))
 		if err != nil {
 			continue
 		}

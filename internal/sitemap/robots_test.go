@@ -43,6 +43,10 @@ func TestRobotsSitemapsAsGoogleReadsThem(t *testing.T) {
 		{"CR line ends", "User-agent: *\rDisallow: /x\rSitemap: https://a.example/1.xml\rSitemap: /2.xml", "https://a.example/1.xml https://a.example/2.xml"},
 		{"not a sitemap field", "Site: https://a.example/1.xml\nmap: https://a.example/2.xml\nXSitemap: https://a.example/3.xml", ""},
 		{"empty value", "Sitemap:\nSitemap: # nothing", ""},
+		// A value is percent-encoded where a browser would, in its path and in its query: raw, a
+		// line or paragraph separator breaks the lines of whatever writes the URL down.
+		{"separators and spaces inside", "Sitemap: https://a.example/p\u2029q.xml?v=a\u2028b\u0085c d\n",
+			"https://a.example/p%E2%80%A9q.xml?v=a%E2%80%A8b%C2%85c%20d"},
 	}
 	for _, tc := range tests {
 		var got []string

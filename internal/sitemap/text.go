@@ -8,23 +8,34 @@ import (
 	"unicode/utf8"
 )
 
-// maxTextLine bounds one line of a plain-text sitemap; URLs are far shorter.
-const maxTextLine = 64 << 10
+const (
+	// maxTextLine bounds one line of a plain-text sitemap; URLs are far shorter.
+	maxTextLine = 64 << 10
+	// textQuote is how much of a line that is not a URL a warning quotes.
+	textQuote = 100
+)
 
-// readText reads a plain-text sitemap: one URL per line. The first non-blank line must be an
-// http(s) URL, or the body is something else (an error page, a script) and is refused whole,
-// with what it looks like but never its content: a sitemap may point at an internal service.
-// Later lines that are not URLs are left to emit, which skips them with a warning.
-func readText(r io.Reader, emit func(loc []byte) error) error {
+// readText reads a plain-text sitemap: one URL a line. Whether a body is one is decided by its
+// lines as a whole, never by their order: it is when any of its lines is an http(s) URL. A body
+// with none is something else (an error page, a script) and is refused whole, with what its first
+// line looks like but never its content: a sitemap may point at an internal service. URL lines go
+// to emit, the others to skip, which warns of them — those before the first URL only once it
+// comes, since until then the body may be no sitemap at all. Of those, the first warnLimit are
+// kept, clipped as a warning quotes them, and skip gets nil for each of the rest: their warnings
+// are only counted.
+func readText(r io.Reader, emit func(loc []byte) error, skip func(line []byte)) error {
 	br := bufio.NewReaderSize(r, maxTextLine)
-	first := true
+	urls := false
+	first := "" // what the first non-blank line looks like
+	var held [][]byte
+	unkept := 0
 	for {
 		line, err := br.ReadSlice('\n')
 		if errors.Is(err, bufio.ErrBufferFull) {
-			if first {
-				return notText(trimSpace(line))
-			}
 			// A line too long to be a URL: drop it, up to its end.
+			if first == "" {
+				first = looksLike(trimSpace(line))
+			}
 			for errors.Is(err, bufio.ErrBufferFull) {
 				_, err = br.ReadSlice('\n')
 			}
@@ -34,26 +45,41 @@ func readText(r io.Reader, emit func(loc []byte) error) error {
 			return err
 		}
 		if v := trimSpace(line); len(v) > 0 {
-			if first && httpPrefix(v) == 0 {
-				return notText(v)
+			if first == "" {
+				first = looksLike(v)
 			}
-			first = false
-			if e := emit(v); e != nil {
-				return e
+			switch {
+			case httpPrefix(v) > 0:
+				if !urls {
+					urls = true
+					for _, h := range held {
+						skip(h)
+					}
+					for range unkept {
+						skip(nil)
+					}
+				}
+				if e := emit(v); e != nil {
+					return e
+				}
+			case urls:
+				skip(v)
+			case len(held) < warnLimit:
+				held = append(held, []byte(clip(string(v), textQuote)))
+			default:
+				unkept++
 			}
 		}
 		if err == io.EOF {
-			if first {
+			switch {
+			case first == "":
 				return notSitemap("the body is empty")
+			case !urls:
+				return notSitemap("the body is neither XML nor a list of URLs: " + first)
 			}
 			return nil
 		}
 	}
-}
-
-// notText refuses a body whose first line is not a URL, saying what it looks like.
-func notText(line []byte) error {
-	return notSitemap("the body is neither XML nor a list of URLs: " + looksLike(line))
 }
 
 // looksLike tells roughly what kind of content line is, without quoting it.

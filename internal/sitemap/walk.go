@@ -66,18 +66,19 @@ func (w *walk) root(src string) error {
 			return w.discover(robots)
 		}
 	}
-	return w.visit(s, 0)
+	return w.visit(s, "", 0)
 }
 
-// visit reads one sitemap and, for an index, the sitemaps it lists, depth first.
-func (w *walk) visit(s source, depth int) error {
+// visit reads one sitemap — listed in index, "" for a sitemap the read starts from — and, for an
+// index, the sitemaps it lists, depth first.
+func (w *walk) visit(s source, index string, depth int) error {
 	name := s.name()
 	if w.seenMap[name] {
 		return nil
 	}
 	w.seenMap[name] = true
 	idx := len(w.res.Sitemaps)
-	w.res.Sitemaps = append(w.res.Sitemaps, Sitemap{URL: name, Depth: depth})
+	w.res.Sitemaps = append(w.res.Sitemaps, Sitemap{URL: name, Index: index, Depth: depth})
 	if depth > w.r.opt.MaxDepth {
 		w.res.Sitemaps[idx].Err = fmt.Errorf("not read: indexes nest deeper than %d levels (sitemap.maxDepth)", w.r.opt.MaxDepth)
 		return nil
@@ -93,7 +94,7 @@ func (w *walk) visit(s source, depth int) error {
 		w.r.opt.Warn(Warning{Sitemap: name, Message: fmt.Sprintf("%d more warnings not shown", n-warnLimit)})
 	}
 	for _, c := range children {
-		if err := w.visit(c, depth+1); err != nil {
+		if err := w.visit(c, name, depth+1); err != nil {
 			return err
 		}
 	}
@@ -194,7 +195,7 @@ func (w *walk) attempt(ctx context.Context, s source, idx int) ([]source, error)
 		err = d.xml(text)
 	} else {
 		w.res.Sitemaps[idx].Kind = KindText
-		err = readText(text, d.line)
+		err = readText(text, d.line, d.skipLine)
 	}
 	if ferr := w.flush(idx); ferr != nil {
 		return nil, ferr
@@ -252,7 +253,7 @@ func (w *walk) discover(robots *url.URL) error {
 		return err
 	}
 	for _, u := range list {
-		if err := w.visit(source{url: u}, 0); err != nil {
+		if err := w.visit(source{url: u}, "", 0); err != nil {
 			return err
 		}
 	}
@@ -261,7 +262,7 @@ func (w *walk) discover(robots *url.URL) error {
 	}
 	for i, p := range []string{"/sitemap.xml", "/sitemap_index.xml"} {
 		n := len(w.res.Sitemaps)
-		if err := w.visit(source{url: robots.ResolveReference(&url.URL{Path: p})}, 0); err != nil {
+		if err := w.visit(source{url: robots.ResolveReference(&url.URL{Path: p})}, "", 0); err != nil {
 			return err
 		}
 		if n < len(w.res.Sitemaps) && w.res.Sitemaps[n].Err == nil {

@@ -47,7 +47,7 @@ const (
 )
 
 // run reads the document to its end. A document that ends before its root element closes is
-// not an error: every entry seen whole has been emitted, and truncated says it happened.
+// not an error: every entry seen whole has been emitted (see eof), and truncated says it happened.
 func (d *xmlDoc) run() error {
 	if err := d.root(); err != nil || d.depth == 0 {
 		return err
@@ -232,11 +232,18 @@ func (d *xmlDoc) commit() {
 	d.field = slotNone
 }
 
-// eof ends a document whose input stopped before the root element closed.
+// eof ends a document whose input stopped before the root element closed. An index entry cut
+// off after one of its <loc> closed still names that sitemap whole, which is followed, as other
+// readers follow it; a page's entry is dropped, as its <lastmod> may be what was cut.
 func (d *xmlDoc) eof() error {
 	if err := d.lx.err; err != io.EOF {
 		return err
 	}
 	d.truncated = true
+	if d.kind == KindIndex && d.entryDepth != 0 && len(d.f.locEnds) > 0 {
+		d.entryDepth = 0
+		d.f.fill(&d.out)
+		return d.emit(&d.out)
+	}
 	return nil
 }

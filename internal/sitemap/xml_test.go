@@ -13,6 +13,9 @@ import (
 // each of its URLs.
 type item struct{ loc, lastmod string }
 
+// skippedMark starts a line of a text sitemap that the parser skipped, as not a URL.
+const skippedMark = "(skipped) "
+
 // undecodedMark starts an item's field that holds a reference the parser did not decode.
 const undecodedMark = "(undecoded) "
 
@@ -34,6 +37,8 @@ func parseDoc(t testing.TB, doc string, slow, oneByte bool) (Kind, []item, bool,
 		err := readText(r, func(loc []byte) error {
 			items = append(items, item{loc: string(loc)})
 			return nil
+		}, func(line []byte) {
+			items = append(items, item{loc: skippedMark + string(line)})
 		})
 		return KindText, items, false, err
 	}
@@ -103,6 +108,14 @@ func TestParseDocuments(t *testing.T) {
 			KindURLSet, []item{{"https://a.example/1", "2024-01-01"}}, false},
 		{"truncated after two whole entries", `<urlset><url><loc>https://a.example/1</loc></url><url><loc>https://a.example/2</loc></url><url><loc>https://a.example/3`,
 			KindURLSet, []item{{"https://a.example/1", ""}, {"https://a.example/2", ""}}, true},
+		{"truncated after an entry's loc", `<urlset><url><loc>https://a.example/1</loc></url><url><loc>https://a.example/2</loc><lastmod>2024-0`,
+			KindURLSet, []item{{"https://a.example/1", ""}}, true},
+		{"an index truncated after an entry's loc", `<sitemapindex><sitemap><loc>https://a.example/1.xml</loc></sitemap><sitemap><loc>https://a.example/2.xml</loc><lastmod>2024-0`,
+			KindIndex, []item{{"https://a.example/1.xml", ""}, {"https://a.example/2.xml", ""}}, true},
+		{"an index truncated in an entry's tag", `<sitemapindex><sitemap><lastmod>2024-01-01</lastmod><loc>https://a.example/1.xml</loc><lastm`,
+			KindIndex, []item{{"https://a.example/1.xml", "2024-01-01"}}, true},
+		{"an index truncated inside a loc", `<sitemapindex><sitemap><loc>https://a.example/1.xml</loc></sitemap><sitemap><loc>https://a.example/2.x`,
+			KindIndex, []item{{"https://a.example/1.xml", ""}}, true},
 		{"self-closing root", `<urlset/>`, KindURLSet, nil, false},
 		{"sitemap index", `<sitemapindex ` + ns + `><sitemap><loc>https://a.example/s1.xml</loc><lastmod>2024-01-01T10:00:00Z</lastmod></sitemap><sitemap><loc>https://a.example/s2.xml.gz</loc></sitemap></sitemapindex>`,
 			KindIndex, []item{{"https://a.example/s1.xml", "2024-01-01T10:00:00Z"}, {"https://a.example/s2.xml.gz", ""}}, false},
@@ -115,7 +128,11 @@ func TestParseDocuments(t *testing.T) {
 		{"leading whitespace and a BOM", "\ufeff  \n<?xml version='1.0'?>\n<urlset><url><loc>https://a.example/1</loc></url></urlset>",
 			KindURLSet, []item{{"https://a.example/1", ""}}, false},
 		{"text sitemap", "https://a.example/1\r\n\r\n  https://a.example/2  \nnot a url\n",
-			KindText, []item{{"https://a.example/1", ""}, {"https://a.example/2", ""}, {"not a url", ""}}, false},
+			KindText, []item{{"https://a.example/1", ""}, {"https://a.example/2", ""}, {skippedMark + "not a url", ""}}, false},
+		{"text sitemap whose first line is not a URL", "www.example.com/catalog?item=1\nhttps://a.example/1\nhttps://a.example/2\n",
+			KindText, []item{{skippedMark + "www.example.com/catalog?item=1", ""}, {"https://a.example/1", ""}, {"https://a.example/2", ""}}, false},
+		{"text sitemap with its URL last", "not a url\n\nnor this\nhttps://a.example/1",
+			KindText, []item{{skippedMark + "not a url", ""}, {skippedMark + "nor this", ""}, {"https://a.example/1", ""}}, false},
 	}
 	for _, tc := range tests {
 		for _, mode := range []struct {

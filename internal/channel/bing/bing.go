@@ -126,7 +126,7 @@ func (c *Channel) deliver(ctx context.Context, q *channel.Queue, rep channel.Rep
 		if granted == 0 {
 			spent := c.today
 			spent.Used = c.limit
-			rep.HeldBack(name, q.Len()-pos, fmt.Sprintf("the quota of today is spent (%s); %s go on the next UTC day, after 00:00 UTC", spent.Source(), human.Count(q.Len()-pos, "due URL")))
+			rep.HeldBack(name, q.Len()-pos, fmt.Sprintf("the quota of today is spent (%s) until 00:00 UTC", spent.Source()))
 			return nil
 		}
 		urls, next, err := c.take(ctx, q, pos, granted, rep)
@@ -149,7 +149,7 @@ func (c *Channel) deliver(ctx context.Context, q *channel.Queue, rep channel.Rep
 			return nil
 		case stop == quotaFull:
 			held := q.Len() - next + len(urls)
-			rep.HeldBack(name, held, fmt.Sprintf("%s: Bing refused more today (quota exceeded); %s go on the next UTC day, after 00:00 UTC", msg, human.Count(held, "due URL")))
+			rep.HeldBack(name, held, fmt.Sprintf("%s: Bing refused more today (quota exceeded) until 00:00 UTC", msg))
 			return nil
 		}
 		pos = next
@@ -285,7 +285,7 @@ func (c *Channel) Preview(ctx context.Context, q *channel.Queue, rep channel.Rep
 		c.previewChecks(ctx, q, left, rep)
 	}
 	if held = max(0, q.Len()-left); held > 0 {
-		rep.HeldBack(name, held, fmt.Sprintf("the quota leaves %s today (%s); %s would go on a later UTC day, after 00:00 UTC", human.Int(left), today.Source(), human.Count(held, "due URL")))
+		rep.HeldBack(name, held, fmt.Sprintf("the quota leaves %s today (%s) until 00:00 UTC", human.Int(left), today.Source()))
 	}
 	return held
 }

@@ -84,7 +84,7 @@ func (c *Channel) oneByOne(ctx context.Context, urls []channel.Due, rep channel.
 		one, err := c.rereserve(ctx, []channel.Due{d})
 		if err != nil || len(one) == 0 {
 			if err == nil {
-				rep.HeldBack(name, len(urls)-i, fmt.Sprintf("the daily quota of %d URLs is spent", c.limit))
+				rep.HeldBack(name, len(urls)-i, fmt.Sprintf("the daily quota of %d URLs is spent until 00:00 UTC", c.limit))
 			}
 			return goOn, "", err
 		}

@@ -41,7 +41,7 @@ func TestARunKeepsWhatBingSaid(t *testing.T) {
 		if q := bing.Today(100, d); q.Left() != 0 || q.Source() != "Bing says 0 left today" {
 			t.Errorf("left %d (%s)", q.Left(), q.Source())
 		}
-		if notes := strings.Join(r.Notes(), "\n"); !strings.Contains(notes, "the quota of today is spent (Bing says 0 left today); 250 due URLs go on the next UTC day, after 00:00 UTC") {
+		if notes := strings.Join(r.Notes(), "\n"); !strings.Contains(notes, "the quota of today is spent (Bing says 0 left today) until 00:00 UTC") {
 			t.Errorf("notes %q", notes)
 		}
 		// The next run asks again: Bing's new answer replaces the first, counted from what was used then.
