@@ -31,11 +31,11 @@ import (
 
 // workerd is a Worker running under wrangler dev.
 type workerd struct {
-	t         testing.TB
-	base      string
-	inspector int // the DevTools port of the Worker's isolate
-	log       *enginetest.Log
-	cmd       *exec.Cmd
+	t    testing.TB
+	base string
+	log  *enginetest.Log
+	cmd  *exec.Cmd
+	stop func() // stops wrangler dev, once
 }
 
 // prepare installs wrangler if it is not there, and builds the Worker.
@@ -61,6 +61,13 @@ func workersDir() string {
 // own (the developer's workers/.dev.vars is left alone), and waits for it to answer.
 func startWorkerd(t testing.TB, vars map[string]string) *workerd {
 	t.Helper()
+	return startWorkerdOn(t, vars, t.TempDir())
+}
+
+// startWorkerdOn starts the Worker as startWorkerd does, with its wrangler.toml and its local KV
+// in dir: a Worker started again on the same dir is a new isolate over the same state.
+func startWorkerdOn(t testing.TB, vars map[string]string, dir string) *workerd {
+	t.Helper()
 	if _, err := exec.LookPath("npm"); err != nil {
 		if os.Getenv("SITEPUSH_TEST_WORKERD") != "" {
 			t.Fatal("npm is not installed: the Worker's tests need Node 20 and npm, to run wrangler")
@@ -71,7 +78,6 @@ func startWorkerd(t testing.TB, vars map[string]string) *workerd {
 		t.Fatalf("%v\n%s", err, out)
 	}
 	wrangler := wranglerBin()
-	dir := t.TempDir()
 	var toml strings.Builder
 	fmt.Fprintf(&toml, "name = \"sitepush-test\"\nmain = %q\ncompatibility_date = \"2025-09-01\"\n", filepath.Join(workersDir(), "src", "index.js"))
 	toml.WriteString("kv_namespaces = [{ binding = \"STATE\", id = \"test\" }]\n[vars]\n")
@@ -86,13 +92,13 @@ func startWorkerd(t testing.TB, vars map[string]string) *workerd {
 		"--inspector-port", fmt.Sprint(inspector), "--persist-to", filepath.Join(dir, "state"), "-c", filepath.Join(dir, "wrangler.toml"))
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "WRANGLER_SEND_METRICS=false", "CI=true", "NO_COLOR=1")
-	w := &workerd{t: t, base: fmt.Sprintf("http://127.0.0.1:%d", port), inspector: inspector, log: &enginetest.Log{}, cmd: cmd}
+	w := &workerd{t: t, base: fmt.Sprintf("http://127.0.0.1:%d", port), log: &enginetest.Log{}, cmd: cmd}
 	cmd.Stdout, cmd.Stderr = w.log, w.log
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() {
+	w.stop = sync.OnceFunc(func() {
 		syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM)
 		done := make(chan struct{})
 		go func() { cmd.Wait(); close(done) }()
@@ -106,6 +112,7 @@ func startWorkerd(t testing.TB, vars map[string]string) *workerd {
 			t.Logf("wrangler dev:\n%s", w.log.String())
 		}
 	})
+	t.Cleanup(w.stop)
 	// Ready once it listens; the Worker itself starts with the first event, which tests time.
 	for deadline := time.Now().Add(90 * time.Second); ; time.Sleep(100 * time.Millisecond) {
 		if strings.Contains(w.log.String(), "Ready on http") {
