@@ -43,8 +43,9 @@ const (
 	ConfigVar = "SITEPUSH_CONFIG"
 	// SubrequestsVar bounds the requests one invocation makes.
 	SubrequestsVar = "SITEPUSH_SUBREQUESTS"
-	// DefaultSubrequests is the Free plan's 50 subrequests an invocation, less a margin.
-	DefaultSubrequests = 45
+	// DefaultSubrequests suits the Paid plan, which allows 10,000 subrequests an invocation (the
+	// Free plan's 50 do not cover the Worker: docs/cloudflare.md, Limits).
+	DefaultSubrequests = 1000
 )
 
 // App is the Worker of one configuration.
