@@ -44,25 +44,6 @@ func (w *workerd) cpuOf(b *testing.B) time.Duration {
 	return time.Duration(ticks) * time.Second / 100 // USER_HZ
 }
 
-// doneLine waits for the Worker's log line of a tick after the log's first from bytes: the last
-// line that says kv_writes= (the runtime writes the Worker's console a moment late).
-func (w *workerd) doneLine(from int) string {
-	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(50 * time.Millisecond) {
-		log := w.log.String()[from:]
-		if i := strings.LastIndex(log, "kv_writes="); i >= 0 {
-			start := strings.LastIndexByte(log[:i], '\n') + 1
-			end := strings.IndexByte(log[i:], '\n')
-			if end < 0 {
-				end = len(log) - i
-			}
-			return strings.TrimSpace(log[start : i+end])
-		}
-		if time.Now().After(deadline) {
-			return ""
-		}
-	}
-}
-
 // BenchmarkWorkerdTick measures what the ticks of a 10,000-URL site due every 10 minutes cost
 // the Worker under workerd — the CPU of workerd's whole process (which includes the local
 // runtime's own KV and proxy: an upper bound of what Cloudflare bills) — against the changed
@@ -140,7 +121,7 @@ func BenchmarkWorkerdTick(b *testing.B) {
 	app := New(Env{Var: func(name string) (string, bool) { v, ok := vars[name]; return v, ok }, KV: &kvstate.MemKV{},
 		Transport: http.DefaultTransport, WaitUntil: func(f func()) { f() }, Logger: slog.New(slog.DiscardHandler)})
 	at = at.Add(10 * time.Minute)
-	if err := app.Tick(context.Background(), at); err != nil {
+	if _, err := app.Tick(context.Background(), at); err != nil {
 		b.Fatal(err)
 	}
 	var nativeCPU time.Duration
@@ -148,7 +129,7 @@ func BenchmarkWorkerdTick(b *testing.B) {
 		changeTen()
 		at = at.Add(10 * time.Minute)
 		start := processCPU()
-		if err := app.Tick(context.Background(), at); err != nil {
+		if _, err := app.Tick(context.Background(), at); err != nil {
 			b.Fatal(err)
 		}
 		nativeCPU += processCPU() - start
