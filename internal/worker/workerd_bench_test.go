@@ -150,7 +150,8 @@ func processCPU() time.Duration {
 
 // BenchmarkWorkerdMemory measures the memory of a 100,000-URL site's runs under workerd: its
 // first run, then a run where 100 pages changed, each in a new isolate; the ticks' log lines say
-// what Go's runtime holds (memory_mb).
+// what Go's runtime holds (memory_mb) and the WebAssembly memory (wasm_mb), and -v logs them
+// with the CPU of workerd's process.
 //
 //	go test -run - -bench WorkerdMemory -benchtime 1x -v ./internal/worker
 func BenchmarkWorkerdMemory(b *testing.B) {
@@ -174,11 +175,12 @@ func BenchmarkWorkerdMemory(b *testing.B) {
 				at = at.Add(10 * time.Minute)
 			}
 			w := startWorkerdOn(b, vars, dir)
-			from := len(w.log.String())
+			from, cpu := len(w.log.String()), w.cpuOf(b)
 			if code, body := w.tick(at); code != http.StatusOK {
 				b.Fatalf("%s: %d %s", name, code, body)
 			}
-			b.Logf("%s: %s", name, w.doneLine(from))
+			line := w.doneLine(from)
+			b.Logf("%s: %s (workerd CPU %s)", name, line, w.cpuOf(b)-cpu)
 			w.stop()
 		}
 		if got := len(lb.engine.Accepted()) - sent; got != size+100 {
