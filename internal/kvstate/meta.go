@@ -85,7 +85,8 @@ func (s *State) writeMeta(ctx context.Context, st *site) error {
 	return nil
 }
 
-// LastStarted returns when site's latest run started; zero when it never ran.
+// LastStarted returns when site's latest run started — its quiet run, when that is the latest;
+// zero when it never ran.
 func (s *State) LastStarted(ctx context.Context, site string) (_ time.Time, err error) {
 	defer failed(&err, "reading the last run", site)
 	s.mu.Lock()
@@ -94,7 +95,13 @@ func (s *State) LastStarted(ctx context.Context, site string) (_ time.Time, err 
 	if err != nil {
 		return time.Time{}, err
 	}
-	return fromMS(m.LastStarted), nil
+	last := fromMS(m.LastStarted)
+	if quiet, err := s.quietOf(ctx, site); err != nil {
+		return time.Time{}, err
+	} else if quiet != nil && quiet.StartedAt.After(last) {
+		last = quiet.StartedAt
+	}
+	return last, nil
 }
 
 // Resume reports whether site's last run stopped before its end, and must go on whatever its

@@ -33,8 +33,9 @@ type Options struct {
 	Now func() time.Time
 }
 
-// Bounds of an invocation. DefaultEntries keeps a Worker's memory within its isolate's 128 MB:
-// 100,000 entries and what a run of them needs take about 90 MB of WebAssembly memory.
+// Bounds of an invocation. DefaultEntries keeps a Worker's memory within half its isolate's
+// 128 MB: a run of 100,000 entries holds about 40 MB of Go's heap at its peak, 54–57 MB of
+// WebAssembly memory under the Worker's memory limit (cmd/sitepush-worker).
 const (
 	DefaultOps     = 1000
 	DefaultEntries = 100_000
@@ -54,6 +55,7 @@ type State struct {
 	ops     Ops
 	told    bool
 	sites   map[string]*site
+	sched   *schedule        // ScheduleKey, once read
 	held    map[string]lease // the leases this invocation holds, by site
 	entries int              // catalogue entries held, in every site's shards
 	syncs   uint64           // SyncCatalog calls so far
@@ -107,6 +109,28 @@ type site struct {
 	runs   *runList
 	memos  *memoSet
 	left   *leftSet
+	run    *runStart // the run of the site this invocation started, until it finishes
+}
+
+// holdsChanges reports whether the invocation changed what the site holds besides its history of
+// runs: its catalogue, memos, URLs that left the sitemaps, statistics, Bing quota or feed.
+func (st *site) holdsChanges() bool {
+	for _, sh := range st.shards {
+		if sh != nil && sh.dirty {
+			return true
+		}
+	}
+	for _, d := range st.stats {
+		if d.dirty {
+			return true
+		}
+	}
+	for _, q := range st.quota {
+		if q.dirty {
+			return true
+		}
+	}
+	return st.memos != nil && st.memos.dirty || st.left != nil && st.left.dirty || st.feed != nil && st.feed.dirty
 }
 
 // siteOf returns the State's record of a site; s.mu is held.
@@ -153,6 +177,17 @@ func (s *State) forget(st *site) {
 			delete(st.quota, day)
 		}
 	}
+}
+
+// discard drops what the State holds of a site, what it changed included, unwritten: another
+// run holds the site; s.mu is held.
+func (s *State) discard(st *site) {
+	for _, sh := range st.shards {
+		if sh != nil {
+			s.entries -= len(sh.entries)
+		}
+	}
+	delete(s.sites, st.id)
 }
 
 // ErrOpsSpent is returned for an operation past the invocation's budget.
@@ -263,15 +298,20 @@ func (s *State) Ping(ctx context.Context) (err error) {
 }
 
 // Flush writes what the invocation changed and has not written yet: what runs left (a run
-// writes what it did when it finishes) and what requests changed.
+// writes what it did when it finishes), the start of a run that has not finished, what requests
+// changed, and the schedule.
 func (s *State) Flush(ctx context.Context) (err error) {
 	defer failed(&err, "writing the state", "")
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	var errs []error
 	for _, st := range s.sites {
+		if st.run != nil && !st.run.begun {
+			errs = append(errs, s.begin(ctx, st, st.run))
+		}
 		errs = append(errs, s.flushSite(ctx, st))
 	}
+	errs = append(errs, s.writeSchedule(ctx))
 	return errors.Join(errs...)
 }
 

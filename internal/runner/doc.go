@@ -66,5 +66,6 @@
 //     run listed (tellApart).
 //   - budget: what a run may spend (runBudget, a Worker invocation's subrequests); a run it stops
 //     leaves the rest to the next run. A stall: a run its budget stopped before it got anywhere.
-//   - lease: one run of a site at a time, across processes.
+//   - lease: one run of a site at a time, across processes. A state that writes it only once
+//     the run has work (LazyLease: the Worker's KV) is told so before step 5 (Runner.working).
 package runner

@@ -208,9 +208,13 @@ func (r *Runner) run(ctx context.Context, site *config.Site, opt Options, rec *m
 	// 5: hand to channels, with the followers told of the sitemaps that changed before, and
 	// following the run up after.
 	followers := r.followersOf(site, col.mode)
-	followSitemaps(budget, site, followers, col.memo.changed, rep)
-	r.deliverAll(ctx, budget, col, opt, rep, res, complete)
-	follow(budget, site, followers, rep)
+	if err := r.working(ctx, col, len(followers) > 0); err != nil {
+		rec.AddError(err.Error())
+	} else {
+		followSitemaps(budget, site, followers, col.memo.changed, rep)
+		r.deliverAll(ctx, budget, col, opt, rep, res, complete)
+		follow(budget, site, followers, rep)
+	}
 	if !res.Unreadable() {
 		ended := readEnd(rec, cut, complete, budget)
 		if ended == readSettled && col.mode.keepMemos {
@@ -227,6 +231,24 @@ func (r *Runner) run(ctx context.Context, site *config.Site, opt Options, rec *m
 		r.stall(ctx, budget, col, rec, res, stalls)
 	}
 	return nil
+}
+
+// working tells a LazyLease state that the run has work, before anything is sent: a URL due on
+// a channel, or followers to tell.
+func (r *Runner) working(ctx context.Context, col *collector, following bool) error {
+	ll, ok := r.State.(LazyLease)
+	if !ok || !col.mode.writes {
+		return nil
+	}
+	for _, q := range col.due {
+		if q.Len() > 0 {
+			following = true
+		}
+	}
+	if !following {
+		return nil
+	}
+	return ll.Working(ctx, col.site.ID)
 }
 
 // collector makes the collector of a run, in the mode its options choose, and the query of the

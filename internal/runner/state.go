@@ -110,6 +110,17 @@ type Removals interface {
 	RecordProbe(ctx context.Context, site string, hash int64, status int, at time.Time) error
 }
 
+// LazyLease is a state whose runs write their lease only once they have work — the Worker's KV,
+// where every write is billed and counted, so that a run that finds nothing to do writes nothing:
+// its AcquireLease only reads whether another run holds the site. The runner calls Working
+// before it hands a channel or a follower anything; an error (a *model.LeaseHeld when another
+// run took the site meanwhile) and the run sends nothing. The state writes the lease itself
+// before it writes what a run changed.
+type LazyLease interface {
+	// Working writes the lease of site's run, and its start, if they are not written yet.
+	Working(ctx context.Context, site string) error
+}
+
 // RemovalLog is a state that keeps, for each URL's story, when IndexNow accepted its removal
 // notice: the SQL store. The Worker, which tells no URL's story, does not.
 type RemovalLog interface {

@@ -73,11 +73,12 @@ func nested(t *testing.T) (*world, int) {
 	return w, n
 }
 
-// TestNestedIndexesOnTheWorker: at its default budget (45 subrequests), the Worker reads a site
-// whose root index lists 60 sub-indexes of one sitemap each over a few ticks, each sub-index read
-// whole with its sitemap remembered, and sends every URL.
+// TestNestedIndexesOnTheWorker: within a Free-plan budget (45 subrequests), the Worker reads a
+// site whose root index lists 60 sub-indexes of one sitemap each over a few ticks, each sub-index
+// read whole with its sitemap remembered, and sends every URL.
 func TestNestedIndexesOnTheWorker(t *testing.T) {
 	w, want := nested(t)
+	w.vars[SubrequestsVar] = "45"
 	for tick := range 12 {
 		w.tick(t0.Add(time.Duration(tick) * time.Hour))
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/sitepush/sitepush/internal/answer"
 	"github.com/sitepush/sitepush/internal/config"
+	"github.com/sitepush/sitepush/internal/kvstate"
 	"github.com/sitepush/sitepush/internal/runner"
 )
 
@@ -63,7 +64,7 @@ func (a *App) site(w http.ResponseWriter, id string) (*config.Site, bool) {
 // read answers with what f reads in an invocation of its own; a state that cannot be read is 503.
 func (a *App) read(w http.ResponseWriter, r *http.Request, f func(inv *invocation) (any, error)) {
 	inv := a.newInvocation(r.Context(), a.env.Now())
-	defer a.flush(r.Context(), inv, "request "+r.URL.Path)
+	defer a.logged(r.Context(), inv, "request "+r.URL.Path)
 	v, err := f(inv)
 	if err != nil {
 		a.env.Logger.Error("answering a request", "path", r.URL.Path, "err", err)
@@ -138,7 +139,7 @@ func (a *App) feed(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	inv := a.newInvocation(r.Context(), a.env.Now())
-	defer a.flush(r.Context(), inv, "request "+r.URL.Path)
+	defer a.logged(r.Context(), inv, "request "+r.URL.Path)
 	f, err := answer.RenderFeed(r.Context(), inv.state, site, time.Time{})
 	switch {
 	case err != nil:
@@ -172,8 +173,9 @@ func (a *App) trigger(w http.ResponseWriter, r *http.Request) {
 	var once sync.Once
 	finish := func(err error) { once.Do(func() { done <- err }) }
 	a.env.WaitUntil(func() {
-		defer a.flush(ctx, inv, "triggered run of "+site.ID)
+		defer a.logged(ctx, inv, "triggered run of "+site.ID)
 		_, err := a.run(ctx, inv, site, "manual", ch, func(id int64) { started <- id })
+		a.plan(ctx, inv, map[string]kvstate.Due{site.ID: a.next(ctx, inv, site)}, false)
 		finish(err)
 	})
 	select {

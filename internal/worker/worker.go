@@ -35,6 +35,10 @@ type Env struct {
 	Logger *slog.Logger
 	// Now is the clock; time.Now when nil.
 	Now func() time.Time
+	// Fingerprint is what a tick plans the sites' schedule under (kvstate.ScheduleKey): a digest
+	// of the Worker's build and vars, which the JS module computes and compares with the
+	// schedule's before it starts Go. Empty, no plan is trusted: every tick reads each site's state.
+	Fingerprint string
 }
 
 // Vars of the Worker besides the configuration's own ${NAME}s.
@@ -43,8 +47,9 @@ const (
 	ConfigVar = "SITEPUSH_CONFIG"
 	// SubrequestsVar bounds the requests one invocation makes.
 	SubrequestsVar = "SITEPUSH_SUBREQUESTS"
-	// DefaultSubrequests is the Free plan's 50 subrequests an invocation, less a margin.
-	DefaultSubrequests = 45
+	// DefaultSubrequests suits the Paid plan, which allows 10,000 subrequests an invocation (the
+	// Free plan's 50 do not cover the Worker: docs/cloudflare.md, Limits).
+	DefaultSubrequests = 1000
 )
 
 // App is the Worker of one configuration.
@@ -112,18 +117,29 @@ func (a *App) newInvocation(ctx context.Context, at time.Time) *invocation {
 	return inv
 }
 
-// flush writes what the invocation left unwritten, and logs what it cost.
-func (a *App) flush(ctx context.Context, inv *invocation, what string) {
+// Spent is what an invocation spent: its subrequests, its KV operations, and the memory Go holds.
+type Spent struct {
+	Subrequests      int64
+	KV               kvstate.Ops
+	HeapMB, MemoryMB uint64
+}
+
+// flush writes what the invocation left unwritten, and returns what it cost.
+func (a *App) flush(ctx context.Context, inv *invocation) Spent {
 	if err := inv.state.Flush(context.WithoutCancel(ctx)); err != nil {
 		a.env.Logger.Error("writing the state", "err", err)
 	}
-	ops := inv.state.Ops()
 	var mem runtime.MemStats
 	runtime.ReadMemStats(&mem)
-	a.env.Logger.Info(what+" done", "subrequests", inv.client.Transport.(*counted).n.Load(),
-		"kv_reads", ops.Reads, "kv_writes", ops.Writes, "kv_deletes", ops.Deletes, "kv_lists", ops.Lists,
-		"heap_mb", mem.HeapAlloc>>20, "memory_mb", mem.Sys>>20)
 	inv.spend(nil)
+	return Spent{Subrequests: inv.client.Transport.(*counted).n.Load(), KV: inv.state.Ops(), HeapMB: mem.HeapAlloc >> 20, MemoryMB: mem.Sys >> 20}
+}
+
+// logged flushes a request's invocation and logs what it cost.
+func (a *App) logged(ctx context.Context, inv *invocation, what string) {
+	s := a.flush(ctx, inv)
+	a.env.Logger.Info(what+" done", "subrequests", s.Subrequests, "kv_reads", s.KV.Reads, "kv_writes", s.KV.Writes,
+		"kv_deletes", s.KV.Deletes, "kv_lists", s.KV.Lists, "heap_mb", s.HeapMB, "memory_mb", s.MemoryMB)
 }
 
 // engineReserve is how many of an invocation's last subrequests page fetches leave to the

@@ -3,6 +3,7 @@ package worker
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"encoding/json"
 	"fmt"
 	"log/slog"
@@ -32,6 +33,7 @@ type world struct {
 	files    enginetest.Files
 	site     *httptest.Server
 	engine   *enginetest.IndexNow
+	indexnow string // the engine's endpoint
 	bing     *enginetest.Bing
 	bingURL  string
 	kv       *kvstate.MemKV
@@ -59,6 +61,7 @@ func newWorld(t *testing.T) *world {
 	w.engine = &enginetest.IndexNow{FetchKey: enginetest.FetchOverHTTP}
 	engine := httptest.NewServer(count(w.engine))
 	t.Cleanup(engine.Close)
+	w.indexnow = engine.URL + "/indexnow"
 	w.bing = &enginetest.Bing{Keys: map[string]int{bingKey: 1000}}
 	bing := httptest.NewServer(count(w.bing))
 	t.Cleanup(bing.Close)
@@ -66,10 +69,10 @@ func newWorld(t *testing.T) *world {
 	w.vars["SITEPUSH_ADMIN_TOKEN"], w.vars["BING_KEY"] = testToken, bingKey
 	w.vars[SubrequestsVar] = "1000" // the Paid plan's; the tests of a smaller budget set theirs
 	w.vars[ConfigVar] = fmt.Sprintf(`{"adminToken": "${SITEPUSH_ADMIN_TOKEN}", "defaults": {"schedule": "* * * * *",
-		"indexnow": {"endpoints": ["%s/indexnow"], "interval": "1ms"}}, "sites": [
+		"indexnow": {"endpoints": ["%s"], "interval": "1ms"}}, "sites": [
 		{"id": "demo", "sitemaps": ["%s/sitemap.xml"], "indexnow": {"enabled": true, "key": "%s"},
 		 "bing": {"enabled": true, "apiKey": "${BING_KEY}", "dailyQuota": 40, "endpoint": "%s"},
-		 "feed": {"enabled": true, "fetchTitles": false, "baselineItems": 5}}]}`, engine.URL, w.site.URL, testKey, w.bingURL)
+		 "feed": {"enabled": true, "fetchTitles": false, "baselineItems": 5}}]}`, w.indexnow, w.site.URL, testKey, w.bingURL)
 	return w
 }
 
@@ -82,6 +85,8 @@ func (w *world) app() *App {
 		WaitUntil: func(f func()) { w.pending.Go(f) },
 		Logger:    slog.New(slog.NewTextHandler(&w.log, nil)),
 		Now:       w.now,
+		// As the JS module digests the build and the vars: a change of the vars is a new plan.
+		Fingerprint: fmt.Sprintf("%x", sha256.Sum256([]byte(fmt.Sprint(w.vars)))),
 	})
 }
 
@@ -106,7 +111,7 @@ func (w *world) publish(pages ...string) {
 func (w *world) tick(at time.Time) {
 	w.t.Helper()
 	w.clock.Store(&at)
-	if err := w.app().Tick(context.Background(), at); err != nil {
+	if _, err := w.app().Tick(context.Background(), at); err != nil {
 		w.t.Fatal(err)
 	}
 }
@@ -152,12 +157,22 @@ func TestTicks(t *testing.T) {
 	if want := []string{w.site.URL + "/p/3", w.site.URL + "/p/7", w.site.URL + "/p/new"}; !slices.Equal(got, want) {
 		t.Errorf("after 2 changed and 1 new: IndexNow got %v, want %v", got, want)
 	}
-	// Not due: the schedule has not come since the last run.
+	// Not due: the schedule has not come since the last run. The first tick under the new
+	// configuration reads the site's state and plans again; the next reads the plan alone.
 	w.vars[ConfigVar] = strings.Replace(w.vars[ConfigVar], `"* * * * *"`, `"0 0 * * *"`, 1)
-	before := w.kv.Ops()
-	w.tick(t0.Add(3 * time.Minute))
-	if after := w.kv.Ops(); after.Writes != before.Writes || after.Deletes != before.Deletes {
-		t.Errorf("a tick with nothing due wrote %d values", after.Writes-before.Writes)
+	for i, want := range []int{1, 0} {
+		before := w.kv.Ops()
+		w.tick(t0.Add(time.Duration(3+i) * time.Minute))
+		after := w.kv.Ops()
+		if writes := after.Writes - before.Writes; writes != want || after.Deletes != before.Deletes {
+			t.Errorf("tick %d with nothing due wrote %d values (want %d) and deleted %d", i+1, writes, want, after.Deletes-before.Deletes)
+		}
+		if i == 1 && after.Total()-before.Total() != 1 {
+			t.Errorf("a tick with nothing due, under the plan it made, made %d KV operations; want one read (the schedule)", after.Total()-before.Total())
+		}
+	}
+	if got := w.engine.Accepted(); len(got) != 63 {
+		t.Errorf("the ticks with nothing due sent %d URLs", len(got)-63)
 	}
 }
 
@@ -172,7 +187,7 @@ func TestTheTicksClock(t *testing.T) {
 	app := w.app()
 	for i, lm := range []string{"2026-01-01", "2026-02-01"} {
 		w.publish(pages(5, lm)...)
-		if err := app.Tick(context.Background(), t0.Add(time.Duration(i)*time.Minute)); err != nil {
+		if _, err := app.Tick(context.Background(), t0.Add(time.Duration(i)*time.Minute)); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -322,7 +337,7 @@ func TestABadConfiguration(t *testing.T) {
 			} else {
 				w.vars[ConfigVar] = tc.config
 			}
-			if err := w.app().Tick(context.Background(), t0); err == nil || !strings.Contains(err.Error(), tc.want) {
+			if _, err := w.app().Tick(context.Background(), t0); err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("tick: %v, want %q", err, tc.want)
 			}
 			code, body := w.call("GET", "/healthz", "")

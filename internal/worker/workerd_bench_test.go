@@ -4,7 +4,6 @@ package worker
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -15,8 +14,6 @@ import (
 	"syscall"
 	"testing"
 	"time"
-
-	"golang.org/x/net/websocket"
 
 	"github.com/sitepush/sitepush/internal/kvstate"
 )
@@ -47,95 +44,101 @@ func (w *workerd) cpuOf(b *testing.B) time.Duration {
 	return time.Duration(ticks) * time.Second / 100 // USER_HZ
 }
 
-// BenchmarkWorkerdTick measures what a tick of a 10,000-URL site with 10 changed costs the
-// Worker under workerd: the CPU its isolate's thread spent (DevTools' profiler: what Cloudflare
-// bills), and the CPU of the whole workerd process (an upper bound: it includes the local
-// runtime's own KV and HTTP work), against the same tick run natively over a KV in memory,
-// measured in the same run. It also reports the first event of a new isolate and a /healthz.
+// BenchmarkWorkerdTick measures what the ticks of a 10,000-URL site due every 10 minutes cost
+// the Worker under workerd — the CPU of workerd's whole process (which includes the local
+// runtime's own KV and proxy: an upper bound of what Cloudflare bills) — against the changed
+// tick run natively over a KV in memory. Each iteration starts the Worker twice on the same
+// local KV, a new isolate each time, and fires:
 //
-//	go test -run - -bench WorkerdTick -benchtime 20x ./internal/worker
+//	cold-not-due     the first event of an isolate: a tick with nothing due
+//	cold-unchanged   the first event of an isolate: a due tick, the sitemap as the last run left it
+//	not-due          then a tick with nothing due
+//	unchanged        a due tick, nothing changed
+//	changed          a due tick, 10 pages changed
+//
+// Each case's log line (its KV operations) is logged with -v.
+//
+//	go test -run - -bench WorkerdTick -benchtime 3x -v ./internal/worker
 func BenchmarkWorkerdTick(b *testing.B) {
 	const size = 10_000
 	lb := newLoopback(b)
 	list := pages(size, "2026-01-01")
 	lb.publish("/sitemap.xml", list...)
-	config := fmt.Sprintf(`{"defaults": {"schedule": "* * * * *"}, "sites": [{"id": "big", "sitemaps": ["%s/sitemap.xml"],
+	config := fmt.Sprintf(`{"defaults": {"schedule": "*/10 * * * *"}, "sites": [{"id": "big", "sitemaps": ["%s/sitemap.xml"],
 		"indexnow": {"enabled": true, "key": "%s", "endpoints": ["%s"]}}]}`, lb.site, testKey, lb.indexnow)
-	w := startWorkerd(b, map[string]string{ConfigVar: config, SubrequestsVar: "1000"})
-
-	prof := newProfiler(b, w.inspector)
-	before := w.cpuOf(b)
-	coldIsolate := prof.busy(b, func() { w.call("GET", "/healthz", "") }) // the module instantiated, Go started
-	cold := w.cpuOf(b) - before
-	before = w.cpuOf(b)
-	healthzIsolate := prof.busy(b, func() {
-		for range 20 {
-			w.call("GET", "/healthz", "")
-		}
-	}) / 20
-	healthz := (w.cpuOf(b) - before) / 20
-	at := time.Now().UTC().Truncate(time.Minute)
+	vars := map[string]string{ConfigVar: config, SubrequestsVar: "1000"}
+	dir := b.TempDir()
+	at := time.Now().UTC().Truncate(10 * time.Minute)
+	w := startWorkerdOn(b, vars, dir)
 	if code, body := w.tick(at); code != http.StatusOK || len(lb.engine.Accepted()) != size {
 		b.Fatalf("first tick: %d %s; IndexNow got %d", code, body, len(lb.engine.Accepted()))
 	}
+	w.stop()
 
-	changeTen := func(i int) {
+	changes := 0
+	changeTen := func() {
 		for j := range 10 {
-			k := (i*10 + j) % size
-			list[k] = fmt.Sprintf("/p/%d 2026-02-%02d", k, 1+i%27)
+			k := (changes*10 + j) % size
+			list[k] = fmt.Sprintf("/p/%d 2026-02-%02d", k, 1+changes%27)
 		}
+		changes++
 		lb.publish("/sitemap.xml", list...)
 	}
-	var cpu, isolate time.Duration
-	b.ResetTimer()
-	for i := range b.N {
-		b.StopTimer()
-		changeTen(i)
+	cpu := map[string]time.Duration{}
+	lines := map[string]string{}
+	measure := func(w *workerd, name string, t time.Time) {
+		from := len(w.log.String())
 		start := w.cpuOf(b)
-		b.StartTimer()
-		at = at.Add(time.Minute)
-		isolate += prof.busy(b, func() {
-			if code, body := w.tick(at); code != http.StatusOK {
-				b.Fatalf("tick: %d %s", code, body)
-			}
-		})
-		b.StopTimer()
-		cpu += w.cpuOf(b) - start
-		b.StartTimer()
+		if code, body := w.tick(t); code != http.StatusOK {
+			b.Fatalf("%s: tick at %s: %d %s", name, t, code, body)
+		}
+		lines[name] = w.doneLine(from) // the line is written once the tick is done
+		cpu[name] += w.cpuOf(b) - start
+	}
+	b.ResetTimer()
+	for range b.N {
+		w := startWorkerdOn(b, vars, dir)
+		measure(w, "cold-not-due", at.Add(5*time.Minute))
+		w.stop()
+		w = startWorkerdOn(b, vars, dir)
+		at = at.Add(10 * time.Minute)
+		measure(w, "cold-unchanged", at)
+		measure(w, "not-due", at.Add(5*time.Minute))
+		at = at.Add(10 * time.Minute)
+		measure(w, "unchanged", at)
+		changeTen()
+		at = at.Add(10 * time.Minute)
+		measure(w, "changed", at)
+		w.stop()
 	}
 	b.StopTimer()
 	if got := len(lb.engine.Accepted()); got != size+10*b.N {
 		b.Fatalf("IndexNow got %d URLs, want %d", got, size+10*b.N)
 	}
 
-	// The same ticks natively, over a KV in memory (the process's CPU includes the loopback
+	// The changed ticks natively, over a KV in memory (the process's CPU includes the loopback
 	// fakes' answers).
-	kv := &kvstate.MemKV{}
-	app := New(Env{Var: func(name string) (string, bool) {
-		v, ok := map[string]string{ConfigVar: config, SubrequestsVar: "1000"}[name]
-		return v, ok
-	}, KV: kv, Transport: http.DefaultTransport, WaitUntil: func(f func()) { f() }, Logger: slog.New(slog.DiscardHandler)})
-	at = at.Add(time.Minute)
-	if err := app.Tick(context.Background(), at); err != nil {
+	app := New(Env{Var: func(name string) (string, bool) { v, ok := vars[name]; return v, ok }, KV: &kvstate.MemKV{},
+		Transport: http.DefaultTransport, WaitUntil: func(f func()) { f() }, Logger: slog.New(slog.DiscardHandler)})
+	at = at.Add(10 * time.Minute)
+	if _, err := app.Tick(context.Background(), at); err != nil {
 		b.Fatal(err)
 	}
 	var nativeCPU time.Duration
-	for i := range b.N {
-		changeTen(b.N + i)
-		at = at.Add(time.Minute)
+	for range b.N {
+		changeTen()
+		at = at.Add(10 * time.Minute)
 		start := processCPU()
-		if err := app.Tick(context.Background(), at); err != nil {
+		if _, err := app.Tick(context.Background(), at); err != nil {
 			b.Fatal(err)
 		}
 		nativeCPU += processCPU() - start
 	}
-	b.ReportMetric(float64(isolate.Microseconds())/1000/float64(b.N), "isolate-cpu-ms/tick")
-	b.ReportMetric(float64(cpu.Milliseconds())/float64(b.N), "workerd-cpu-ms/tick")
-	b.ReportMetric(float64(coldIsolate.Microseconds())/1000, "cold-isolate-cpu-ms")
-	b.ReportMetric(float64(healthzIsolate.Microseconds())/1000, "healthz-isolate-cpu-ms")
-	b.ReportMetric(float64(nativeCPU.Microseconds())/1000/float64(b.N), "native-cpu-ms/tick")
-	b.ReportMetric(float64(cold.Milliseconds()), "cold-start-cpu-ms")
-	b.ReportMetric(float64(healthz.Microseconds())/1000, "healthz-cpu-ms")
+	for _, name := range []string{"cold-not-due", "cold-unchanged", "not-due", "unchanged", "changed"} {
+		b.ReportMetric(float64(cpu[name].Milliseconds())/float64(b.N), name+"-cpu-ms")
+		b.Logf("%s: %s", name, lines[name])
+	}
+	b.ReportMetric(float64(nativeCPU.Microseconds())/1000/float64(b.N), "native-changed-cpu-ms")
 }
 
 // processCPU is the CPU time this process has used so far.
@@ -145,82 +148,47 @@ func processCPU() time.Duration {
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
-// profiler is a DevTools connection to the Worker's isolate (wrangler dev --inspector-port): its
-// CPU profiles count the samples the isolate's thread spent working, which is what Cloudflare
-// bills as CPU time, without the local runtime's own work (its KV, its proxy).
-type profiler struct {
-	ws *websocket.Conn
-	id int
-}
-
-func newProfiler(b *testing.B, port int) *profiler {
-	ws, err := websocket.Dial(fmt.Sprintf("ws://127.0.0.1:%d/ws", port), "", "http://127.0.0.1/")
-	if err != nil {
-		b.Fatalf("the Worker's inspector: %v", err)
-	}
-	b.Cleanup(func() { ws.Close() })
-	p := &profiler{ws: ws}
-	p.call(b, "Profiler.enable", nil)
-	p.call(b, "Profiler.setSamplingInterval", map[string]any{"interval": 100})
-	return p
-}
-
-// call sends a DevTools command and returns its result, skipping the events between.
-func (p *profiler) call(b *testing.B, method string, params any) json.RawMessage {
-	p.id++
-	if err := websocket.JSON.Send(p.ws, map[string]any{"id": p.id, "method": method, "params": params}); err != nil {
-		b.Fatalf("%s: %v", method, err)
-	}
-	for {
-		var msg struct {
-			ID     int
-			Result json.RawMessage
-			Error  *struct{ Message string }
-		}
-		if err := websocket.JSON.Receive(p.ws, &msg); err != nil {
-			b.Fatalf("%s: %v", method, err)
-		}
-		if msg.ID == p.id {
-			if msg.Error != nil {
-				b.Fatalf("%s: %s", method, msg.Error.Message)
+// BenchmarkWorkerdMemory measures the memory of a 100,000-URL site's runs under workerd: its
+// first run, then a run where 100 pages changed, each in a new isolate; the ticks' log lines say
+// what Go's runtime holds (memory_mb) and the WebAssembly memory (wasm_mb), and -v logs them
+// with the CPU of workerd's process.
+//
+//	go test -run - -bench WorkerdMemory -benchtime 1x -v ./internal/worker
+func BenchmarkWorkerdMemory(b *testing.B) {
+	const size = 100_000
+	lb := newLoopback(b)
+	list := pages(size, "2026-01-01")
+	lb.publish("/sitemap.xml", list...)
+	config := fmt.Sprintf(`{"defaults": {"schedule": "*/10 * * * *"}, "sites": [{"id": "big", "sitemaps": ["%s/sitemap.xml"],
+		"indexnow": {"enabled": true, "key": "%s", "endpoints": ["%s"]}}]}`, lb.site, testKey, lb.indexnow)
+	vars := map[string]string{ConfigVar: config, SubrequestsVar: "1000"}
+	for range b.N {
+		dir := b.TempDir()
+		at := time.Now().UTC().Truncate(10 * time.Minute)
+		sent := len(lb.engine.Accepted())
+		for _, name := range []string{"first", "changed"} {
+			if name == "changed" {
+				for k := range 100 {
+					list[k*997%size] = fmt.Sprintf("/p/%d 2026-02-01", k*997%size)
+				}
+				lb.publish("/sitemap.xml", list...)
+				at = at.Add(10 * time.Minute)
 			}
-			return msg.Result
-		}
-	}
-}
-
-// busy runs f under the profiler and returns the time the isolate's thread was not idle.
-func (p *profiler) busy(b *testing.B, f func()) time.Duration {
-	p.call(b, "Profiler.start", nil)
-	f()
-	var out struct {
-		Profile struct {
-			Nodes []struct {
-				ID        int
-				CallFrame struct{ FunctionName string }
+			w := startWorkerdOn(b, vars, dir)
+			from, cpu := len(w.log.String()), w.cpuOf(b)
+			if code, body := w.tick(at); code != http.StatusOK {
+				b.Fatalf("%s: %d %s", name, code, body)
 			}
-			Samples    []int
-			TimeDeltas []int64
+			line := w.doneLine(from)
+			b.Logf("%s: %s (workerd CPU %s)", name, line, w.cpuOf(b)-cpu)
+			w.stop()
 		}
-	}
-	raw := p.call(b, "Profiler.stop", nil)
-	if err := json.Unmarshal(raw, &out); err != nil {
-		b.Fatal(err)
-	}
-	if dump := os.Getenv("DUMP_PROFILE"); dump != "" {
-		var whole struct{ Profile json.RawMessage }
-		json.Unmarshal(raw, &whole)
-		os.WriteFile(dump, whole.Profile, 0o644)
-	}
-	idle := map[int]bool{}
-	for _, n := range out.Profile.Nodes {
-		idle[n.ID] = n.CallFrame.FunctionName == "(idle)"
-	}
-	var busy time.Duration
-	for i, s := range out.Profile.Samples {
-		if !idle[s] && i+1 < len(out.Profile.TimeDeltas) {
-			busy += time.Duration(out.Profile.TimeDeltas[i+1]) * time.Microsecond
+		if got := len(lb.engine.Accepted()) - sent; got != size+100 {
+			b.Fatalf("IndexNow got %d URLs, want %d", got, size+100)
 		}
+		for k := range 100 {
+			list[k*997%size] = fmt.Sprintf("/p/%d 2026-01-01", k*997%size)
+		}
+		lb.publish("/sitemap.xml", list...)
 	}
-	return busy
 }
