@@ -64,10 +64,9 @@ type State struct {
 
 // The State is the runner's state, keeps the day's statistics of requests, and the URLs that
 // left the sitemaps until a run probes them; it takes a run's lease only once the run has work
-// (LazyLease). It has no fast first run (its catalogue shards are
-// read once a run anyway, so every page is looked up), no floors of resubmissions to settle (a
-// shard's summary is made as it is written), and no log of removal notices (the Worker tells no
-// URL's story).
+// (LazyLease). It has no fast first run (its catalogue shards are read once a run anyway, so
+// every page is looked up), no floors of resubmissions to settle (a shard's summary is made as it
+// is written), and no log of removal notices (the Worker tells no URL's story).
 var (
 	_ runner.State          = (*State)(nil)
 	_ runner.RequestCounter = (*State)(nil)
