@@ -38,18 +38,15 @@ func (c *Checker) pageOf(ctx context.Context, u string) *page {
 // what a verdict needs into p.
 func (c *Checker) fetch(ctx context.Context, u string, p *page) {
 	defer close(p.done)
-	if !c.acquire(ctx) {
+	req, end, ok, err := c.begin(ctx, u)
+	if !ok {
 		return
 	}
-	defer c.release()
-	fctx, cancel := context.WithTimeout(channel.PageFetch(ctx), fetchTimeout)
-	defer cancel()
-	req, err := http.NewRequestWithContext(fctx, http.MethodGet, u, nil)
+	defer end()
 	if err != nil {
 		p.ok, p.noAnswer = true, fmt.Sprintf("not a URL to fetch (%v)", err)
 		return
 	}
-	req.Header.Set("User-Agent", c.userAgent)
 	req.Header.Set("Accept", "text/html,application/xhtml+xml;q=0.9,*/*;q=0.5")
 	resp, err := c.client.Do(req)
 	if err != nil {

@@ -164,6 +164,23 @@ func (c *Checker) acquire(ctx context.Context) bool {
 	}
 }
 
+// begin takes one of the Checker's fetch slots and makes the GET of u, a page fetch
+// (channel.PageFetch) bounded by fetchTimeout, as the Checker's user agent; end gives the slot
+// and the request's context back. ok is false when ctx ended before a slot was free, or the
+// client refused a fetch before: nothing was taken. err is a URL that makes no request.
+func (c *Checker) begin(ctx context.Context, u string) (req *http.Request, end func(), ok bool, err error) {
+	if !c.acquire(ctx) {
+		return nil, nil, false, nil
+	}
+	fctx, cancel := context.WithTimeout(channel.PageFetch(ctx), fetchTimeout)
+	end = func() { cancel(); c.release() }
+	if req, err = http.NewRequestWithContext(fctx, http.MethodGet, u, nil); err != nil {
+		return nil, end, true, err
+	}
+	req.Header.Set("User-Agent", c.userAgent)
+	return req, end, true, nil
+}
+
 // refused reports whether err is the client's refusal of a page fetch, and if so marks the
 // Checker spent.
 func (c *Checker) refused(err error) bool {

@@ -5,11 +5,8 @@ import (
 	"bytes"
 	"context"
 	"io"
-	"net/http"
 	"net/url"
 	"strings"
-
-	"github.com/sitepush/sitepush/internal/channel"
 )
 
 // robotsFile is a site's robots.txt as one fetch found it.
@@ -33,18 +30,15 @@ func (c *Checker) robotsOf(ctx context.Context, u string) *robotsFile {
 // fetchRobots reads a robots.txt (at most maxBody) into rf.
 func (c *Checker) fetchRobots(ctx context.Context, u string, rf *robotsFile) {
 	defer close(rf.done)
-	if !c.acquire(ctx) {
+	req, end, ok, err := c.begin(ctx, u)
+	if !ok {
 		return
 	}
-	defer c.release()
-	fctx, cancel := context.WithTimeout(channel.PageFetch(ctx), fetchTimeout)
-	defer cancel()
-	req, err := http.NewRequestWithContext(fctx, http.MethodGet, u, nil)
+	defer end()
 	if err != nil {
 		rf.ok = true
 		return
 	}
-	req.Header.Set("User-Agent", c.userAgent)
 	resp, err := c.robotsCl.Do(req)
 	if err != nil {
 		rf.ok = ctx.Err() == nil && !c.refused(err)
