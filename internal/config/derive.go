@@ -118,7 +118,7 @@ func (s *Site) derive() {
 	if s.Feed.Description == "" && base != nil {
 		s.Feed.Description = "New pages on " + s.Host()
 	}
-	if s.Feed.URL == "" && base != nil {
+	if s.Feed.URL == "" && base != nil && !s.feedServed {
 		file := "feed.xml"
 		if s.Feed.Out != "" {
 			file = path.Base(filepath.ToSlash(s.Feed.Out))

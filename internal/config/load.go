@@ -78,7 +78,7 @@ func ParseFor(data []byte, dir string, lookupEnv func(string) (string, bool), ne
 	}
 	c.Dir, c.Unread = dir, unread
 	c.resolvePaths()
-	if err := c.validate(root); err != nil {
+	if err := c.validate(root, needs); err != nil {
 		return nil, err
 	}
 	return c, nil

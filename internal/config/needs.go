@@ -13,6 +13,11 @@ type Needs struct {
 	// Channel is the one channel the command runs; "" or "all" is every channel. The settings
 	// of the channels it leaves out are not read.
 	Channel string
+	// FeedsServed is set where feeds are only served, at /feeds/{id}.xml, and never written to a
+	// file (the Worker): a site's feed.url, when not given, is then not the website's
+	// {baseUrl}/feed.xml but publicUrl's /feeds/{id}.xml, or "" without publicUrl, for the server
+	// to fill in with the origin a request for the feed came to (ServedFeedURLFrom).
+	FeedsServed bool
 }
 
 // Everything is what serve and the Worker read: every setting.

@@ -104,6 +104,9 @@ type Site struct {
 	// unread holds the settings whose ${VAR} is not set, which the command does not read
 	// (Config.Unread): a key required when its channel is on is not required of them.
 	unread map[string]bool
+	// feedServed is set when the feed is only served by sitepush (Needs.FeedsServed) and feed.url
+	// was not given: it does not default to the website's.
+	feedServed bool
 }
 
 // PreflightWait is how long a URL a preflight held back on channel waits, unchanged, before it is

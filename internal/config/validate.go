@@ -86,7 +86,7 @@ func labelled(label string, p problems) []error {
 
 // validate checks the whole configuration and prepares every site. The tree tells which keys the
 // defaults and each site wrote themselves, and where each site starts.
-func (c *Config) validate(root *yaml.Node) error {
+func (c *Config) validate(root *yaml.Node, needs Needs) error {
 	var top problems
 	checkState(c.State, &top)
 	checkListen(c.Listen, &top)
@@ -102,6 +102,12 @@ func (c *Config) validate(root *yaml.Node) error {
 		s := &c.Sites[i]
 		own := keysOf(nodes[i])
 		s.unread = c.unreadOf(i, own)
+		if needs.FeedsServed && s.Feed.URL == "" {
+			s.feedServed = true
+			if c.PublicURL != "" {
+				s.Feed.URL = c.ServedFeedURL(s.ID)
+			}
+		}
 		p := s.prepare(own)
 		c.checkTaken(i, nodes, &p)
 		errs = append(errs, labelled(siteLabel(s.ID, i), p)...)

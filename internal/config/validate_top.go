@@ -54,6 +54,15 @@ func (c *Config) ServedFeedURL(id string) string {
 	return base + "/feeds/" + id + ".xml"
 }
 
+// ServedFeedURLFrom is the site's feed.url, or, when it has none (a served feed without
+// publicUrl, Needs.FeedsServed), /feeds/{id}.xml at the origin a request came to: scheme and host.
+func (s *Site) ServedFeedURLFrom(scheme, host string) string {
+	if s.Feed.URL != "" {
+		return s.Feed.URL
+	}
+	return scheme + "://" + host + "/feeds/" + s.ID + ".xml"
+}
+
 // checkListen wants a numeric port: strconv.Atoi would take "+80".
 func checkListen(listen string, p *problems) {
 	_, port, err := net.SplitHostPort(listen)

@@ -15,7 +15,8 @@ import (
 // and the Worker's own: no state (it is the KV namespace), no file to read or write, no listen.
 // ${NAME} is taken from the Worker's vars and secrets. The Worker reads every setting, as serve
 // does: it answers the admin routes with adminToken, and runs every channel; so an unset variable
-// is an error wherever it is, and the Worker runs nothing until it is set.
+// is an error wherever it is, and the Worker runs nothing until it is set. Its feeds are served
+// at its own /feeds/{id}.xml, which their self link names (publicUrl's, or the request's origin).
 func loadConfig(vars func(string) (string, bool)) (*config.Config, int, error) {
 	text, ok := vars(ConfigVar)
 	if !ok || strings.TrimSpace(text) == "" {
@@ -29,7 +30,9 @@ func loadConfig(vars func(string) (string, bool)) (*config.Config, int, error) {
 	if err := workerKeys(text); err != nil {
 		return nil, 0, err
 	}
-	cfg, err := config.ParseFor([]byte(text), "", vars, config.Everything)
+	served := config.Everything
+	served.FeedsServed = true
+	cfg, err := config.ParseFor([]byte(text), "", vars, served)
 	if err != nil {
 		return nil, 0, fmt.Errorf("%s: %w", ConfigVar, err)
 	}

@@ -140,7 +140,9 @@ func (a *App) feed(w http.ResponseWriter, r *http.Request) {
 	}
 	inv := a.newInvocation(r.Context(), a.env.Now())
 	defer a.logged(r.Context(), inv, "request "+r.URL.Path)
-	f, err := answer.RenderFeed(r.Context(), inv.state, site, time.Time{})
+	served := *site
+	served.Feed.URL = site.ServedFeedURLFrom(requestOrigin(r))
+	f, err := answer.RenderFeed(r.Context(), inv.state, &served, time.Time{})
 	switch {
 	case err != nil:
 		answer.WriteError(w, http.StatusServiceUnavailable, "the state could not be read: "+err.Error())
@@ -149,6 +151,19 @@ func (a *App) feed(w http.ResponseWriter, r *http.Request) {
 	default:
 		f.Serve(w, r)
 	}
+}
+
+// requestOrigin is the scheme and host a request came to: the Worker's requests carry an absolute
+// URL; a test's have the host alone.
+func requestOrigin(r *http.Request) (scheme, host string) {
+	scheme = r.URL.Scheme
+	if scheme == "" {
+		scheme = "http"
+		if r.TLS != nil {
+			scheme = "https"
+		}
+	}
+	return scheme, r.Host
 }
 
 // trigger starts a run now, answers 202 once it holds the site's lease, and lets it go on after

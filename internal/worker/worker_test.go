@@ -392,3 +392,31 @@ func TestAlertsWithinTheBudget(t *testing.T) {
 		t.Errorf("the tick made %d requests with %s=10, and sent %d alerts; want at most 10, and the alert\n%s", n, SubrequestsVar, alerts.Load(), w.log.String())
 	}
 }
+
+// TestTheFeedSaysItIsTheWorkers: the feed's atom:link rel="self" is where the Worker serves it —
+// publicUrl's /feeds/{id}.xml, else the origin the request came to — and feed.url when given; never
+// the website's /feed.xml, which nothing writes on Workers.
+func TestTheFeedSaysItIsTheWorkers(t *testing.T) {
+	w := newWorld(t)
+	w.publish(pages(3, "2026-01-01")...)
+	w.tick(t0)
+	original := w.vars[ConfigVar]
+	for _, tc := range []struct {
+		name, from, to, target, want string
+	}{
+		{"no publicUrl", "", "", "https://sitepush.acme.workers.dev/feeds/demo.xml", "https://sitepush.acme.workers.dev/feeds/demo.xml"},
+		{"no publicUrl, a request without a scheme", "", "", "/feeds/demo.xml", "http://example.com/feeds/demo.xml"},
+		{"publicUrl", `{"adminToken"`, `{"publicUrl": "https://push.acme.example/", "adminToken"`,
+			"https://sitepush.acme.workers.dev/feeds/demo.xml", "https://push.acme.example/feeds/demo.xml"},
+		{"feed.url", `"feed": {`, `"feed": {"url": "https://acme.example/news.xml", `,
+			"https://sitepush.acme.workers.dev/feeds/demo.xml", "https://acme.example/news.xml"},
+	} {
+		w.vars[ConfigVar] = strings.Replace(original, tc.from, tc.to, 1)
+		rec := httptest.NewRecorder()
+		w.app().ServeHTTP(rec, httptest.NewRequest("GET", tc.target, nil))
+		want := `<atom:link href="` + tc.want + `" rel="self"`
+		if body := rec.Body.String(); rec.Code != 200 || strings.Count(body, "<item>") != 3 || !strings.Contains(body, want) {
+			t.Errorf("%s: GET %s: %d, want %s in %s", tc.name, tc.target, rec.Code, want, body)
+		}
+	}
+}
