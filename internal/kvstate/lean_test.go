@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -136,4 +137,86 @@ func TestALeaseTakenMeanwhile(t *testing.T) {
 	if err := b.SaveRun(ctx, rb); err != nil || !slices.Contains(kv.puts, "cat:s:0") {
 		t.Errorf("the run that holds the site wrote %v (%v); want its catalogue", kv.puts, err)
 	}
+}
+
+// Two invocations write a site's lease at once, as KV lets them (it has no atomic operation): b,
+// which reads the lease as it was before a wrote it, writes its own between a's write and a's
+// read-back. The read-back catches it: a, whose write b's overwrote, sends nothing and writes
+// nothing; b runs.
+func TestALeaseWrittenBetweenTheWriteAndTheReadBack(t *testing.T) {
+	ctx := context.Background()
+	mem := &kvstate.MemKV{}
+	now := time.Now()
+	bView := &staleLease{MemKV: mem}
+	b := kvstate.New(bView, kvstate.Options{})
+	var bWorking error
+	aView := &writeThen{recording: recording{MemKV: mem}, then: func() { bWorking = b.Working(ctx, "s") }}
+	a := kvstate.New(aView, kvstate.Options{})
+	page := []channel.Page{{Hash: 1, URL: "https://a.example/new"}}
+	records := map[string]*model.Record{}
+	for holder, s := range map[string]*kvstate.State{"a": a, "b": b} {
+		if _, err := s.AcquireLease(ctx, "s", holder, now, time.Minute); err != nil {
+			t.Fatalf("%s: %v", holder, err)
+		}
+		records[holder] = &model.Record{Site: "s", StartedAt: now, Status: model.StatusRunning}
+		if err := s.SaveRun(ctx, records[holder]); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.SyncCatalog(ctx, "s", now, page, []string{"indexnow"}, false); err != nil {
+			t.Fatal(err)
+		}
+	}
+	bView.hide = 1 // b's check before its write does not see a's
+	var held *model.LeaseHeld
+	if err := a.Working(ctx, "s"); !errors.As(err, &held) || held.Holder != "b" {
+		t.Fatalf("the run whose lease was overwritten before its read-back: %v; want the lease held by b", err)
+	}
+	if bWorking != nil {
+		t.Fatalf("the run that wrote the lease last: %v", bWorking)
+	}
+	aView.puts = nil
+	ra := records["a"]
+	ra.FinishedAt, ra.Status, ra.Channels = now, model.StatusOK, map[string]*model.ChannelStats{}
+	if err := a.SaveRun(ctx, ra); !errors.Is(err, model.ErrLeaseLost) {
+		t.Errorf("the end of the run that lost the site: %v; want the lease lost", err)
+	}
+	if err := a.Flush(ctx); err != nil || len(aView.puts) != 0 {
+		t.Errorf("the run that lost the site wrote %v (%v)", aView.puts, err)
+	}
+	rb := records["b"]
+	rb.FinishedAt, rb.Status, rb.Channels = now, model.StatusOK, map[string]*model.ChannelStats{}
+	if err := b.SaveRun(ctx, rb); err != nil {
+		t.Errorf("the end of the run that holds the site: %v", err)
+	}
+}
+
+// writeThen is a KV where, right after this invocation's first write of a lease, another
+// invocation's work happens (then).
+type writeThen struct {
+	recording
+	then func()
+}
+
+func (w *writeThen) Put(ctx context.Context, key string, value []byte, ttl time.Duration, metadata string) error {
+	err := w.recording.Put(ctx, key, value, ttl, metadata)
+	if then := w.then; then != nil && strings.HasPrefix(key, "lease:") {
+		w.then = nil
+		then()
+	}
+	return err
+}
+
+// staleLease is a KV seen from a location where the leases written elsewhere do not show yet for
+// the next hide reads.
+type staleLease struct {
+	*kvstate.MemKV
+	hide int
+}
+
+func (s *staleLease) Get(ctx context.Context, key string) ([]byte, bool, error) {
+	if strings.HasPrefix(key, "lease:") && s.hide > 0 {
+		s.hide--
+		return nil, false, nil
+	}
+	return s.MemKV.Get(ctx, key)
 }
