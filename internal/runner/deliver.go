@@ -52,7 +52,7 @@ func (r *Runner) deliver(ctx context.Context, ch channel.Channel, q *channel.Que
 	switch idle, ok := ch.(channel.Idle); {
 	case q.Len() > 0 && ctx.Err() == nil:
 		// An error that is only the end of the budget is no failure of the channel.
-		if err := ch.Deliver(ctx, q, rep); err != nil && !(ctx.Err() != nil && errors.Is(err, ctx.Err())) {
+		if err := ch.Deliver(ctx, q, rep); err != nil && !budgetEnded(ctx, err) {
 			rep.mu.Lock()
 			rep.rec.AddError(ch.Name() + ": " + err.Error())
 			rep.mu.Unlock()
@@ -65,6 +65,12 @@ func (r *Runner) deliver(ctx context.Context, ch channel.Channel, q *channel.Que
 	defer rep.mu.Unlock()
 	st := rep.rec.Channels[ch.Name()]
 	st.Left = st.Due - st.Submitted - st.Failed - st.Held - st.Ineligible
+}
+
+// budgetEnded reports whether err is only the end of the run's budget (ctx): no failure, the work
+// it stopped is left for the next run.
+func budgetEnded(ctx context.Context, err error) bool {
+	return ctx.Err() != nil && errors.Is(err, ctx.Err())
 }
 
 // previewFirstRuns shows, in a dry run, what a channel's first run will deliver: only its newest

@@ -104,7 +104,9 @@ func (r *Runner) probeLeft(ctx context.Context, col *collector) map[int64]int {
 	}
 	left, err := rm.LeftToProbe(ctx, col.site.ID, probesPerRun)
 	if err != nil {
-		col.rec.AddError("indexnow: " + err.Error())
+		if !budgetEnded(ctx, err) {
+			col.rec.AddError("indexnow: " + err.Error())
+		}
 		return nil
 	}
 	statuses := make([]int, len(left))
@@ -138,8 +140,10 @@ func (r *Runner) probeLeft(ctx context.Context, col *collector) map[int64]int {
 			continue // no answer yet: probed again by the next run
 		}
 		if err := rm.RecordProbe(ctx, col.site.ID, p.Hash, statuses[i], r.now()); err != nil {
-			col.rec.AddError("indexnow: " + err.Error())
-			return nil
+			if !budgetEnded(ctx, err) {
+				col.rec.AddError("indexnow: " + err.Error())
+			}
+			break // those recorded are queued; the rest are probed again by the next run
 		}
 		if statuses[i] == http.StatusNotFound || statuses[i] == http.StatusGone {
 			notices[p.Hash] = statuses[i]

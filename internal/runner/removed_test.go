@@ -2,6 +2,7 @@ package runner_test
 
 import (
 	"context"
+	"errors"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/sitepush/sitepush/internal/channel"
 	"github.com/sitepush/sitepush/internal/runner"
+	"github.com/sitepush/sitepush/internal/store"
 	"github.com/sitepush/sitepush/internal/store/storetest"
 )
 
@@ -123,5 +125,51 @@ func TestARunWithURLsHeldBackSettles(t *testing.T) {
 	if err != nil || rec.Channels["bing"].Ineligible != 2 || len(memos) != 1 || memos[f.url("/s.xml")].Unfinished {
 		t.Errorf("a run whose URLs were all held back: %d ineligible, memos %+v (%v); want the sitemap remembered, settled",
 			rec.Channels["bing"].Ineligible, memos, err)
+	}
+}
+
+// spendOnLeft is the real store, with the invocation's budget spent as a run asks it which URLs
+// left the sitemaps: the query meets a cancelled context, as it does when a Worker's subrequests
+// or a run's budget run out at that moment.
+type spendOnLeft struct {
+	*store.Store
+	spend func()
+}
+
+func (s *spendOnLeft) LeftToProbe(ctx context.Context, site string, limit int) ([]channel.Page, error) {
+	if s.spend != nil {
+		s.spend()
+		s.spend = nil
+	}
+	return s.Store.LeftToProbe(ctx, site, limit)
+}
+
+// TestABudgetSpentWhileAskingWhatLeft: a budget that runs out as the run reads the URLs to probe
+// stops the run as anywhere else — no error, the probes left for the next run — which then
+// announces the page gone.
+func TestABudgetSpentWhileAskingWhatLeft(t *testing.T) {
+	f := newFiles(t)
+	answers := &siteAnswers{status: map[string]int{"/gone": http.StatusNotFound}}
+	st := &spendOnLeft{Store: storetest.Open(t)}
+	r := runner.New(st)
+	r.Client = &http.Client{Transport: answers}
+	s := newSite(t, "")
+	s.site.Sitemaps = []string{f.url("/s.xml")}
+	f.set("/s.xml", false, urls("/a", "/gone")...)
+	in := &fakeChannel{name: "indexnow", batch: 100}
+	opt := runner.Options{Channels: []channel.Channel{in}}
+	run(t, r, s, opt)
+	f.set("/s.xml", false, urls("/a")...)
+	run(t, r, s, opt) // finds /gone gone
+	in.take()
+	budget, spend := context.WithCancelCause(context.Background())
+	st.spend = func() { spend(errors.New("the 45 subrequests of the invocation are spent")) }
+	rec := run(t, r, s, runner.Options{Channels: []channel.Channel{in}, Budget: budget})
+	if len(rec.Errors) != 0 || len(in.take()) != 0 {
+		t.Errorf("a run whose budget ran out as it read the URLs that left: %s, errors %q", rec.Status, rec.Errors)
+	}
+	run(t, r, s, opt)
+	if got := in.take(); !slices.Equal(got, urls("/gone")) {
+		t.Errorf("the run after sent %v; want the removal notice of /gone", got)
 	}
 }
