@@ -2,8 +2,8 @@ package server
 
 import (
 	"encoding/base64"
+	"fmt"
 	"net/http"
-	"strconv"
 	"strings"
 
 	"github.com/sitepush/sitepush/internal/answer"
@@ -37,9 +37,9 @@ func pageOfSites(w http.ResponseWriter, r *http.Request, n int, key func(int) pa
 		return 0, 0, "", false
 	}
 	if c := r.URL.Query().Get("cursor"); c != "" {
-		var err string
-		if from, err = resume(c, n, key); err != "" {
-			answer.WriteError(w, http.StatusBadRequest, err)
+		var err error
+		if from, err = resume(c, n, key); err != nil {
+			answer.WriteError(w, http.StatusBadRequest, err.Error())
 			return 0, 0, "", false
 		}
 	}
@@ -51,28 +51,28 @@ func pageOfSites(w http.ResponseWriter, r *http.Request, n int, key func(int) pa
 }
 
 // resume returns where the page after cursor starts: after its site, or, when that site of the
-// API was deleted since, at the first site of the API whose id comes after its id. It says why
-// a cursor cannot be followed.
-func resume(cursor string, n int, key func(int) pageKey) (int, string) {
+// API was deleted since, at the first site of the API whose id comes after its id; or why the
+// cursor cannot be followed.
+func resume(cursor string, n int, key func(int) pageKey) (int, error) {
 	raw, err := base64.RawURLEncoding.DecodeString(cursor)
 	source, id, found := strings.Cut(string(raw), ":")
 	if err != nil || !found || source != sites.FromFile && source != sites.FromAPI {
-		return 0, "cursor " + strconv.Quote(cursor) + " is not one this server gave: pass the nextCursor of the last page as it is, or leave cursor out to start from the first page"
+		return 0, fmt.Errorf("cursor %q is not one this server gave: pass the nextCursor of the last page as it is, or leave cursor out to start from the first page", cursor)
 	}
 	for i := range n {
 		if k := key(i); k.source == source && k.id == id {
-			return i + 1, ""
+			return i + 1, nil
 		}
 	}
 	if source == sites.FromFile {
-		return 0, "the cursor follows site " + strconv.Quote(id) + ", which the configuration file no longer declares: leave cursor out to start from the first page"
+		return 0, fmt.Errorf("the cursor follows site %q, which the configuration file no longer declares: leave cursor out to start from the first page", id)
 	}
 	for i := range n {
 		if k := key(i); k.source == sites.FromAPI && k.id > id {
-			return i, ""
+			return i, nil
 		}
 	}
-	return n, ""
+	return n, nil
 }
 
 // linkNext says where the next page is in a Link header too, for clients that follow it.
