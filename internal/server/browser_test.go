@@ -22,8 +22,9 @@ import (
 )
 
 // TestBrowser drives the dashboard in Debian's headless Chromium over the DevTools protocol, as a
-// person would: sign in, the overview with real runs behind it, a site, a run, a URL's story,
-// "Run now" and the run's page, and a form without its csrf token refused. It saves screenshots
+// person would: sign in, the overview with real runs behind it and 120 more sites in pages, its
+// search, a site, a run, a URL's story, "Run now" and the run's page, and a form without its csrf
+// token refused. It saves screenshots
 // of each page at 1400 and 420 px wide in the test's temporary folder, or in
 // SITEPUSH_SCREENSHOTS when set. Without chromium it is skipped, unless SITEPUSH_TEST_BROWSER=1.
 func TestBrowser(t *testing.T) {
@@ -46,6 +47,8 @@ func TestBrowser(t *testing.T) {
 	w.engine.Fail(enginetest.Fault{Status: 503}, enginetest.Fault{Status: 503}, enginetest.Fault{Status: 503}, enginetest.Fault{Status: 503})
 	w.run("indexnow")
 
+	w.addSites(120)
+
 	b := startChromium(t, bin)
 	shoot := func(name string) {
 		for _, width := range []int{1400, 420} {
@@ -62,6 +65,25 @@ func TestBrowser(t *testing.T) {
 	// An error naming a long URL wraps inside its card (the layout check of each screenshot).
 	b.act(`document.querySelector(".error").append(" https://example.com/" + "x".repeat(400))`)
 	shoot("overview")
+
+	// 121 sites: 50 a page, the count of each health across all sites, a search by id or host.
+	b.expectText("121 sites", "Showing 1–50 of 121 sites.", "page 1 of 3")
+	if n := b.eval(`document.querySelectorAll("article.card").length`); n != "50" {
+		t.Errorf("the overview shows %s sites, want 50", n)
+	}
+	b.act(`document.querySelector('a[rel=next]').click()`)
+	b.waitFor(`location.search === "?page=2"`)
+	b.expectText("Showing 51–100 of 121 sites.", "page 2 of 3", "fleet-0050")
+	shoot("overview-page-2")
+	b.act(`document.querySelector('#q').value = "FLEET-0077"; document.querySelector('form[role=search]').submit()`)
+	b.waitFor(`location.search === "?q=FLEET-0077"`)
+	if n := b.eval(`[...document.querySelectorAll("article.card h2 a")].map(a => a.textContent).join()`); n != "fleet-0077" {
+		t.Errorf("the search for FLEET-0077 shows %q, want fleet-0077 alone", n)
+	}
+	shoot("overview-search")
+	b.act(`document.querySelector('nav.counts a[href="/?health=failing"]').click()`)
+	b.waitFor(`location.search === "?health=failing"`)
+	b.expectText("Showing 1–1 of 1 site (health: failing).")
 
 	b.act(`document.querySelector('a[href="/sites/filesite"]').click()`)
 	b.waitFor(`location.pathname === "/sites/filesite"`)

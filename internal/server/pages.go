@@ -1,7 +1,6 @@
 package server
 
 import (
-	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -43,9 +42,8 @@ const (
 // overviewRow is a site on the overview, and the head of its own page.
 type overviewRow struct {
 	*answer.SiteStatus
-	// Health is what needs attention: failing, warning, running, never or ok; Rank sorts by it.
+	// Health is how much the site needs attention, one of healths.
 	Health string
-	rank   int
 	// Streak counts the site's last runs in a row that failed or failed in part.
 	Streak int
 	// Known is how many URLs the last run read from the sitemaps.
@@ -68,82 +66,6 @@ type channelRow struct {
 	// latest (which ran other channels only); Failed counts URLs failed now (due again).
 	Due, Sent, Held, Failed int
 	Run                     int64
-}
-
-// overview shows every site, what needs attention first.
-func (s *Server) overview(w http.ResponseWriter, r *http.Request) {
-	v, err := s.cache.getUntil("overview:"+s.today(), func() (any, time.Time, error) {
-		ctx, cancel := answer.Detached(r)
-		defer cancel()
-		return s.overviewRows(ctx)
-	})
-	if err != nil {
-		s.failedPage(w, r, err)
-		return
-	}
-	s.render(w, r, http.StatusOK, "overview.html", page{Title: "sitepush — overview", Refresh: 30, Data: v})
-}
-
-// overviewRows builds the overview's rows, sorted so that what needs attention comes first, and
-// says when they change by themselves.
-func (s *Server) overviewRows(ctx context.Context) ([]*overviewRow, time.Time, error) {
-	all, err := s.readStatuses(ctx)
-	if err != nil {
-		return nil, time.Time{}, err
-	}
-	now := s.now().UTC()
-	since := now.AddDate(0, 0, -(sparkDays - 1))
-	days, err := s.state.SiteDays(ctx, since)
-	if err != nil {
-		return nil, time.Time{}, err
-	}
-	failed, err := s.state.FailedCountsAll(ctx)
-	if err != nil {
-		return nil, time.Time{}, err
-	}
-	spark := map[string][2][]int{}
-	for _, d := range days {
-		sf, ok := spark[d.Site]
-		if !ok {
-			sf = [2][]int{make([]int, sparkDays), make([]int, sparkDays)}
-			spark[d.Site] = sf
-		}
-		if i := dayIndex(since, d.Day); i >= 0 && i < sparkDays {
-			sf[0][i] += d.Successful
-			sf[1][i] += d.Failed
-		}
-	}
-	rows := make([]*overviewRow, 0, len(all))
-	for _, st := range all {
-		e, ok := s.sites.Get(st.SiteID)
-		if !ok {
-			continue
-		}
-		statuses, err := s.recentFailures(ctx, st)
-		if err != nil {
-			return nil, time.Time{}, err
-		}
-		lasts, err := s.channelsLastRuns(ctx, e, st)
-		if err != nil {
-			return nil, time.Time{}, err
-		}
-		row := s.overviewRow(e, st, statuses, failed[st.SiteID], lasts)
-		sf, ok := spark[st.SiteID]
-		if !ok {
-			sf = [2][]int{make([]int, sparkDays), make([]int, sparkDays)}
-		}
-		for i := range sf[0] {
-			row.Sent30 += sf[0][i]
-			row.Failed30 += sf[1][i]
-		}
-		row.Spark = sparkline(st.SiteID+": URLs accepted (up) and failed (down) per day over 30 days: "+human.Int(row.Sent30)+" accepted, "+
-			human.Int(row.Failed30)+" failed", sf[0], sf[1])
-		rows = append(rows, row)
-	}
-	slices.SortStableFunc(rows, func(a, b *overviewRow) int {
-		return cmp.Or(cmp.Compare(a.rank, b.rank), cmp.Compare(a.SiteID, b.SiteID))
-	})
-	return rows, nextRun(all), nil
 }
 
 // recentFailures returns the statuses of a site's last runs, newest first, when its last run
@@ -247,27 +169,30 @@ func (s *Server) overviewRow(e sites.Entry, st *answer.SiteStatus, statuses []st
 			row.QuotaPct = percent(row.QuotaUsed, row.QuotaUsed+row.QuotaLeft)
 		}
 	}
-	row.Health, row.rank = health(st, row)
+	row.Health = healths[health(st, failed)]
 	return row
 }
 
-// health says how much a site needs attention, and its rank: lower comes first.
-func health(st *answer.SiteStatus, row *overviewRow) (string, int) {
-	failed := 0
-	for _, c := range row.Channels {
-		failed += c.Failed
+// health says how much a site needs attention, as an index in healths. It is read from the
+// site's status and its URLs failed now, without a query of its own, so that it is known for
+// every site at once: failures in a row start with the last run, which tells whether there are.
+func health(st *answer.SiteStatus, failed map[string]int) int {
+	last := st.LastExecution
+	failedNow := 0
+	for _, name := range config.Channels {
+		failedNow += failed[name]
 	}
 	switch {
-	case st.LastExecution == nil:
-		return "never run", 3
-	case row.Streak > 0 && st.LastExecution.Status == model.StatusFailed:
-		return "failing", 0
-	case row.Streak > 0 || failed > 0:
-		return "needs attention", 1
+	case last == nil:
+		return healthNever
+	case last.Status == model.StatusFailed:
+		return healthFailing
+	case last.Status == model.StatusPartial || failedNow > 0:
+		return healthNeeds
 	case st.Status == model.StatusRunning:
-		return "running", 2
+		return healthRunning
 	}
-	return "ok", 4
+	return healthOK
 }
 
 // sitePage is what a site's page shows.

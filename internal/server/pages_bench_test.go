@@ -18,6 +18,7 @@ import (
 	"github.com/sitepush/sitepush/internal/channel"
 	"github.com/sitepush/sitepush/internal/config"
 	"github.com/sitepush/sitepush/internal/metrics"
+	"github.com/sitepush/sitepush/internal/model"
 	"github.com/sitepush/sitepush/internal/runner"
 	"github.com/sitepush/sitepush/internal/scheduler"
 	"github.com/sitepush/sitepush/internal/sites"
@@ -82,4 +83,58 @@ func BenchmarkPages(b *testing.B) {
 			}
 		})
 	}
+}
+
+// BenchmarkOverviewFleet measures GET / uncached with SITEPUSH_BENCH_SITES sites (2,000 unless
+// set), each with one run, a quarter of them failed, and reports the page's size.
+func BenchmarkOverviewFleet(b *testing.B) {
+	nSites := 2_000
+	if v, err := strconv.Atoi(os.Getenv("SITEPUSH_BENCH_SITES")); err == nil {
+		nSites = v
+	}
+	st := storetest.Open(b)
+	ctx := context.Background()
+	var doc strings.Builder
+	doc.WriteString("sites:\n")
+	start := time.Now().UTC().Add(-time.Hour)
+	for s := range nSites {
+		id := fmt.Sprintf("site-%05d", s)
+		fmt.Fprintf(&doc, "  - {id: %s, sitemaps: [https://s%d.example/sitemap.xml], bing: {enabled: true, apiKey: k%d}, feed: {enabled: true}}\n", id, s, s)
+		rec := &model.Record{Site: id, Trigger: "schedule", StartedAt: start, Status: model.StatusRunning}
+		if err := st.SaveRun(ctx, rec); err != nil {
+			b.Fatal(err)
+		}
+		rec.FinishedAt, rec.Status = start.Add(time.Minute), model.StatusOK
+		rec.Channels, rec.Errors = map[string]*model.ChannelStats{"indexnow": {Due: 20, Submitted: 20}}, []string{}
+		if s%4 == 0 {
+			rec.Status, rec.Errors = model.StatusFailed, []string{"indexnow: HTTP 503 from https://e/indexnow"}
+		}
+		if err := st.SaveRun(ctx, rec); err != nil {
+			b.Fatal(err)
+		}
+	}
+	cfg, err := config.Parse([]byte(doc.String()), b.TempDir(), nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
+	registry := sites.New(cfg, st, logger)
+	registry.Load(ctx)
+	runs := scheduler.NewRuns(runner.New(st), func(*config.Site, string) []channel.Channel { return nil }, nil, logger, 1)
+	m := metrics.New(prometheus.NewRegistry(), registry.Sites, st, logger)
+	api := New(Options{Sites: registry, Runs: runs, State: st, Metrics: m.Handler(), AdminToken: token, Logger: logger})
+	handler := api.Handler()
+	size := 0
+	for b.Loop() {
+		api.Invalidate()
+		req := httptest.NewRequest("GET", "/", nil)
+		req.Header.Set("Authorization", "Bearer "+token)
+		rec := httptest.NewRecorder()
+		handler.ServeHTTP(rec, req)
+		if rec.Code != http.StatusOK {
+			b.Fatalf("GET /: %d", rec.Code)
+		}
+		size = rec.Body.Len()
+	}
+	b.ReportMetric(float64(size), "bytes/page")
 }

@@ -29,14 +29,22 @@ func view(e sites.Entry) siteView {
 	return v
 }
 
+// listSites answers a page of the sites (paging.go): every site while there are at most
+// maxPage.
 func (s *Server) listSites(w http.ResponseWriter, r *http.Request) {
 	all := s.sites.All()
-	out := struct {
-		Sites []siteView `json:"sites"`
-	}{Sites: make([]siteView, len(all))}
-	for i, e := range all {
-		out.Sites[i] = view(e)
+	from, to, next, ok := pageOfSites(w, r, len(all), func(i int) pageKey { return pageKey{all[i].Source, all[i].Site.ID} })
+	if !ok {
+		return
 	}
+	out := struct {
+		Sites      []siteView `json:"sites"`
+		NextCursor string     `json:"nextCursor,omitempty"`
+	}{Sites: make([]siteView, 0, to-from), NextCursor: next}
+	for _, e := range all[from:to] {
+		out.Sites = append(out.Sites, view(e))
+	}
+	linkNext(w, r, next)
 	answer.WriteJSON(w, http.StatusOK, out)
 }
 

@@ -21,7 +21,7 @@ func (s *Server) status(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if id == "" {
-		answer.WriteJSON(w, http.StatusOK, map[string][]*answer.SiteStatus{"sites": set.all})
+		s.statusPage(w, r, set.all)
 		return
 	}
 	e, ok := s.sites.Get(id)
@@ -43,6 +43,20 @@ func (s *Server) status(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	s.answer(w, b, nil)
+}
+
+// statusPage answers a page of every site's status (paging.go): all of them while there are at
+// most maxPage sites.
+func (s *Server) statusPage(w http.ResponseWriter, r *http.Request, all []*answer.SiteStatus) {
+	from, to, next, ok := pageOfSites(w, r, len(all), func(i int) pageKey { return pageKey{all[i].Source, all[i].SiteID} })
+	if !ok {
+		return
+	}
+	linkNext(w, r, next)
+	answer.WriteJSON(w, http.StatusOK, struct {
+		Sites      []*answer.SiteStatus `json:"sites"`
+		NextCursor string               `json:"nextCursor,omitempty"`
+	}{all[from:to], next})
 }
 
 // statusSet is every site's status, read at once — a few queries for all sites, so that a
