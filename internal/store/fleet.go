@@ -16,11 +16,18 @@ import (
 
 // Activity returns the URLs each site's channels attempted (sent, or tried and failed) on the days
 // from since (inclusive), UTC, for the sites that attempted any. It reads those days' statistics
-// once, in the order of the table's key, which leads with the day.
+// once, in the table's key, which leads with the day.
 func (s *Store) Activity(ctx context.Context, since time.Time) (_ map[string]int64, err error) {
 	defer s.failed(&err, "reading the sites' activity", "")
+	group := "site_id"
+	if s.dialect == sqlite {
+		// "+site_id" keeps SQLite off the indexes ordered by site, which it would read whole,
+		// every day of every site, to group without sorting: 1.4 s at 10,000 sites and 30 days,
+		// against 70 ms reading the days asked in the key and sorting them.
+		group = "+site_id"
+	}
 	rows, err := s.rdb.QueryContext(ctx, `SELECT site_id, CAST(sum(total) AS BIGINT) FROM daily_stats
-		WHERE day >= $1 AND endpoint = '' GROUP BY site_id`, day(since))
+		WHERE day >= $1 AND endpoint = '' GROUP BY `+group, day(since))
 	if err != nil {
 		return nil, err
 	}
