@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math"
 	"net/http/httptest"
 	"testing"
 	"time"
@@ -22,7 +23,8 @@ import (
 // BenchmarkColdScrape measures a scrape of /metrics with the state read again (a cold cache, as
 // at the first scrape after a start and after every run that ended), with 10,000 sites that all
 // ran in this process and 30 days of history in the state: SQLite in a temporary directory, or
-// PostgreSQL when SITEPUSH_TEST_POSTGRES is set. It reports the size of the answer.
+// PostgreSQL when SITEPUSH_TEST_POSTGRES is set; with the default metrics.perSite, every site
+// shown, and none. It reports the size of the answer.
 func BenchmarkColdScrape(b *testing.B) {
 	const nSites, days = 10_000, 30
 	ctx := context.Background()
@@ -41,22 +43,29 @@ func BenchmarkColdScrape(b *testing.B) {
 		s.Bing.Enabled = i%3 == 0
 		sites[i] = s
 	}
-	m := New(prometheus.NewRegistry(), func() []*config.Site { return sites }, st, slog.New(slog.NewTextHandler(io.Discard, nil)))
-	for _, s := range sites {
-		m.Request(s.ID, channel.Request{Channel: "indexnow", Endpoint: "https://api.indexnow.org/indexnow", URLs: 20, Status: 200, Accepted: true})
-		m.RunFinished(&model.Record{Site: s.ID, Trigger: "schedule", Status: model.StatusOK, StartedAt: now.Add(-time.Minute), FinishedAt: now})
+	for _, perSite := range []struct {
+		name  string
+		sites int
+	}{{"perSite=500", config.DefaultPerSite}, {"perSite=all", math.MaxInt}, {"perSite=none", 0}} {
+		b.Run(perSite.name, func(b *testing.B) {
+			m := New(prometheus.NewRegistry(), perSite.sites, func() []*config.Site { return sites }, st, slog.New(slog.NewTextHandler(io.Discard, nil)))
+			for _, s := range sites {
+				m.Request(s.ID, channel.Request{Channel: "indexnow", Endpoint: "https://api.indexnow.org/indexnow", URLs: 20, Status: 200, Accepted: true})
+				m.RunFinished(&model.Record{Site: s.ID, Trigger: "schedule", Status: model.StatusOK, StartedAt: now.Add(-time.Minute), FinishedAt: now})
+			}
+			size := 0
+			for b.Loop() {
+				m.state.invalidate()
+				rec := httptest.NewRecorder()
+				m.Handler().ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))
+				if rec.Code != 200 {
+					b.Fatalf("GET /metrics: %d %s", rec.Code, rec.Body)
+				}
+				size = rec.Body.Len()
+			}
+			b.ReportMetric(float64(size), "bytes/scrape")
+		})
 	}
-	size := 0
-	for b.Loop() {
-		m.state.invalidate()
-		rec := httptest.NewRecorder()
-		m.Handler().ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))
-		if rec.Code != 200 {
-			b.Fatalf("GET /metrics: %d %s", rec.Code, rec.Body)
-		}
-		size = rec.Body.Len()
-	}
-	b.ReportMetric(float64(size), "bytes/scrape")
 }
 
 // seedFleet writes, in a few statements that read the same on both engines, days of history of
