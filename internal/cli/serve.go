@@ -82,7 +82,7 @@ func serve(ctx context.Context, cfg *config.Config, st *store.Store, ln net.List
 	r := runner.New(st)
 	r.Client, r.UserAgent, r.Followers = client, cfg.UserAgent, followers(client, st)
 	r.Warn = func(site, msg string) { logger.Warn(msg, "site", site) }
-	m := metrics.New(prometheus.NewRegistry(), registry.Sites, st, logger)
+	m := metrics.New(prometheus.NewRegistry(), cfg.Metrics.Sites(), registry.Sites, st, logger)
 	r.OnRequest = m.Request
 	live := server.NewLive()
 	r.Progress, r.OnWait = live.Progress, live.Wait

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"strconv"
 	"time"
 
 	"github.com/sitepush/sitepush/internal/version"
@@ -67,6 +68,7 @@ func builtinConfig() Config {
 		State:     "sqlite:sitepush.db",
 		Listen:    "127.0.0.1:8080",
 		UserAgent: version.UserAgent(),
+		Metrics:   Metrics{PerSite: PerSite(strconv.Itoa(DefaultPerSite))},
 		Defaults:  Builtin(),
 	}
 }

@@ -13,7 +13,7 @@ func TestStrictKeys(t *testing.T) {
 		notWant string
 	}{
 		{name: "top-level typo", doc: "listen: :80\nstat: sqlite:x.db\n",
-			want: `line 2: unknown key "stat" (known: state, listen, adminToken, metricsToken, publicUrl, userAgent, webhook, defaults, sites); did you mean "state"?`},
+			want: `line 2: unknown key "stat" (known: state, listen, adminToken, metricsToken, metrics, publicUrl, userAgent, webhook, defaults, sites); did you mean "state"?`},
 		{name: "nested typo with line", doc: siteDoc("indexnow:\n  enabled: false\n  endpoint: [https://x.example/]"),
 			want: `line 6: site "example.com": unknown key "endpoint" in indexnow (known: enabled, key, keyLocation, ` +
 				`endpoints, method, batchSize, maxConcurrent, interval, maxRetries, backoff, throttleWait, preflight, backlog, removed); did you mean "endpoints"?`},

@@ -19,6 +19,8 @@ type Config struct {
 	// MetricsToken, when set, is the bearer token `sitepush serve` asks of GET /metrics, which
 	// is open without it.
 	MetricsToken string `yaml:"metricsToken"`
+	// Metrics bounds what GET /metrics of `sitepush serve` shows.
+	Metrics Metrics `yaml:"metrics"`
 	// PublicURL is where readers reach `sitepush serve` (https://push.example.com): the feeds of
 	// the sites created through the API link to themselves there, at /feeds/{id}.xml.
 	PublicURL string `yaml:"publicUrl"`

@@ -43,7 +43,7 @@ func newWorld(t *testing.T) *world {
 	}
 	sites := []*config.Site{&cfg.Sites[0], &cfg.Sites[1]}
 	w := &world{t: t, st: storetest.Open(t), clock: t0}
-	w.m = New(prometheus.NewRegistry(), func() []*config.Site { return sites }, w.st, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	w.m = New(prometheus.NewRegistry(), config.DefaultPerSite, func() []*config.Site { return sites }, w.st, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	w.m.state.now = w.now
 	return w
 }

@@ -79,7 +79,7 @@ func BenchmarkAPIUnderLoad(b *testing.B) {
 	registry := sites.New(cfg, st, logger)
 	registry.Load(context.Background())
 	runs := scheduler.NewRuns(runner.New(st), func(*config.Site, string) []channel.Channel { return nil }, nil, logger, 1)
-	m := metrics.New(prometheus.NewRegistry(), registry.Sites, st, logger)
+	m := metrics.New(prometheus.NewRegistry(), config.DefaultPerSite, registry.Sites, st, logger)
 	api := New(Options{Sites: registry, Runs: runs, State: st, Metrics: m.Handler(), AdminToken: token, Logger: logger})
 	var served timings
 	handler := api.Handler()

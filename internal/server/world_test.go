@@ -95,7 +95,7 @@ sites:
 		t.Fatal(err)
 	}
 	r := runner.New(w.store)
-	m := metrics.New(prometheus.NewRegistry(), registry.Sites, w.store, logger)
+	m := metrics.New(prometheus.NewRegistry(), config.DefaultPerSite, registry.Sites, w.store, logger)
 	r.OnRequest = m.Request
 	live := NewLive()
 	r.Progress, r.OnWait = live.Progress, live.Wait
