@@ -121,7 +121,7 @@ func BenchmarkOverviewFleet(b *testing.B) {
 	registry := sites.New(cfg, st, logger)
 	registry.Load(ctx)
 	runs := scheduler.NewRuns(runner.New(st), func(*config.Site, string) []channel.Channel { return nil }, nil, logger, 1)
-	m := metrics.New(prometheus.NewRegistry(), registry.Sites, st, logger)
+	m := metrics.New(prometheus.NewRegistry(), config.DefaultPerSite, registry.Sites, st, logger)
 	api := New(Options{Sites: registry, Runs: runs, State: st, Metrics: m.Handler(), AdminToken: token, Logger: logger})
 	handler := api.Handler()
 	size := 0
