@@ -251,7 +251,7 @@ func (r *Registry) Replace(ctx context.Context, id string, body []byte, now time
 	if err := r.keepSecretsHome(sent, site, current.Site); err != nil {
 		return Entry{}, err
 	}
-	switch err := r.store.ReplaceSite(ctx, id, body, now, stored.UpdatedAt); {
+	switch _, err := r.store.ReplaceSite(ctx, id, body, now, stored.UpdatedAt); {
 	case errors.Is(err, store.ErrNoSite):
 		return Entry{}, errorOf(ErrNotFound, "no site %q; it was deleted meanwhile", id)
 	case errors.Is(err, store.ErrSiteChanged):
