@@ -49,7 +49,7 @@ func TestTakenInABigFile(t *testing.T) {
 // BenchmarkParseFleet measures reading a file of 500 and of 5,000 sites: its validation is
 // linear, so the second costs about ten times the first.
 func BenchmarkParseFleet(b *testing.B) {
-	for _, n := range []int{500, 5000} {
+	for _, n := range []int{500, 5000, 10_000} {
 		b.Run(fmt.Sprint(n), func(b *testing.B) {
 			doc := []byte(fleetDoc(n, map[int]string{0: "{id: fleet-0000, sitemaps: [https://s.example/s.xml], feed: {out: feed.xml}}"}))
 			for b.Loop() {

@@ -35,3 +35,20 @@ func BenchmarkCreate(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkLoadUnchanged measures what serve does every 30 s with 10,000 stored sites none of
+// which changed: it reads their versions, and no site.
+func BenchmarkLoadUnchanged(b *testing.B) {
+	st := storetest.Open(b)
+	for i := range 10_000 {
+		if err := st.CreateSite(ctx, fmt.Sprintf("fleet-%06d", i), benchSite(i), t0); err != nil {
+			b.Fatal(err)
+		}
+	}
+	r, _ := newRegistry(b, st, "defaults:\n  indexnow: {enabled: true, key: 0123456789abcdef}\n")
+	for b.Loop() {
+		if err := r.Load(ctx); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
