@@ -98,9 +98,10 @@ func serve(ctx context.Context, cfg *config.Config, st *store.Store, ln net.List
 	}, logger, maxScheduledRuns)
 	runs.OnStart = func() { api.Invalidate() }
 	sched := scheduler.New(registry.Sites, st.LastStarted, runs.Scheduled, logger)
-	registry.OnChange = func([]string) { sched.Wake() }
+	wake := atMostEvery(wakeEvery, sched.Wake)
+	registry.OnChange = func([]string) { wake() }
 	api = server.New(server.Options{Sites: registry, Runs: runs, State: st, Metrics: m.Handler(),
-		AdminToken: cfg.AdminToken, MetricsToken: cfg.MetricsToken, Changed: sched.Wake, Logger: logger, Live: live,
+		AdminToken: cfg.AdminToken, MetricsToken: cfg.MetricsToken, Logger: logger, Live: live,
 		BingQuota: func(ctx context.Context, site *config.Site) (int, error) {
 			left, _, err := bing.New(site, client, cfg.UserAgent, st, time.Now()).Quota(ctx)
 			return left, err
