@@ -98,8 +98,10 @@ func serve(ctx context.Context, cfg *config.Config, st *store.Store, ln net.List
 	}, logger, maxScheduledRuns)
 	runs.OnStart = func() { api.Invalidate() }
 	sched := scheduler.New(registry.Sites, st.LastStarted, runs.Scheduled, logger)
+	wake := atMostEvery(wakeEvery, sched.Wake)
+	registry.OnChange = func([]string) { wake() }
 	api = server.New(server.Options{Sites: registry, Runs: runs, State: st, Metrics: m.Handler(),
-		AdminToken: cfg.AdminToken, MetricsToken: cfg.MetricsToken, Changed: sched.Wake, Logger: logger, Live: live,
+		AdminToken: cfg.AdminToken, MetricsToken: cfg.MetricsToken, Logger: logger, Live: live,
 		BingQuota: func(ctx context.Context, site *config.Site) (int, error) {
 			left, _, err := bing.New(site, client, cfg.UserAgent, st, time.Now()).Quota(ctx)
 			return left, err
@@ -112,7 +114,7 @@ func serve(ctx context.Context, cfg *config.Config, st *store.Store, ln net.List
 	background, stop := context.WithCancel(context.Background())
 	defer stop()
 	go sched.Run(background)
-	go reload(background, registry, sched, logger)
+	go reload(background, registry, logger)
 	logger.Info("sitepush serve started", "listen", ln.Addr().String(), "sites", len(registry.All()), "state", st.Name())
 
 	var err error
@@ -141,8 +143,9 @@ func serve(ctx context.Context, cfg *config.Config, st *store.Store, ln net.List
 	return err
 }
 
-// reload reads the API sites again from time to time: other instances may have changed them.
-func reload(ctx context.Context, registry *sites.Registry, sched *scheduler.Scheduler, logger *slog.Logger) {
+// reload reads the API sites that other instances changed, from time to time; the registry tells
+// the scheduler what it found (OnChange).
+func reload(ctx context.Context, registry *sites.Registry, logger *slog.Logger) {
 	t := time.NewTicker(reloadSites)
 	defer t.Stop()
 	for {
@@ -152,9 +155,7 @@ func reload(ctx context.Context, registry *sites.Registry, sched *scheduler.Sche
 		case <-t.C:
 			if err := registry.Load(ctx); err != nil && ctx.Err() == nil {
 				logger.Error("reading the sites created through the API", "err", err)
-				continue
 			}
-			sched.Wake()
 		}
 	}
 }

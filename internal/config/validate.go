@@ -99,6 +99,7 @@ func (c *Config) validate(root *yaml.Node, needs Needs) error {
 	checkSettings(&c.Defaults, &defaults)
 	errs = append(errs, labelled("defaults", defaults)...)
 	nodes := siteNodes(root)
+	seen := taken{ids: map[string]int{}, outs: map[string]int{}}
 	for i := range c.Sites {
 		s := &c.Sites[i]
 		own := keysOf(nodes[i])
@@ -110,41 +111,57 @@ func (c *Config) validate(root *yaml.Node, needs Needs) error {
 			}
 		}
 		p := s.prepare(own)
-		c.checkTaken(i, nodes, &p)
+		c.checkTaken(i, nodes, seen, &p)
 		errs = append(errs, labelled(siteLabel(s.ID, i), p)...)
 	}
 	return errors.Join(errs...)
 }
 
-// checkTaken reports an id or a feed file of site i that an earlier site already has.
-func (c *Config) checkTaken(i int, nodes []*yaml.Node, p *problems) {
+// taken holds the first site of the file with each id, in lower case, and with each enabled
+// feed's file (fileKey): each site is checked against those before it in one look-up.
+type taken struct {
+	ids, outs map[string]int
+}
+
+// checkTaken reports an id or a feed file of site i that an earlier site already has, naming the
+// first site that has it.
+func (c *Config) checkTaken(i int, nodes []*yaml.Node, seen taken, p *problems) {
 	s := &c.Sites[i]
-	for j := range i {
-		idTaken(s, &c.Sites[j], nodes[j].Line, p)
-		outTaken(s, &c.Sites[j], siteLabel(c.Sites[j].ID, j), nodes[j].Line, p)
+	if s.ID != "" {
+		// Lower case, as EqualFold compares ids: they end up in URL paths and in file names, and
+		// some file systems ignore case.
+		key := strings.ToLower(s.ID)
+		if j, ok := seen.ids[key]; ok {
+			idTaken(s, &c.Sites[j], nodes[j].Line, p)
+		} else {
+			seen.ids[key] = i
+		}
+	}
+	// A disabled feed writes nothing.
+	if s.Feed.Enabled && s.Feed.Out != "" {
+		key := fileKey(s.Feed.Out)
+		if j, ok := seen.outs[key]; ok {
+			outTaken(s, siteLabel(c.Sites[j].ID, j), nodes[j].Line, p)
+		} else {
+			seen.outs[key] = i
+		}
 	}
 }
 
-// idTaken compares ids regardless of case: they end up in URL paths and in file names, and some
-// file systems ignore case.
+// idTaken reports that site s has the id of an earlier site, whatever its case.
 func idTaken(s, earlier *Site, line int, p *problems) {
-	switch {
-	case s.ID == "" || !strings.EqualFold(s.ID, earlier.ID):
-	case s.ID == earlier.ID:
+	if s.ID == earlier.ID {
 		p.addf("id %q is already used by the site at line %d; give each site its own id", s.ID, line)
-	default:
-		p.addf("id %q is already used, as %q, by the site at line %d: ids that differ only by case are the same "+
-			"(they appear in URLs and file names); give each site its own id", s.ID, earlier.ID, line)
-	}
-}
-
-// outTaken compares the resolved feed files of two sites whose feeds are enabled (a disabled feed
-// writes nothing): two sites writing one file would overwrite each other's feed after every run.
-func outTaken(s, earlier *Site, label string, line int, p *problems) {
-	if !s.Feed.Enabled || !earlier.Feed.Enabled || s.Feed.Out == "" || earlier.Feed.Out == "" ||
-		fileKey(s.Feed.Out) != fileKey(earlier.Feed.Out) {
 		return
 	}
+	p.addf("id %q is already used, as %q, by the site at line %d: ids that differ only by case are the same "+
+		"(they appear in URLs and file names); give each site its own id", s.ID, earlier.ID, line)
+}
+
+// outTaken reports that site s writes its feed to the file of an earlier site's enabled feed,
+// the site labelled label: two sites writing one file would overwrite each other's feed after
+// every run.
+func outTaken(s *Site, label string, line int, p *problems) {
 	inherited := ""
 	if !p.own.has("feed.out") {
 		inherited = " (inherited)"

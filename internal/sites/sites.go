@@ -4,11 +4,11 @@
 package sites
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"log/slog"
-	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -64,98 +64,50 @@ type Registry struct {
 	cfg    *config.Config
 	store  *store.Store
 	logger *slog.Logger
+	files  map[string]int // the index in cfg.Sites of each site of the file, by its id in lower case
 
-	loading sync.Mutex // one Load at a time: an older read never replaces a newer one
-	// changing makes the changes of this process one after the other: a change reads the site
-	// once, and stores its new version only if it is still the one it read (the store checks
-	// that against other instances too).
+	// OnChange, when set, is called with the ids of the API sites that a change or a Load found
+	// created, replaced or deleted, once the registry shows them; a Load that finds nothing new
+	// calls nothing. Changes are told in the order they were made: it must not call Load or make
+	// a change itself. Set it before the registry is used.
+	OnChange func(ids []string)
+
+	// changing makes the loads and changes of this process one after the other: an older read
+	// never replaces a newer one, and a change reads the site once and stores its new version
+	// only if it is still the one it read (the store checks that against other instances too).
+	// The maps below are written under both changing and mu.
 	changing sync.Mutex
 	mu       sync.RWMutex
 	api      map[string]Entry
 	raw      map[string]store.StoredSite // each API site as stored, also those that do not load
 	invalid  map[string]string           // API sites that do not load: the message last logged
+	lower    map[string]string           // the id of each stored API site, by its id in lower case
+	// all and sites are what All and Sites answer, in All's order, nil until a read needs them.
+	// Once answered (shared), they never change: the next change copies them first.
+	all    []Entry
+	sites  []*config.Site
+	shared bool
 }
 
 // New returns the registry of cfg's sites and those in the store; Load reads the latter.
 func New(cfg *config.Config, st *store.Store, logger *slog.Logger) *Registry {
-	return &Registry{cfg: cfg, store: st, logger: logger, api: map[string]Entry{}, raw: map[string]store.StoredSite{}, invalid: map[string]string{}}
-}
-
-// Load reads the API sites from the store again — other instances may have changed them. A
-// stored site that does not load (the file's defaults changed under it, or the file now declares
-// a site with its id) is left out, with an error logged once.
-func (r *Registry) Load(ctx context.Context) error {
-	r.loading.Lock()
-	defer r.loading.Unlock()
-	stored, err := r.store.Sites(ctx)
-	if err != nil {
-		return err
-	}
-	api, raw, invalid := map[string]Entry{}, map[string]store.StoredSite{}, map[string]string{}
-	for _, st := range stored {
-		raw[st.ID] = st
-		site, err := r.cfg.ParseSite(st.Config)
-		switch {
-		case err != nil:
-			invalid[st.ID] = err.Error()
-			continue
-		case site.ID != st.ID:
-			invalid[st.ID] = fmt.Sprintf("its configuration names it %q", site.ID)
-			continue
-		}
-		if other, ok := r.fileSite(site.ID); ok {
-			invalid[st.ID] = fmt.Sprintf("the configuration file declares site %q too; delete this one or rename the file's", other.ID)
-			continue
-		}
-		api[site.ID] = Entry{Site: site, Source: FromAPI, CreatedAt: st.CreatedAt, UpdatedAt: st.UpdatedAt}
-	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	for id, msg := range invalid {
-		if r.invalid[id] != msg {
-			r.logger.Error("a site created through the API does not load and is not run; replace it with PUT /api/sites/"+id,
-				"site", id, "err", msg)
+	files := make(map[string]int, len(cfg.Sites))
+	for i := range cfg.Sites {
+		if _, ok := files[strings.ToLower(cfg.Sites[i].ID)]; !ok {
+			files[strings.ToLower(cfg.Sites[i].ID)] = i
 		}
 	}
-	r.api, r.raw, r.invalid = api, raw, invalid
-	return nil
+	return &Registry{cfg: cfg, store: st, logger: logger, files: files, api: map[string]Entry{}, raw: map[string]store.StoredSite{},
+		invalid: map[string]string{}, lower: map[string]string{}}
 }
 
 // fileSite returns the file's site whose id is id regardless of case.
 func (r *Registry) fileSite(id string) (*config.Site, bool) {
-	for i := range r.cfg.Sites {
-		if strings.EqualFold(r.cfg.Sites[i].ID, id) {
-			return &r.cfg.Sites[i], true
-		}
+	i, ok := r.files[strings.ToLower(id)]
+	if !ok {
+		return nil, false
 	}
-	return nil, false
-}
-
-// All returns every site that loads: the file's in file order, then the API's by id.
-func (r *Registry) All() []Entry {
-	out := make([]Entry, 0, len(r.cfg.Sites)+len(r.api))
-	for i := range r.cfg.Sites {
-		out = append(out, Entry{Site: &r.cfg.Sites[i], Source: FromFile})
-	}
-	r.mu.RLock()
-	defer r.mu.RUnlock()
-	start := len(out)
-	for _, e := range r.api {
-		out = append(out, e)
-	}
-	api := out[start:]
-	sort.Slice(api, func(i, j int) bool { return api[i].Site.ID < api[j].Site.ID })
-	return out
-}
-
-// Sites returns every site that loads, for the scheduler.
-func (r *Registry) Sites() []*config.Site {
-	all := r.All()
-	out := make([]*config.Site, len(all))
-	for i, e := range all {
-		out[i] = e.Site
-	}
-	return out
+	return &r.cfg.Sites[i], true
 }
 
 // Get returns the site with id, whatever its case: ids that differ only by case are one site.
@@ -168,27 +120,20 @@ func (r *Registry) Get(id string) (Entry, bool) {
 	if e, ok := r.api[id]; ok {
 		return e, true
 	}
-	for other, e := range r.api {
-		if strings.EqualFold(other, id) {
-			return e, true
-		}
+	stored, ok := r.lower[strings.ToLower(id)]
+	if !ok {
+		return Entry{}, false
 	}
-	return Entry{}, false
+	e, ok := r.api[stored]
+	return e, ok
 }
 
 // stored returns the id of the stored API site whose id is id regardless of case, loading or not.
 func (r *Registry) stored(id string) (string, bool) {
 	r.mu.RLock()
 	defer r.mu.RUnlock()
-	if _, ok := r.raw[id]; ok {
-		return id, true
-	}
-	for other := range r.raw {
-		if strings.EqualFold(other, id) {
-			return other, true
-		}
-	}
-	return "", false
+	stored, ok := r.lower[strings.ToLower(id)]
+	return stored, ok
 }
 
 // Create validates and stores a new site given as JSON.
@@ -216,7 +161,8 @@ func (r *Registry) Create(ctx context.Context, body []byte, now time.Time) (Entr
 	} else if err != nil {
 		return Entry{}, err
 	}
-	return r.reload(ctx, site.ID)
+	at := time.UnixMilli(now.UnixMilli()).UTC() // as the store keeps it
+	return r.changed(store.StoredSite{ID: site.ID, Config: bytes.Clone(body), CreatedAt: at, UpdatedAt: at}, site), nil
 }
 
 // Replace validates and stores a new version of the API site id. Keys given back masked, as the
@@ -251,17 +197,20 @@ func (r *Registry) Replace(ctx context.Context, id string, body []byte, now time
 	if err := r.keepSecretsHome(sent, site, current.Site); err != nil {
 		return Entry{}, err
 	}
-	switch err := r.store.ReplaceSite(ctx, id, body, now, stored.UpdatedAt); {
+	version, err := r.store.ReplaceSite(ctx, id, body, now, stored.UpdatedAt)
+	switch {
 	case errors.Is(err, store.ErrNoSite):
+		r.drop(id)
+		r.told([]string{id})
 		return Entry{}, errorOf(ErrNotFound, "no site %q; it was deleted meanwhile", id)
 	case errors.Is(err, store.ErrSiteChanged):
-		r.Load(ctx)
+		r.load(ctx)
 		return Entry{}, errorOf(ErrChanged, "site %q was changed meanwhile, by another request or instance: GET it again, "+
 			"and make your change to what it is now", id)
 	case err != nil:
 		return Entry{}, err
 	}
-	return r.reload(ctx, site.ID)
+	return r.changed(store.StoredSite{ID: id, Config: body, CreatedAt: stored.CreatedAt, UpdatedAt: version}, site), nil
 }
 
 // Delete deletes the API site id. What its runs recorded stays in the state.
@@ -275,12 +224,16 @@ func (r *Registry) Delete(ctx context.Context, id string) error {
 	if !ok {
 		return errorOf(ErrNotFound, "no site %q", id)
 	}
-	if err := r.store.DeleteSite(ctx, id); errors.Is(err, store.ErrNoSite) {
-		return errorOf(ErrNotFound, "no site %q", id)
-	} else if err != nil {
+	err := r.store.DeleteSite(ctx, id)
+	if err != nil && !errors.Is(err, store.ErrNoSite) {
 		return err
 	}
-	return r.Load(ctx)
+	r.drop(id)
+	r.told([]string{id})
+	if err != nil {
+		return errorOf(ErrNotFound, "no site %q", id)
+	}
+	return nil
 }
 
 // parse checks body as a site of the API: the loader's rules, and no file of the server named,
@@ -312,16 +265,12 @@ func nothingOn(site *config.Site) error {
 	return nil
 }
 
-// reload reads the sites again after a change and returns the changed one.
-func (r *Registry) reload(ctx context.Context, id string) (Entry, error) {
-	if err := r.Load(ctx); err != nil {
-		return Entry{}, err
-	}
-	e, ok := r.Get(id)
-	if !ok {
-		return Entry{}, errorOf(ErrNotFound, "site %q was deleted meanwhile", id)
-	}
-	return e, nil
+// changed holds the site a change just stored, st, which loads as site, and tells OnChange: a
+// change touches its own site, whatever the number of others. r.changing is locked.
+func (r *Registry) changed(st store.StoredSite, site *config.Site) Entry {
+	r.put(st, site, "")
+	r.told([]string{st.ID})
+	return Entry{Site: site, Source: FromAPI, CreatedAt: st.CreatedAt, UpdatedAt: st.UpdatedAt}
 }
 
 func existsError(id, other string) error {

@@ -29,7 +29,7 @@ sites:
     feed: {enabled: true, out: /srv/blog/feed.xml}
 `
 
-func newRegistry(t *testing.T, st *store.Store, doc string) (*Registry, *bytes.Buffer) {
+func newRegistry(t testing.TB, st *store.Store, doc string) (*Registry, *bytes.Buffer) {
 	t.Helper()
 	cfg, err := config.Parse([]byte(doc), "/etc/sitepush", nil)
 	if err != nil {

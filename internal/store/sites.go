@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 )
 
@@ -34,8 +35,61 @@ func (s *Store) Sites(ctx context.Context) (_ []StoredSite, err error) {
 	if err != nil {
 		return nil, err
 	}
-	defer rows.Close()
+	return scanSites(rows, nil)
+}
+
+// SiteVersion is what tells one version of a stored site from another without its
+// configuration: its updated time only grows while the site lives, and its created time tells a
+// site deleted and created again.
+type SiteVersion struct {
+	CreatedAt, UpdatedAt time.Time
+}
+
+// SiteVersions returns the version of every site created through the API, by id: a reader that
+// holds the sites compares them with what it holds and reads again (SitesByID) only those that
+// differ. It reads no configuration, so that a fleet's unchanged sites cost a few bytes each.
+func (s *Store) SiteVersions(ctx context.Context) (_ map[string]SiteVersion, err error) {
+	defer s.failed(&err, "reading the versions of the sites created through the API", "")
+	out := map[string]SiteVersion{}
+	err = s.each(ctx, func(scan func(...any) error) error {
+		var id string
+		var created, updated int64
+		if err := scan(&id, &created, &updated); err != nil {
+			return err
+		}
+		out[id] = SiteVersion{CreatedAt: time.UnixMilli(created).UTC(), UpdatedAt: time.UnixMilli(updated).UTC()}
+		return nil
+	}, `SELECT id, created_at, updated_at FROM sites`)
+	return out, err
+}
+
+// SitesByID returns the sites created through the API among ids (exact ids), by id; an id the
+// store does not hold is left out.
+func (s *Store) SitesByID(ctx context.Context, ids []string) (_ []StoredSite, err error) {
+	defer s.failed(&err, fmt.Sprintf("reading %d sites created through the API", len(ids)), "")
 	var out []StoredSite
+	for lo := 0; lo < len(ids); lo += rowsPerStatement {
+		hi := min(lo+rowsPerStatement, len(ids))
+		perRow := make([]any, hi-lo)
+		for i, id := range ids[lo:hi] {
+			perRow[i] = id
+		}
+		query, args := s.bind(`SELECT id, config, created_at, updated_at FROM sites WHERE id IN (`+
+			strings.Repeat("?, ", hi-lo-1)+`?) ORDER BY id`, nil, perRow)
+		rows, err := s.rdb.QueryContext(ctx, query, args...)
+		if err != nil {
+			return nil, err
+		}
+		if out, err = scanSites(rows, out); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// scanSites appends the sites of rows to out and closes rows.
+func scanSites(rows *sql.Rows, out []StoredSite) ([]StoredSite, error) {
+	defer rows.Close()
 	for rows.Next() {
 		var st StoredSite
 		var config string
@@ -64,27 +118,28 @@ func (s *Store) CreateSite(ctx context.Context, id string, config []byte, now ti
 }
 
 // ReplaceSite replaces the configuration of a stored site whose version (its updatedAt) is still
-// version: ErrSiteChanged when another change came first, ErrNoSite when there is no such site.
-// Versions only grow, even for two changes within a millisecond.
-func (s *Store) ReplaceSite(ctx context.Context, id string, config []byte, now, version time.Time) (err error) {
+// version, and returns its new version: ErrSiteChanged when another change came first, ErrNoSite
+// when there is no such site. Versions only grow, even for two changes within a millisecond.
+func (s *Store) ReplaceSite(ctx context.Context, id string, config []byte, now, version time.Time) (_ time.Time, err error) {
 	defer s.failed(&err, fmt.Sprintf("replacing site %q", id), "")
-	res, err := s.db.ExecContext(ctx, `UPDATE sites SET config = $2,
-		updated_at = CASE WHEN $3 > updated_at THEN $3 ELSE updated_at + 1 END WHERE id = $1 AND updated_at = $4`,
-		id, string(config), now.UnixMilli(), version.UnixMilli())
-	if err != nil {
-		return err
-	}
-	if n, _ := res.RowsAffected(); n > 0 {
-		return nil
+	var updated int64
+	err = s.db.QueryRowContext(ctx, `UPDATE sites SET config = $2,
+		updated_at = CASE WHEN $3 > updated_at THEN $3 ELSE updated_at + 1 END WHERE id = $1 AND updated_at = $4
+		RETURNING updated_at`, id, string(config), now.UnixMilli(), version.UnixMilli()).Scan(&updated)
+	switch {
+	case err == nil:
+		return time.UnixMilli(updated).UTC(), nil
+	case !errors.Is(err, sql.ErrNoRows):
+		return time.Time{}, err
 	}
 	var exists int
 	switch err := s.db.QueryRowContext(ctx, `SELECT 1 FROM sites WHERE id = $1`, id).Scan(&exists); {
 	case errors.Is(err, sql.ErrNoRows):
-		return ErrNoSite
+		return time.Time{}, ErrNoSite
 	case err != nil:
-		return err
+		return time.Time{}, err
 	}
-	return ErrSiteChanged
+	return time.Time{}, ErrSiteChanged
 }
 
 // DeleteSite deletes a stored site's configuration; ErrNoSite when there is none. What the site's
