@@ -61,12 +61,16 @@ func Builtin() Settings {
 // defaultFailureRate is the webhook's failureRate when a webhook is given without one.
 const defaultFailureRate = 0.10
 
+// defaultConcurrency is serve.concurrency when the file does not give it.
+const defaultConcurrency = 4
+
 // builtinConfig returns the top-level values a file does not have to give.
 func builtinConfig() Config {
 	return Config{
 		State:     "sqlite:sitepush.db",
 		Listen:    "127.0.0.1:8080",
 		UserAgent: version.UserAgent(),
+		Serve:     Serve{Concurrency: defaultConcurrency},
 		Defaults:  Builtin(),
 	}
 }

@@ -93,6 +93,7 @@ func (c *Config) validate(root *yaml.Node, needs Needs) error {
 	checkPublicURL(c.PublicURL, &top)
 	checkUserAgent(c.UserAgent, &top)
 	checkWebhook(c.Webhook, &top)
+	checkServe(c.Serve, &top)
 	errs := labelled("", top)
 	defaults := problems{own: keysOf(lookup(root, "defaults"))}
 	checkSettings(&c.Defaults, &defaults)

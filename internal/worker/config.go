@@ -71,6 +71,7 @@ func workerKeys(text string) error {
 		{"state", "the Worker's state is the KV namespace bound as STATE in wrangler.toml"},
 		{"listen", "the Worker answers on its own routes"},
 		{"metricsToken", "the Worker has no /metrics"},
+		{"serve", "the Worker runs one tick's due sites itself"},
 	} {
 		if _, ok := top[k.key]; ok {
 			errs = append(errs, fmt.Errorf("%s: %s: is not used by the Worker (%s); remove it", ConfigVar, k.key, k.why))
