@@ -62,7 +62,7 @@ func (c *counter) delivered() []string {
 }
 
 // burst returns Runs of concurrency over n sites s000…, each of which delivers through c.
-func burst(t *testing.T, n, concurrency int) (*Runs, []*config.Site, *counter, *finishedRuns) {
+func burst(t testing.TB, n, concurrency int) (*Runs, []*config.Site, *counter, *finishedRuns) {
 	t.Helper()
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "s.xml"), []byte("<urlset><url><loc>https://a.example/p</loc></url></urlset>"), 0o644)
@@ -150,5 +150,32 @@ func TestShutdownDropsTheQueue(t *testing.T) {
 	runs.Scheduled(sites[0], time.Now())
 	if recs := done.all(); len(recs) != 2 || runs.Queued() != 0 {
 		t.Errorf("after shutdown: %d runs recorded, %d queued; want the 2 going, none queued", len(recs), runs.Queued())
+	}
+}
+
+// TestInstancesShareABurst: two instances on one state, each firing the same 30 sites for the
+// same minute, run each site once between them.
+func TestInstancesShareABurst(t *testing.T) {
+	_, sites, _, _ := burst(t, 30, 1)
+	st := storetest.Open(t)
+	g := &gate{open: make(chan struct{})}
+	close(g.open)
+	done, log := &finishedRuns{}, &enginetest.Log{}
+	a, b := instance(st, g, done, log), instance(st, g, done, log)
+	at := time.Now().Add(-time.Minute)
+	for _, site := range sites {
+		a.Scheduled(site, at)
+		b.Scheduled(site, at)
+	}
+	eventually(t, "the burst to run", func() bool { return len(done.all()) == 30 })
+	time.Sleep(busyTries * busyWait) // the tries again of sites found busy on the other instance
+	a.Shutdown(5 * time.Second)
+	b.Shutdown(5 * time.Second)
+	ran := map[string]int{}
+	for _, rec := range done.all() {
+		ran[rec.Site]++
+	}
+	if len(done.all()) != 30 || len(ran) != 30 {
+		t.Errorf("30 sites fired on 2 instances: %d runs of %d sites", len(done.all()), len(ran))
 	}
 }

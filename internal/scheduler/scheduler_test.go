@@ -16,7 +16,7 @@ import (
 )
 
 // sitesOf loads sites with the given id → schedule.
-func sitesOf(t *testing.T, schedules ...string) []*config.Site {
+func sitesOf(t testing.TB, schedules ...string) []*config.Site {
 	t.Helper()
 	doc := "sites:\n"
 	for i := 0; i+1 < len(schedules); i += 2 {
