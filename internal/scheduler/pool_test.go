@@ -62,10 +62,10 @@ func (f *fakeRuns) order() []string {
 	return slices.Clone(f.started)
 }
 
-func site(id string) *config.Site { return &config.Site{ID: id} }
+func siteNamed(id string) *config.Site { return &config.Site{ID: id} }
 
-// at is a fire time on the bubble's first day, 2000-01-01.
-func at(hhmm string) time.Time {
+// fireTime is a fire time on the bubble's first day, 2000-01-01.
+func fireTime(hhmm string) time.Time {
 	t, err := time.Parse("2006-01-02 15:04", "2000-01-01 "+hhmm)
 	if err != nil {
 		panic(err)
@@ -80,7 +80,7 @@ func TestPoolRunsAtMostSizeAtOnce(t *testing.T) {
 		p := newPool(8, SlotTurn, f.run)
 		start := time.Now()
 		for i := range 300 {
-			p.add(site(fmt.Sprint("s", i)), at("00:00"))
+			p.add(siteNamed(fmt.Sprint("s", i)), fireTime("00:00"))
 		}
 		synctest.Wait()
 		if got := p.queued(); got != 300-8 {
@@ -111,7 +111,7 @@ func TestPoolHasNoGoroutinePerQueuedSite(t *testing.T) {
 		})
 		before := runtime.NumGoroutine()
 		for i := range 1000 {
-			p.add(site(fmt.Sprint("s", i)), at("00:00"))
+			p.add(siteNamed(fmt.Sprint("s", i)), fireTime("00:00"))
 		}
 		synctest.Wait()
 		if grew := runtime.NumGoroutine() - before; grew > 4 {
@@ -131,10 +131,10 @@ func TestPoolTakesTheOldestFireTimeFirst(t *testing.T) {
 		f := newFakeRuns()
 		blocker := f.holdSite("blocker")
 		p := newPool(1, SlotTurn, f.run)
-		p.add(site("blocker"), at("00:00"))
+		p.add(siteNamed("blocker"), fireTime("00:00"))
 		synctest.Wait()
 		for _, s := range []struct{ id, at string }{{"e", "00:05"}, {"a", "00:01"}, {"d", "00:03"}, {"b", "00:02"}, {"c", "00:02"}} {
-			p.add(site(s.id), at(s.at))
+			p.add(siteNamed(s.id), fireTime(s.at))
 		}
 		close(blocker)
 		p.wait()
@@ -150,12 +150,12 @@ func TestPoolQueuesASiteOnce(t *testing.T) {
 		f := newFakeRuns()
 		blocker := f.holdSite("blocker")
 		p := newPool(1, SlotTurn, f.run)
-		p.add(site("blocker"), at("00:00"))
+		p.add(siteNamed("blocker"), fireTime("00:00"))
 		synctest.Wait()
-		p.add(site("a"), at("00:05"))
-		p.add(site("a"), at("00:01")) // a make-up of a missed fire time, after the tick
-		p.add(site("a"), at("00:03"))
-		p.add(site("blocker"), at("00:04")) // running: the run going stands for it
+		p.add(siteNamed("a"), fireTime("00:05"))
+		p.add(siteNamed("a"), fireTime("00:01")) // a make-up of a missed fire time, after the tick
+		p.add(siteNamed("a"), fireTime("00:03"))
+		p.add(siteNamed("blocker"), fireTime("00:04")) // running: the run going stands for it
 		if got := p.queued(); got != 1 {
 			t.Errorf("queued: %d, want 1", got)
 		}
@@ -174,11 +174,11 @@ func TestPoolTriesABusySiteAgain(t *testing.T) {
 		f := newFakeRuns()
 		f.busyUntil["busy"] = busyTries
 		p := newPool(1, SlotTurn, f.run)
-		p.add(site("busy"), at("00:00"))
+		p.add(siteNamed("busy"), fireTime("00:00"))
 		synctest.Wait()
-		p.add(site("other"), at("00:01"))
-		p.add(site("busy"), at("00:02")) // waiting to be tried again: not queued twice
-		time.Sleep(busyTries * busyWait) // wait waits for the runs going, not for those to be tried again
+		p.add(siteNamed("other"), fireTime("00:01"))
+		p.add(siteNamed("busy"), fireTime("00:02")) // waiting to be tried again: not queued twice
+		time.Sleep(busyTries * busyWait)            // wait waits for the runs going, not for those to be tried again
 		p.wait()
 		want := []string{"busy@00:00 try 1", "other@00:01 try 1", "busy@00:00 try 2", "busy@00:00 try 3"}
 		if got := f.order(); !slices.Equal(got, want) {
@@ -214,7 +214,7 @@ func TestPoolTurn(t *testing.T) {
 		}()
 		p := newPool(2, SlotTurn, f.run)
 		for _, id := range []string{"a", "b", "c", "d", "e", "quick"} {
-			p.add(site(id), at("00:00"))
+			p.add(siteNamed(id), fireTime("00:00"))
 		}
 		synctest.Wait()
 		if n := f.now.Load(); n != 2 {
@@ -254,11 +254,11 @@ func TestPoolStop(t *testing.T) {
 			return false
 		})
 		for i := range 10 {
-			p.add(site(fmt.Sprint("s", i)), at("00:00"))
+			p.add(siteNamed(fmt.Sprint("s", i)), fireTime("00:00"))
 		}
 		synctest.Wait()
 		p.stop()
-		p.add(site("late"), at("00:01"))
+		p.add(siteNamed("late"), fireTime("00:01"))
 		if got := p.queued(); got != 0 {
 			t.Errorf("queued after stop: %d, want 0", got)
 		}
