@@ -31,9 +31,6 @@ const (
 	shutdownHTTP   = 3 * time.Second // requests in flight
 	shutdownRuns   = 4 * time.Second // runs recording what was answered
 	shutdownAlerts = 2 * time.Second // alerts queued
-	// maxScheduledRuns bounds the scheduled runs that start together (each for scheduler.SlotTurn at
-	// most); triggered runs start at once.
-	maxScheduledRuns = 4
 	// reloadSites is how often sites created through the API by other instances are read.
 	reloadSites = 30 * time.Second
 )
@@ -95,7 +92,7 @@ func serve(ctx context.Context, cfg *config.Config, st *store.Store, ln net.List
 		m.RunFinished(rec)
 		alerts.Finished(rec)
 		api.Invalidate()
-	}, logger, maxScheduledRuns)
+	}, logger, cfg.Serve.Concurrency)
 	runs.OnStart = func() { api.Invalidate() }
 	sched := scheduler.New(registry.Sites, st.LastStarted, runs.Scheduled, logger)
 	wake := atMostEvery(wakeEvery, sched.Wake)

@@ -62,6 +62,9 @@ func Builtin() Settings {
 // defaultFailureRate is the webhook's failureRate when a webhook is given without one.
 const defaultFailureRate = 0.10
 
+// defaultConcurrency is serve.concurrency when the file does not give it.
+const defaultConcurrency = 4
+
 // builtinConfig returns the top-level values a file does not have to give.
 func builtinConfig() Config {
 	return Config{
@@ -69,6 +72,7 @@ func builtinConfig() Config {
 		Listen:    "127.0.0.1:8080",
 		UserAgent: version.UserAgent(),
 		Metrics:   Metrics{PerSite: PerSite(strconv.Itoa(DefaultPerSite))},
+		Serve:     Serve{Concurrency: defaultConcurrency},
 		Defaults:  Builtin(),
 	}
 }

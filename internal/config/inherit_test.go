@@ -18,6 +18,12 @@ func TestTopLevelDefaults(t *testing.T) {
 	if c.Webhook != nil || len(c.Sites) != 0 {
 		t.Errorf("empty file: webhook %+v, %d sites; want none", c.Webhook, len(c.Sites))
 	}
+	if c.Serve.Concurrency != 4 {
+		t.Errorf("empty file: serve.concurrency %d, want 4", c.Serve.Concurrency)
+	}
+	if c = mustParse(t, "serve: {concurrency: 8}\n", nil); c.Serve.Concurrency != 8 {
+		t.Errorf("serve: {concurrency: 8} gave %d", c.Serve.Concurrency)
+	}
 	if !reflect.DeepEqual(c.Defaults, Builtin()) {
 		t.Errorf("defaults of an empty file = %+v, want Builtin()", c.Defaults)
 	}

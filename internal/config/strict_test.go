@@ -13,7 +13,7 @@ func TestStrictKeys(t *testing.T) {
 		notWant string
 	}{
 		{name: "top-level typo", doc: "listen: :80\nstat: sqlite:x.db\n",
-			want: `line 2: unknown key "stat" (known: state, listen, adminToken, metricsToken, metrics, publicUrl, userAgent, webhook, defaults, sites); did you mean "state"?`},
+			want: `line 2: unknown key "stat" (known: state, listen, adminToken, metricsToken, metrics, publicUrl, userAgent, webhook, serve, defaults, sites); did you mean "state"?`},
 		{name: "nested typo with line", doc: siteDoc("indexnow:\n  enabled: false\n  endpoint: [https://x.example/]"),
 			want: `line 6: site "example.com": unknown key "endpoint" in indexnow (known: enabled, key, keyLocation, ` +
 				`endpoints, method, batchSize, maxConcurrent, interval, maxRetries, backoff, throttleWait, preflight, backlog, removed); did you mean "endpoints"?`},
@@ -32,6 +32,9 @@ func TestStrictKeys(t *testing.T) {
 		{name: "sitemaps in defaults", doc: "defaults:\n  sitemaps: [a.xml]\n", want: "line 2: defaults: sitemaps belongs to each site"},
 		{name: "webhook", doc: "webhook:\n  url: https://h.example/\n  rate: 0.5\n",
 			want: `line 3: unknown key "rate" in webhook (known: url, failureRate)`},
+		{name: "serve", doc: "serve:\n  concurency: 8\n",
+			want: `line 2: unknown key "concurency" in serve (known: concurrency); did you mean "concurrency"?`},
+		{name: "serve fraction", doc: "serve: {concurrency: 2.5}\n", want: `line 1: serve.concurrency must be a whole number, got "2.5"`},
 		{name: "site without id", doc: "sites:\n  - sitemaps: [a.xml]\n    bogus: 1\n",
 			want: `line 3: site #1: unknown key "bogus" (known:`},
 	}

@@ -28,6 +28,8 @@ type Config struct {
 	UserAgent string `yaml:"userAgent"`
 	// Webhook, when set, receives alerts about failing runs.
 	Webhook *Webhook `yaml:"webhook"`
+	// Serve holds what only `sitepush serve` reads.
+	Serve Serve `yaml:"serve"`
 	// Defaults are the settings every site inherits; a site may override any of them.
 	Defaults Settings `yaml:"defaults"`
 	// Sites are the sites declared in the file, with the defaults already applied.
@@ -38,6 +40,13 @@ type Config struct {
 	// Unread are the ${VAR} left unset in settings the command that loaded the file does not
 	// read (LoadFor); those settings are not given.
 	Unread []Unread `yaml:"-"`
+}
+
+// Serve holds the settings of `sitepush serve` alone.
+type Serve struct {
+	// Concurrency is how many scheduled runs go at once; the other due sites wait in a queue, the
+	// oldest fire time first. Triggered runs start at once beside them.
+	Concurrency int `yaml:"concurrency" json:"concurrency"`
 }
 
 // Webhook is where alerts go.

@@ -94,6 +94,7 @@ func (c *Config) validate(root *yaml.Node, needs Needs) error {
 	checkUserAgent(c.UserAgent, &top)
 	checkWebhook(c.Webhook, &top)
 	c.Metrics.check(&top)
+	checkServe(c.Serve, &top)
 	errs := labelled("", top)
 	defaults := problems{own: keysOf(lookup(root, "defaults"))}
 	checkSettings(&c.Defaults, &defaults)

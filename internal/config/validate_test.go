@@ -46,6 +46,12 @@ func TestValidateTopLevel(t *testing.T) {
 		{"webhook ftp", "webhook: {url: \"ftp://h.example/x\"}", "webhook.url must be an absolute http(s) URL"},
 		{"failureRate above 1", "webhook: {url: https://h.example/x, failureRate: 1.5}", "webhook.failureRate must be between 0 and 1, got 1.5"},
 		{"failureRate negative", "webhook: {url: https://h.example/x, failureRate: -0.1}", "webhook.failureRate must be between 0 and 1, got -0.1"},
+		{"serve", "serve: {concurrency: 1000}", ""},
+		{"serve empty", "serve:", ""},
+		{"concurrency 0", "serve: {concurrency: 0}",
+			"serve.concurrency must be between 1 and 1000 (the scheduled runs that go at once), got 0; remove the key for the default 4"},
+		{"concurrency too big", "serve: {concurrency: 1001}", "serve.concurrency must be between 1 and 1000"},
+		{"concurrency negative", "serve: {concurrency: -2}", "serve.concurrency must be between 1 and 1000"},
 		{"failureRate NaN", "webhook: {url: https://h.example/x, failureRate: .nan}", "webhook.failureRate must be between 0 and 1, got NaN"},
 	}
 	for _, tt := range tests {

@@ -96,3 +96,15 @@ func checkWebhook(w *Webhook, p *problems) {
 		p.addf("webhook.failureRate must be between 0 and 1, got %s", strconv.FormatFloat(r, 'g', -1, 64))
 	}
 }
+
+// maxConcurrency bounds serve.concurrency: a value above it is a typo more likely than a plan, and
+// so many runs at once would only wait on each other for the state's connections, the machine's
+// CPU and the engines.
+const maxConcurrency = 1000
+
+func checkServe(s Serve, p *problems) {
+	if s.Concurrency < 1 || s.Concurrency > maxConcurrency {
+		p.addf("serve.concurrency must be between 1 and %d (the scheduled runs that go at once), got %d; "+
+			"remove the key for the default %d", maxConcurrency, s.Concurrency, defaultConcurrency)
+	}
+}

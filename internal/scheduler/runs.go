@@ -16,7 +16,7 @@ import (
 // ErrStopping is returned by Trigger once Shutdown has begun.
 var ErrStopping = errors.New("sitepush is shutting down; it runs nothing new")
 
-// Runs starts and follows the runs of a server: scheduled runs, at most a few at once, and
+// Runs starts and follows the runs of a server: scheduled runs, a few at once from a queue, and
 // triggered runs at once. A site busy in this process or another is not run twice (its lease).
 type Runs struct {
 	runner *runner.Runner
@@ -28,32 +28,31 @@ type Runs struct {
 
 	ctx    context.Context // the runs', ended by Shutdown
 	cancel context.CancelFunc
-	// slots are taken by scheduled runs as they start, each for at most turn: so many runs start
-	// and work together, and a run still going after its turn — a site whose hosts hang, a big
-	// first run — goes on beside the others instead of holding their schedules up.
-	slots chan struct{}
-	turn  time.Duration
+	// pool runs the scheduled runs, concurrency at once, each holding its slot for SlotTurn at most.
+	pool *pool
 
 	// OnStart, when set, is told when a run has started (statuses changed).
 	OnStart func()
 
 	mu       sync.Mutex
 	stopping bool
-	wg       sync.WaitGroup
+	wg       sync.WaitGroup   // the triggered runs
 	active   map[string]int64 // site → id of its run in this process
 }
 
 // SlotTurn is how long a scheduled run holds its slot at most: the longest one site can delay
-// another's scheduled run.
+// another's scheduled run, while fewer runs than slots are past their turn.
 const SlotTurn = 30 * time.Second
 
-// NewRuns returns Runs that start at most maxScheduled scheduled runs together, each holding its
-// slot for at most SlotTurn.
+// NewRuns returns Runs that let concurrency scheduled runs go at once, each holding its slot for
+// at most SlotTurn.
 func NewRuns(r *runner.Runner, channels func(*config.Site, string) []channel.Channel, finished func(*model.Record),
-	logger *slog.Logger, maxScheduled int) *Runs {
+	logger *slog.Logger, concurrency int) *Runs {
 	ctx, cancel := context.WithCancel(context.Background())
-	return &Runs{runner: r, channels: channels, finished: finished, logger: logger, ctx: ctx, cancel: cancel,
-		slots: make(chan struct{}, maxScheduled), turn: SlotTurn, active: map[string]int64{}}
+	runs := &Runs{runner: r, channels: channels, finished: finished, logger: logger, ctx: ctx, cancel: cancel,
+		active: map[string]int64{}}
+	runs.pool = newPool(concurrency, SlotTurn, runs.scheduled)
+	return runs
 }
 
 // busyTries and busyWait bound how a scheduled run tries again a site found busy: the holder
@@ -63,49 +62,31 @@ const (
 	busyWait  = time.Second
 )
 
-// Scheduled runs site for its schedule's fire time at, in the background, unless a run started
-// since then (in this process or another). A site busy with a run is skipped: the run going
-// stands for this fire time.
+// Scheduled queues a run of site for its schedule's fire time at, unless a run started since
+// then (in this process or another). A site already queued is queued once, for its oldest fire
+// time; a site busy with a run is skipped: the run going stands for this fire time.
 func (r *Runs) Scheduled(site *config.Site, at time.Time) {
-	if !r.add() {
-		return
-	}
-	go func() {
-		defer r.wg.Done()
-		for try := 1; ; try++ {
-			err := r.scheduled(site, at)
-			switch {
-			case errors.Is(err, runner.ErrBusy) && try < busyTries:
-				if channel.Sleep(r.ctx, busyWait) == nil {
-					continue
-				}
-			case errors.Is(err, runner.ErrBusy), errors.Is(err, runner.ErrAlreadyRun):
-				r.logger.Info("scheduled run skipped", "site", site.ID, "why", err.Error())
-			case err != nil && r.ctx.Err() == nil:
-				r.logger.Error("scheduled run could not start", "site", site.ID, "err", err)
-			}
-			return
-		}
-	}()
+	r.pool.add(site, at)
 }
 
-// scheduled makes one try of a scheduled run, in one of the slots: it waits for a free slot, in
-// the order the sites came due, and leaves it when the run ends or its turn is over.
-func (r *Runs) scheduled(site *config.Site, at time.Time) error {
-	select {
-	case r.slots <- struct{}{}:
-	case <-r.ctx.Done():
-		return r.ctx.Err()
-	}
-	var leave sync.Once
-	free := func() { leave.Do(func() { <-r.slots }) }
-	turn := time.AfterFunc(r.turn, free)
-	defer func() {
-		turn.Stop()
-		free()
-	}()
+// Queued returns how many scheduled runs wait for a slot.
+func (r *Runs) Queued() int {
+	return r.pool.queued()
+}
+
+// scheduled makes one try of a scheduled run, in one of the pool's slots, and reports whether
+// the site was busy and is to be tried again.
+func (r *Runs) scheduled(site *config.Site, at time.Time, try int) (again bool) {
 	_, err := r.run(site, runner.Options{Trigger: "schedule", Since: at, Channels: r.channels(site, "all")}, nil)
-	return err
+	switch {
+	case errors.Is(err, runner.ErrBusy) && try < busyTries:
+		return true
+	case errors.Is(err, runner.ErrBusy), errors.Is(err, runner.ErrAlreadyRun):
+		r.logger.Info("scheduled run skipped", "site", site.ID, "why", err.Error())
+	case err != nil && r.ctx.Err() == nil:
+		r.logger.Error("scheduled run could not start", "site", site.ID, "err", err)
+	}
+	return false
 }
 
 // Trigger starts a run of site on channel ("all" or one channel) now and returns its id once it
@@ -160,16 +141,19 @@ func (r *Runs) Active(site string) (int64, bool) {
 	return id, ok
 }
 
-// Shutdown stops starting runs and ends those going — they stop sending, record what was answered,
-// and finish their records — waiting for them at most wait. It reports whether they all ended.
+// Shutdown stops starting runs, drops the queued ones, and ends those going — they stop sending,
+// record what was answered, and finish their records — waiting for them at most wait. It reports
+// whether they all ended.
 func (r *Runs) Shutdown(wait time.Duration) bool {
 	r.mu.Lock()
 	r.stopping = true
 	r.mu.Unlock()
+	r.pool.stop()
 	r.cancel()
 	ended := make(chan struct{})
 	go func() {
 		r.wg.Wait()
+		r.pool.wait()
 		close(ended)
 	}()
 	select {
@@ -180,7 +164,7 @@ func (r *Runs) Shutdown(wait time.Duration) bool {
 	}
 }
 
-// add counts a run about to start, unless Shutdown has begun.
+// add counts a triggered run about to start, unless Shutdown has begun.
 func (r *Runs) add() bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()

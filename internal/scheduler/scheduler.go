@@ -5,6 +5,7 @@
 package scheduler
 
 import (
+	"container/heap"
 	"context"
 	"log/slog"
 	"time"
@@ -26,19 +27,20 @@ type Scheduler struct {
 	Logger  *slog.Logger
 
 	wake chan struct{}
-}
-
-// entry is one site's next fire time under the schedule it was computed for.
-type entry struct {
-	spec string
-	next time.Time
+	// next is the schedule's first fire time after t: site.Cron().Next, which tests count.
+	next func(site *config.Site, t time.Time) time.Time
 }
 
 // New returns a scheduler; Run starts it.
 func New(sites func() []*config.Site, lastStarted func(context.Context, string) (time.Time, error),
 	fire func(*config.Site, time.Time), logger *slog.Logger) *Scheduler {
 	return &Scheduler{Sites: sites, LastStarted: lastStarted, Fire: fire, Refresh: 30 * time.Second, Logger: logger,
-		wake: make(chan struct{}, 1)}
+		wake: make(chan struct{}, 1), next: func(site *config.Site, t time.Time) time.Time {
+			if sched := site.Cron(); sched != nil {
+				return sched.Next(t)
+			}
+			return time.Time{} // no schedule: validation refuses it
+		}}
 }
 
 // Wake makes the scheduler read the sites again now: one was created, changed or deleted.
@@ -49,15 +51,22 @@ func (s *Scheduler) Wake() {
 	}
 }
 
-// Run fires schedules until ctx ends.
+// Run fires schedules until ctx ends. Between two reads of the sites it only pops the fire times
+// that came due; a read computes fire times only for the sites created or changed since the last.
 func (s *Scheduler) Run(ctx context.Context) {
-	next := map[string]entry{}
+	p := &plan{entries: map[string]*entry{}}
+	read := true
+	var readAt time.Time
 	for {
 		now := time.Now().UTC()
-		s.update(ctx, next, now)
-		wait := s.Refresh
-		for _, e := range next {
-			wait = min(wait, e.next.Sub(now)) // update left every next time after now
+		if read {
+			s.follow(ctx, p, now)
+			readAt = now.Add(s.Refresh)
+		}
+		s.fire(p, now)
+		wait := readAt.Sub(now)
+		if len(p.queue) > 0 {
+			wait = min(wait, p.queue[0].next.Sub(now)) // fire left every next time after now
 		}
 		t := time.NewTimer(wait)
 		select {
@@ -66,37 +75,80 @@ func (s *Scheduler) Run(ctx context.Context) {
 			return
 		case <-s.wake:
 			t.Stop()
+			read = true
 		case <-t.C:
+			read = !time.Now().Before(readAt)
 		}
 	}
 }
 
-// update follows the site list and fires what is due at now.
-func (s *Scheduler) update(ctx context.Context, next map[string]entry, now time.Time) {
-	seen := map[string]bool{}
+// plan is what the scheduler knows between two reads of the sites: each site's next fire time,
+// under the schedule it was computed for, and the fire times in a min-heap.
+type plan struct {
+	entries map[string]*entry
+	queue   entryQueue
+	read    uint64 // the number of reads, which marks the entries each read found
+}
+
+// entry is one site's next fire time; a site whose schedule never fires is kept out of the queue
+// (index -1), so that it costs no computation on each read either.
+type entry struct {
+	site  *config.Site
+	spec  string
+	next  time.Time
+	read  uint64
+	index int
+}
+
+// follow reads the sites: a site unchanged since the last read costs a map lookup; a new one has
+// its missed run made up and its next fire time computed; a changed schedule counts from now; a
+// deleted site leaves the plan.
+func (s *Scheduler) follow(ctx context.Context, p *plan, now time.Time) {
+	p.read++
 	for _, site := range s.Sites() {
-		sched := site.Cron()
-		if sched == nil || sched.Next(now).IsZero() {
-			continue // never fires: validation refuses such schedules
-		}
-		seen[site.ID] = true
-		e, ok := next[site.ID]
+		e, ok := p.entries[site.ID]
 		switch {
-		case !ok:
+		case ok && e.spec == site.Schedule:
+			e.site = site // the same schedule: its fire time stands
+		case ok:
+			e.site, e.spec = site, site.Schedule
+			p.schedule(e, s.next(site, now))
+		default:
 			s.makeUp(ctx, site, now)
-			e = entry{spec: site.Schedule, next: sched.Next(now)}
-		case e.spec != site.Schedule:
-			e = entry{spec: site.Schedule, next: sched.Next(now)}
-		case !e.next.After(now):
-			s.Fire(site, e.next)
-			e.next = sched.Next(now)
+			e = &entry{site: site, spec: site.Schedule, index: -1}
+			p.entries[site.ID] = e
+			p.schedule(e, s.next(site, now))
 		}
-		next[site.ID] = e
+		e.read = p.read
 	}
-	for id := range next {
-		if !seen[id] {
-			delete(next, id)
+	for id, e := range p.entries {
+		if e.read != p.read {
+			p.schedule(e, time.Time{})
+			delete(p.entries, id)
 		}
+	}
+}
+
+// fire fires every site due at now, each for its fire time, and moves it to its next one.
+func (s *Scheduler) fire(p *plan, now time.Time) {
+	for len(p.queue) > 0 && !p.queue[0].next.After(now) {
+		e := p.queue[0]
+		s.Fire(e.site, e.next)
+		p.schedule(e, s.next(e.site, now))
+	}
+}
+
+// schedule sets e's next fire time, taking it out of the queue when it is zero (never).
+func (p *plan) schedule(e *entry, next time.Time) {
+	e.next = next
+	switch {
+	case next.IsZero() && e.index >= 0:
+		heap.Remove(&p.queue, e.index)
+	case next.IsZero():
+	case e.index >= 0:
+		heap.Fix(&p.queue, e.index)
+	default:
+		heap.Push(&p.queue, e)
 	}
 }
 
@@ -112,9 +164,42 @@ func (s *Scheduler) makeUp(ctx context.Context, site *config.Site, now time.Time
 	if last.IsZero() {
 		return
 	}
-	if missed := site.Cron().Next(last.UTC()); !missed.IsZero() && !missed.After(now) {
+	if missed := s.next(site, last.UTC()); !missed.IsZero() && !missed.After(now) {
 		s.Logger.Info("making up a scheduled run missed while sitepush was not running", "site", site.ID,
 			"last_run", last.UTC().Format(time.RFC3339), "missed", missed.Format(time.RFC3339))
 		s.Fire(site, missed)
 	}
+}
+
+// entryQueue is a min-heap of entries by next fire time, then by site id, so that sites due
+// together are fired in one order.
+type entryQueue []*entry
+
+func (q entryQueue) Len() int { return len(q) }
+
+func (q entryQueue) Less(a, b int) bool {
+	if !q[a].next.Equal(q[b].next) {
+		return q[a].next.Before(q[b].next)
+	}
+	return q[a].site.ID < q[b].site.ID
+}
+
+func (q entryQueue) Swap(a, b int) {
+	q[a], q[b] = q[b], q[a]
+	q[a].index, q[b].index = a, b
+}
+
+func (q *entryQueue) Push(x any) {
+	e := x.(*entry)
+	e.index = len(*q)
+	*q = append(*q, e)
+}
+
+func (q *entryQueue) Pop() any {
+	old := *q
+	e := old[len(old)-1]
+	old[len(old)-1] = nil
+	e.index = -1
+	*q = old[:len(old)-1]
+	return e
 }

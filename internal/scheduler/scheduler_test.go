@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -15,7 +16,7 @@ import (
 )
 
 // sitesOf loads sites with the given id → schedule.
-func sitesOf(t *testing.T, schedules ...string) []*config.Site {
+func sitesOf(t testing.TB, schedules ...string) []*config.Site {
 	t.Helper()
 	doc := "sites:\n"
 	for i := 0; i+1 < len(schedules); i += 2 {
@@ -97,6 +98,63 @@ func TestScheduler(t *testing.T) {
 		synctest.Wait()
 		if got := f.take(); !slices.Equal(got, []string{"every5@01:30"}) {
 			t.Errorf("after the change: %v", got)
+		}
+		cancel()
+	})
+}
+
+// TestAReadCostsOnlyTheChangedSites: reading the sites again (each site created through the API
+// wakes the scheduler, and it reads them every Refresh) computes fire times for the sites created
+// or changed since the last read only, not for all of them.
+func TestAReadCostsOnlyTheChangedSites(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var pairs []string
+		for i := range 1000 {
+			pairs = append(pairs, fmt.Sprintf("s%03d", i), "0 * * * *")
+		}
+		f := &firing{sites: sitesOf(t, pairs...)}
+		s := New(f.list, func(context.Context, string) (time.Time, error) { return time.Time{}, nil }, f.fire,
+			slog.New(slog.NewTextHandler(io.Discard, nil)))
+		next, count := s.next, atomic.Int64{}
+		s.next = func(site *config.Site, t time.Time) time.Time {
+			count.Add(1)
+			return next(site, t)
+		}
+		ctx, cancel := context.WithCancel(t.Context())
+		defer cancel()
+		go s.Run(ctx)
+		synctest.Wait()
+		if count.Load() != 1000 {
+			t.Fatalf("at start-up: %d fire times computed for 1,000 sites", count.Load())
+		}
+		for range 5 {
+			s.Wake()
+			synctest.Wait()
+		}
+		f.set(sitesOf(t, pairs...)) // read again from the store: the same schedules, new values
+		s.Wake()
+		time.Sleep(s.Refresh)
+		synctest.Wait()
+		if count.Load() != 1000 {
+			t.Errorf("after 6 wakes and a refresh with no site changed: %d more fire times computed, want 0", count.Load()-1000)
+		}
+
+		changed := append(sitesOf(t, "s000", "30 * * * *", "new", "0 * * * *"), f.list()[2:]...) // s001 deleted
+		f.set(changed)
+		s.Wake()
+		synctest.Wait()
+		if count.Load() != 1002 {
+			t.Errorf("one site changed, one created, one deleted: %d fire times computed, want 2", count.Load()-1000)
+		}
+		time.Sleep(time.Hour)
+		synctest.Wait()
+		fired := f.take()
+		if len(fired) != 1000 || !slices.Contains(fired, "s000@00:30") || !slices.Contains(fired, "new@01:00") || slices.Contains(fired, "s001@01:00") {
+			t.Errorf("the hour fired %d sites (s000@00:30, new@01:00 and not s001 among them: %v, %v, %v)", len(fired),
+				slices.Contains(fired, "s000@00:30"), slices.Contains(fired, "new@01:00"), !slices.Contains(fired, "s001@01:00"))
+		}
+		if count.Load() != 2002 {
+			t.Errorf("1,000 sites fired once each: %d fire times computed, want 1,000", count.Load()-1002)
 		}
 		cancel()
 	})

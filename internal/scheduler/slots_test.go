@@ -44,7 +44,7 @@ func TestAHangingSiteDoesNotTakeTheSchedule(t *testing.T) {
 			t.Logf("log:\n%s", log)
 		}
 	})
-	runs.turn = 100 * time.Millisecond
+	runs.pool.turn = 100 * time.Millisecond
 	t.Cleanup(func() { runs.Shutdown(5 * time.Second) })
 
 	at := time.Now()

@@ -35,8 +35,6 @@ type Server struct {
 	// guesses counts wrong tokens per client address; origins refuses forms sent from other sites.
 	guesses *guesses
 	origins *http.CrossOriginProtection
-	// changed is told when a site was created, replaced or deleted (the scheduler wakes up).
-	changed func()
 	logger  *slog.Logger
 	now     func() time.Time
 	cache   *cache
@@ -58,7 +56,6 @@ type Options struct {
 	AdminToken string
 	// MetricsToken, when set, is the bearer token GET /metrics needs; empty leaves it open.
 	MetricsToken string
-	Changed      func()
 	Logger       *slog.Logger
 	// BingQuota, when set, asks Bing (GetUrlSubmissionQuota) how many URLs a site may still
 	// submit today, for /status and the dashboard; its answers are kept in the state.
@@ -71,7 +68,7 @@ type Options struct {
 // New returns a server.
 func New(o Options) *Server {
 	return &Server{sites: o.Sites, runs: o.Runs, state: o.State, metrics: o.Metrics, token: o.AdminToken,
-		metricsToken: o.MetricsToken, guesses: newGuesses(), origins: http.NewCrossOriginProtection(), changed: o.Changed, logger: o.Logger, now: time.Now, cache: newCache(time.Second, o.State.Mark),
+		metricsToken: o.MetricsToken, guesses: newGuesses(), origins: http.NewCrossOriginProtection(), logger: o.Logger, now: time.Now, cache: newCache(time.Second, o.State.Mark),
 		bingQuota: o.BingQuota, bing: newCache(bingAsked, nil), started: time.Now(), going: o.Live}
 }
 

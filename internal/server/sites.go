@@ -95,11 +95,10 @@ func (s *Server) deleteSite(w http.ResponseWriter, r *http.Request) {
 	w.WriteHeader(http.StatusNoContent)
 }
 
+// siteChanged drops the cached answers: they list the sites. The scheduler hears of the change
+// from the registry (sites.Registry.OnChange).
 func (s *Server) siteChanged() {
 	s.cache.invalidate()
-	if s.changed != nil {
-		s.changed()
-	}
 }
 
 // siteError answers a failed change with the status its kind calls for.

@@ -72,6 +72,7 @@ func workerKeys(text string) error {
 		{"listen", "the Worker answers on its own routes"},
 		{"metricsToken", "the Worker has no /metrics"},
 		{"metrics", "the Worker has no /metrics"},
+		{"serve", "the Worker runs one tick's due sites itself"},
 	} {
 		if _, ok := top[k.key]; ok {
 			errs = append(errs, fmt.Errorf("%s: %s: is not used by the Worker (%s); remove it", ConfigVar, k.key, k.why))

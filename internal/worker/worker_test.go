@@ -317,6 +317,7 @@ func TestABadConfiguration(t *testing.T) {
 		{"state", `{"state": "sqlite:x.db", "sites": []}`, "state: is not used by the Worker"},
 		{"metrics", `{"metricsToken": "x", "sites": []}`, "metricsToken: is not used by the Worker (the Worker has no /metrics)"},
 		{"metrics per site", `{"metrics": {"perSite": "none"}, "sites": []}`, "metrics: is not used by the Worker (the Worker has no /metrics)"},
+		{"serve", `{"serve": {"concurrency": 8}, "sites": []}`, "serve: is not used by the Worker (the Worker runs one tick's due sites itself); remove it"},
 		{"an unset token", `{"adminToken": "${SITEPUSH_UNSET_TOKEN}", "sites": []}`,
 			"line 1: environment variable SITEPUSH_UNSET_TOKEN is not set"},
 		{"a feed backlog", `{"sites": [{"id": "a", "sitemaps": ["https://a.example/s.xml"], "feed": {"enabled": true, "backlog": "none"}}]}`,
