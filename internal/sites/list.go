@@ -12,6 +12,7 @@ import (
 func (r *Registry) All() []Entry {
 	r.mu.RLock()
 	all := r.all
+	r.shared.Store(true) // under the read lock: list, under the write lock, sees it
 	r.mu.RUnlock()
 	if all != nil {
 		return all
@@ -27,6 +28,7 @@ func (r *Registry) All() []Entry {
 func (r *Registry) Sites() []*config.Site {
 	r.mu.RLock()
 	sites := r.sites
+	r.shared.Store(true)
 	r.mu.RUnlock()
 	if sites != nil {
 		return sites
@@ -55,7 +57,7 @@ func (r *Registry) build() {
 		}
 		r.all, r.sites = all, sites
 	}
-	r.shared = true
+	r.shared.Store(true)
 }
 
 // list puts the API site id in the answers of All and Sites, as e, or takes it out when e.Site
@@ -65,10 +67,10 @@ func (r *Registry) list(id string, e Entry) {
 	if r.all == nil {
 		return // built at the next read
 	}
-	if r.shared {
+	if r.shared.Load() {
 		r.all = append(make([]Entry, 0, len(r.all)+len(r.all)/8+1), r.all...)
 		r.sites = append(make([]*config.Site, 0, cap(r.all)), r.sites...)
-		r.shared = false
+		r.shared.Store(false)
 	}
 	files := len(r.cfg.Sites)
 	i, found := slices.BinarySearchFunc(r.all[files:], id, func(e Entry, id string) int { return strings.Compare(e.Site.ID, id) })

@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/sitepush/sitepush/internal/config"
@@ -86,7 +87,7 @@ type Registry struct {
 	// Once answered (shared), they never change: the next change copies them first.
 	all    []Entry
 	sites  []*config.Site
-	shared bool
+	shared atomic.Bool
 }
 
 // New returns the registry of cfg's sites and those in the store; Load reads the latter.
@@ -173,10 +174,11 @@ func (r *Registry) Replace(ctx context.Context, id string, body []byte, now time
 	if _, ok := r.fileSite(id); ok {
 		return Entry{}, fileSiteError(id)
 	}
-	id, ok := r.stored(id)
+	storedID, ok := r.stored(id)
 	if !ok {
 		return Entry{}, errorOf(ErrNotFound, "no site %q; create it with POST /api/sites", id)
 	}
+	id = storedID
 	// The site as it is, read once: the keys given back masked are put back, and the rule of
 	// where secrets go is checked, against the same version that the store must still hold.
 	r.mu.RLock()
@@ -220,10 +222,11 @@ func (r *Registry) Delete(ctx context.Context, id string) error {
 	if _, ok := r.fileSite(id); ok {
 		return fileSiteError(id)
 	}
-	id, ok := r.stored(id)
+	storedID, ok := r.stored(id)
 	if !ok {
 		return errorOf(ErrNotFound, "no site %q", id)
 	}
+	id = storedID
 	err := r.store.DeleteSite(ctx, id)
 	if err != nil && !errors.Is(err, store.ErrNoSite) {
 		return err
