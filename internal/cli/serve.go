@@ -95,6 +95,7 @@ func serve(ctx context.Context, cfg *config.Config, st *store.Store, ln net.List
 	}, logger, cfg.Serve.Concurrency)
 	runs.OnStart = func() { api.Invalidate() }
 	sched := scheduler.New(registry.Sites, st.LastStarted, runs.Scheduled, logger)
+	sched.LastStartedAll = st.LastStartedAll
 	wake := atMostEvery(wakeEvery, sched.Wake)
 	registry.OnChange = func([]string) { wake() }
 	api = server.New(server.Options{Sites: registry, Runs: runs, State: st, Metrics: m.Handler(),

@@ -20,6 +20,10 @@ type Scheduler struct {
 	Sites func() []*config.Site
 	// LastStarted returns when a site's latest run started; zero when it never ran.
 	LastStarted func(ctx context.Context, site string) (time.Time, error)
+	// LastStartedAll, when set, returns when the latest run of each site that ran started, in
+	// one read: a read that finds many new sites (the first, of thousands) asks it once
+	// instead of LastStarted for each.
+	LastStartedAll func(ctx context.Context) (map[string]time.Time, error)
 	// Fire starts a run of site for the fire time at; it must not block.
 	Fire func(site *config.Site, at time.Time)
 	// Refresh is how often Sites is read again, for sites changed by other instances.
@@ -105,6 +109,7 @@ type entry struct {
 // deleted site leaves the plan.
 func (s *Scheduler) follow(ctx context.Context, p *plan, now time.Time) {
 	p.read++
+	var fresh []*config.Site
 	for _, site := range s.Sites() {
 		e, ok := p.entries[site.ID]
 		switch {
@@ -114,13 +119,14 @@ func (s *Scheduler) follow(ctx context.Context, p *plan, now time.Time) {
 			e.site, e.spec = site, site.Schedule
 			p.schedule(e, s.next(site, now))
 		default:
-			s.makeUp(ctx, site, now)
+			fresh = append(fresh, site)
 			e = &entry{site: site, spec: site.Schedule, index: -1}
 			p.entries[site.ID] = e
 			p.schedule(e, s.next(site, now))
 		}
 		e.read = p.read
 	}
+	s.makeUp(ctx, fresh, now)
 	for id, e := range p.entries {
 		if e.read != p.read {
 			p.schedule(e, time.Time{})
@@ -152,23 +158,46 @@ func (p *plan) schedule(e *entry, next time.Time) {
 	}
 }
 
-// makeUp fires, once, a site whose schedule came while no scheduler was running: its latest run
-// started before the schedule's first fire time after it. A site that never ran waits for its
-// schedule (or a trigger).
-func (s *Scheduler) makeUp(ctx context.Context, site *config.Site, now time.Time) {
-	last, err := s.LastStarted(ctx, site.ID)
-	if err != nil {
-		s.Logger.Error("cannot tell whether a scheduled run was missed", "site", site.ID, "err", err)
-		return
+// makeUp fires, once, each new site whose schedule came while no scheduler was running: its
+// latest run started before the schedule's first fire time after it. A site that never ran waits
+// for its schedule (or a trigger).
+func (s *Scheduler) makeUp(ctx context.Context, sites []*config.Site, now time.Time) {
+	last := s.lastStarted(ctx, sites)
+	for _, site := range sites {
+		started, ok := last[site.ID]
+		if !ok {
+			continue
+		}
+		if missed := s.next(site, started.UTC()); !missed.IsZero() && !missed.After(now) {
+			s.Logger.Info("making up a scheduled run missed while sitepush was not running", "site", site.ID,
+				"last_run", started.UTC().Format(time.RFC3339), "missed", missed.Format(time.RFC3339))
+			s.Fire(site, missed)
+		}
 	}
-	if last.IsZero() {
-		return
+}
+
+// lastStarted returns when the latest run of each of sites that ran started: in one read
+// (LastStartedAll) for more than one site, else a read a site. A site that cannot be read is left
+// out, its error logged: its missed run, if any, is not made up.
+func (s *Scheduler) lastStarted(ctx context.Context, sites []*config.Site) map[string]time.Time {
+	if len(sites) > 1 && s.LastStartedAll != nil {
+		all, err := s.LastStartedAll(ctx)
+		if err != nil {
+			s.Logger.Error("cannot tell whether scheduled runs were missed", "sites", len(sites), "err", err)
+		}
+		return all
 	}
-	if missed := s.next(site, last.UTC()); !missed.IsZero() && !missed.After(now) {
-		s.Logger.Info("making up a scheduled run missed while sitepush was not running", "site", site.ID,
-			"last_run", last.UTC().Format(time.RFC3339), "missed", missed.Format(time.RFC3339))
-		s.Fire(site, missed)
+	last := map[string]time.Time{}
+	for _, site := range sites {
+		started, err := s.LastStarted(ctx, site.ID)
+		switch {
+		case err != nil:
+			s.Logger.Error("cannot tell whether a scheduled run was missed", "site", site.ID, "err", err)
+		case !started.IsZero():
+			last[site.ID] = started
+		}
 	}
+	return last
 }
 
 // entryQueue is a min-heap of entries by next fire time, then by site id, so that sites due

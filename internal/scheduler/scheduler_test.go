@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -98,6 +99,42 @@ func TestScheduler(t *testing.T) {
 		synctest.Wait()
 		if got := f.take(); !slices.Equal(got, []string{"every5@01:30"}) {
 			t.Errorf("after the change: %v", got)
+		}
+		cancel()
+	})
+}
+
+// TestTheFirstReadAsksTheLastRunsOnce: with LastStartedAll, the first read of the sites asks when
+// each last ran in one read, not one a site (10,000 queries at the start of a fleet), and makes up
+// the same missed runs; a site created later is asked about alone.
+func TestTheFirstReadAsksTheLastRunsOnce(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		f := &firing{sites: sitesOf(t, "every5", "*/5 * * * *", "hourly", "0 * * * *", "fresh", "0 * * * *")}
+		last := map[string]time.Time{"hourly": time.Now().Add(-150 * time.Minute), "every5": time.Now()}
+		var one, all atomic.Int64
+		s := New(f.list, func(_ context.Context, site string) (time.Time, error) {
+			one.Add(1)
+			return last[site], nil
+		}, f.fire, slog.New(slog.NewTextHandler(io.Discard, nil)))
+		s.LastStartedAll = func(context.Context) (map[string]time.Time, error) {
+			all.Add(1)
+			return maps.Clone(last), nil
+		}
+		ctx, cancel := context.WithCancel(t.Context())
+		defer cancel()
+		go s.Run(ctx)
+		synctest.Wait()
+		if got := f.take(); !slices.Equal(got, []string{"hourly@22:00"}) || all.Load() != 1 || one.Load() != 0 {
+			t.Errorf("at start-up: fired %v, %d reads of all the last runs and %d of one; want hourly@22:00 made up "+
+				"after one read of all", got, all.Load(), one.Load())
+		}
+		last["late"] = time.Now().Add(-2 * time.Hour)
+		f.set(append(f.list(), sitesOf(t, "late", "0 * * * *")...))
+		s.Wake()
+		synctest.Wait()
+		if got := f.take(); !slices.Equal(got, []string{"late@23:00"}) || all.Load() != 1 || one.Load() != 1 {
+			t.Errorf("a site created: fired %v, %d reads of all and %d of one; want late@23:00 after a read of its own",
+				got, all.Load(), one.Load())
 		}
 		cancel()
 	})

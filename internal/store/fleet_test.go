@@ -55,6 +55,16 @@ func TestFleetReads(t *testing.T) {
 			t.Errorf("QuotaDays[%s] = %+v, QuotaDay = %+v", id, quotas[id], d)
 		}
 	}
+	started, err := s.LastStartedAll(ctx)
+	if err != nil || len(started) != 3 {
+		t.Fatalf("LastStartedAll: %v, %v; want the 3 sites that ran", started, err)
+	}
+	for _, id := range ids {
+		one, _ := s.LastStarted(ctx, id)
+		if all, ok := started[id]; !all.Equal(one) || ok == one.IsZero() {
+			t.Errorf("LastStartedAll[%s] = %v (%v), LastStarted = %v", id, all, ok, one)
+		}
+	}
 	if _, ok := last["c"]; ok {
 		t.Errorf("c, which never ran well, has a last good run: %v", last["c"])
 	}
