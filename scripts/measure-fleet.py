@@ -5,6 +5,7 @@
 
     python3 scripts/measure-fleet.py --sites 10000
     python3 scripts/measure-fleet.py --sites 10000 --state postgres://postgres@127.0.0.1:5432/postgres
+    python3 scripts/measure-fleet.py --sites 10000 --api     # the sites created through the API
 
 With --state postgres://…/DB, a database sitepush_fleet_<random> is created beside DB and dropped
 at the end (psql must be on the PATH). It prints one line a figure:
@@ -87,6 +88,7 @@ def peak_rss_mb(pid):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--sites", type=int, default=1000, help="sites in the configuration file")
+    ap.add_argument("--api", action="store_true", help="the sites created through the API instead (by a serve before)")
     ap.add_argument("--state", default="", help="postgres://…/DB for PostgreSQL (default: SQLite in a temporary directory)")
     ap.add_argument("--creates", type=int, default=100, help="sites created through the API, measured first and last")
     ap.add_argument("--runs", type=int, default=200, help="sites triggered before /metrics is read")
@@ -117,6 +119,40 @@ def main():
         shutil.rmtree(tmp, True)
 
 
+def wait_for(p, base, path, tmp):
+    """Waits until serve answers path with 200; exits with its log's end when serve does."""
+    while True:
+        if p.poll() is not None:
+            sys.exit("serve exited: " + open(os.path.join(tmp, "serve.log")).read()[-400:])
+        try:
+            if call(base, "GET", path)[0] == 200:
+                return
+        except OSError:
+            pass
+        time.sleep(0.02)
+
+
+def create_all(p, base, site, n, tmp):
+    """POSTs sites site-00000… to serve from 4 threads, once it answers."""
+    wait_for(p, base, "/healthz", tmp)
+    failed = []
+
+    def work(k):
+        for i in range(k, n, 4):
+            code, raw = call(base, "POST", "/api/sites", {"id": f"site-{i:05d}", "sitemaps": [f"{site}/s/{i}/sitemap.xml"]})
+            if code not in (200, 201):
+                failed.append(f"POST /api/sites: {code} {raw[:200]!r}")
+                return
+
+    threads = [threading.Thread(target=work, args=(k,)) for k in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    if failed:
+        sys.exit(failed[0])
+
+
 def measure(a, binary, tmp, site, state):
     import socket
     s = socket.socket()
@@ -127,23 +163,23 @@ def measure(a, binary, tmp, site, state):
     lines = [f"state: {state}", f"listen: 127.0.0.1:{port}", f"adminToken: {TOKEN}", "defaults:",
              '  schedule: "0 0 1 1 *"',
              f"  indexnow: {{enabled: true, key: {KEY}, endpoints: [{site}/indexnow], interval: 1ms}}", "sites:"]
-    lines += [f"  - {{id: site-{i:05d}, sitemaps: [{site}/s/{i}/sitemap.xml]}}" for i in range(a.sites)]
+    if a.api:
+        lines[-1] = "sites: []"
+    else:
+        lines += [f"  - {{id: site-{i:05d}, sitemaps: [{site}/s/{i}/sitemap.xml]}}" for i in range(a.sites)]
     cfg = os.path.join(tmp, "sitepush.yaml")
     open(cfg, "w").write("\n".join(lines) + "\n")
     log = open(os.path.join(tmp, "serve.log"), "wb")
+    if a.api:  # the sites created through the API by a serve of their own, then measured from a start
+        p = subprocess.Popen([binary, "serve", "--config", cfg], stdout=log, stderr=subprocess.STDOUT)
+        create_all(p, base, site, a.sites, tmp)
+        p.terminate()
+        p.wait(30)
     p = subprocess.Popen([binary, "serve", "--config", cfg], stdout=log, stderr=subprocess.STDOUT)
     try:
-        last = f"/api/sites/site-{a.sites - 1:05d}"
-        while True:
-            if p.poll() is not None:
-                sys.exit("serve exited: " + open(os.path.join(tmp, "serve.log")).read()[-400:])
-            try:
-                if call(base, "GET", last)[0] == 200:
-                    break
-            except OSError:
-                pass
-            time.sleep(0.02)
-        print(f"sites in the file   {a.sites:,}  ({'PostgreSQL' if state.startswith('postgres') else 'SQLite'})")
+        wait_for(p, base, f"/api/sites/site-{a.sites - 1:05d}", tmp)
+        print(f"sites {'through the API' if a.api else 'in the file'} {a.sites:,}  "
+              f"({'PostgreSQL' if state.startswith('postgres') else 'SQLite'})")
         served = cpu(p.pid)
         time.sleep(a.settle)
         print(f"start-up CPU        {served:.2f} s to the last site served, {cpu(p.pid):.2f} s {a.settle} s later "
