@@ -6,15 +6,16 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
-// maxNodes bounds the tree that aliases may expand to, so that a "billion laughs" file fails fast
-// instead of exhausting memory.
+// maxNodes bounds the nodes that aliases may expand to, so that a "billion laughs" file fails fast
+// instead of exhausting memory. The nodes written in the file are not counted: a file of 50,000
+// sites has some 400,000, and its size bounds them.
 const maxNodes = 100_000
 
 // flattener rewrites a tree without aliases (*name) and merge keys (<<: *name), so that the later
 // stages (strict keys, defaults inheritance, decoding) see plain mappings and lists whose nodes keep
 // the line where their text was written.
 type flattener struct {
-	nodes  int
+	nodes  int // copied through aliases
 	active map[*yaml.Node]bool
 }
 
@@ -24,9 +25,11 @@ func flatten(root *yaml.Node) (*yaml.Node, error) {
 }
 
 func (f *flattener) node(n *yaml.Node) (*yaml.Node, error) {
-	if f.nodes++; f.nodes > maxNodes {
-		return nil, fmt.Errorf("line %d: the aliases of this file expand to more than %d YAML nodes; "+
-			"share settings through defaults: instead", n.Line, maxNodes)
+	if len(f.active) > 0 { // a node copied through an alias (f.active holds the aliases being expanded)
+		if f.nodes++; f.nodes > maxNodes {
+			return nil, fmt.Errorf("line %d: the aliases of this file expand to more than %d YAML nodes; "+
+				"share settings through defaults: instead", n.Line, maxNodes)
+		}
 	}
 	switch n.Kind {
 	case yaml.AliasNode:

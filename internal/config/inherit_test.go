@@ -174,3 +174,17 @@ func TestAliasBomb(t *testing.T) {
 	_, err := parse(doc, nil)
 	checkErr(t, err, "expand to more than 100000 YAML nodes")
 }
+
+// TestAFleetIsNoBomb: the bound is on what aliases expand to, not on what the file writes — a
+// file of 20,000 sites, some 140,000 nodes and no alias, loads (it was refused as a bomb).
+func TestAFleetIsNoBomb(t *testing.T) {
+	var doc strings.Builder
+	doc.WriteString("sites:\n")
+	for i := range 20_000 {
+		fmt.Fprintf(&doc, "  - {id: s%05d, sitemaps: [https://s%05d.example/sitemap.xml]}\n", i, i)
+	}
+	c, err := parse(doc.String(), nil)
+	if err != nil || len(c.Sites) != 20_000 {
+		t.Fatalf("a file of 20,000 sites: %v", err)
+	}
+}
