@@ -82,7 +82,7 @@ func BenchmarkRead(b *testing.B) {
 	sites := sitesOf(b, pairs...)
 	s := New(func() []*config.Site { return sites }, func(context.Context, string) (time.Time, error) { return time.Time{}, nil },
 		func(*config.Site, time.Time) {}, slog.New(slog.DiscardHandler))
-	p := &plan{entries: map[string]*entry{}}
+	p := newPlan()
 	now := time.Now().UTC()
 	s.follow(b.Context(), p, now)
 	for b.Loop() {

@@ -25,7 +25,7 @@ type pool struct {
 
 	mu      sync.Mutex
 	stopped bool
-	queue   jobQueue
+	queue   heapOf[*job]
 	pending map[string]*job // site id → its job: queued, waiting to try again, or running
 	held    int             // workers holding a slot
 	over    int             // runs past their turn, whose workers gave their slot up
@@ -43,7 +43,7 @@ type job struct {
 }
 
 func newPool(size int, turn time.Duration, run func(*config.Site, time.Time, int) bool) *pool {
-	return &pool{size: size, turn: turn, run: run, pending: map[string]*job{}}
+	return &pool{size: size, turn: turn, run: run, pending: map[string]*job{}, queue: heapOf[*job]{less: earlierJob}}
 }
 
 // add queues a run of site for the fire time at. A site already queued keeps one entry, at the
@@ -159,42 +159,20 @@ func (p *pool) stop() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.stopped = true
-	for _, j := range p.queue {
+	for _, j := range p.queue.items {
 		delete(p.pending, j.site.ID)
 	}
-	p.queue = nil
+	p.queue.items = nil
 }
 
 func (p *pool) wait() { p.wg.Wait() }
 
-// jobQueue is a min-heap of jobs by fire time, then by the order they came in.
-type jobQueue []*job
-
-func (q jobQueue) Len() int { return len(q) }
-
-func (q jobQueue) Less(a, b int) bool {
-	if !q[a].at.Equal(q[b].at) {
-		return q[a].at.Before(q[b].at)
+// earlierJob orders the queue: by fire time, then by the order the jobs came in.
+func earlierJob(a, b *job) bool {
+	if !a.at.Equal(b.at) {
+		return a.at.Before(b.at)
 	}
-	return q[a].seq < q[b].seq
+	return a.seq < b.seq
 }
 
-func (q jobQueue) Swap(a, b int) {
-	q[a], q[b] = q[b], q[a]
-	q[a].index, q[b].index = a, b
-}
-
-func (q *jobQueue) Push(x any) {
-	j := x.(*job)
-	j.index = len(*q)
-	*q = append(*q, j)
-}
-
-func (q *jobQueue) Pop() any {
-	old := *q
-	j := old[len(old)-1]
-	old[len(old)-1] = nil
-	j.index = -1
-	*q = old[:len(old)-1]
-	return j
-}
+func (j *job) place(i int) { j.index = i }

@@ -58,7 +58,7 @@ func (s *Scheduler) Wake() {
 // Run fires schedules until ctx ends. Between two reads of the sites it only pops the fire times
 // that came due; a read computes fire times only for the sites created or changed since the last.
 func (s *Scheduler) Run(ctx context.Context) {
-	p := &plan{entries: map[string]*entry{}}
+	p := newPlan()
 	read := true
 	var readAt time.Time
 	for {
@@ -69,8 +69,8 @@ func (s *Scheduler) Run(ctx context.Context) {
 		}
 		s.fire(p, now)
 		wait := readAt.Sub(now)
-		if len(p.queue) > 0 {
-			wait = min(wait, p.queue[0].next.Sub(now)) // fire left every next time after now
+		if p.queue.Len() > 0 {
+			wait = min(wait, p.queue.items[0].next.Sub(now)) // fire left every next time after now
 		}
 		t := time.NewTimer(wait)
 		select {
@@ -90,8 +90,12 @@ func (s *Scheduler) Run(ctx context.Context) {
 // under the schedule it was computed for, and the fire times in a min-heap.
 type plan struct {
 	entries map[string]*entry
-	queue   entryQueue
+	queue   heapOf[*entry]
 	read    uint64 // the number of reads, which marks the entries each read found
+}
+
+func newPlan() *plan {
+	return &plan{entries: map[string]*entry{}, queue: heapOf[*entry]{less: earlierEntry}}
 }
 
 // entry is one site's next fire time; a site whose schedule never fires is kept out of the queue
@@ -137,8 +141,8 @@ func (s *Scheduler) follow(ctx context.Context, p *plan, now time.Time) {
 
 // fire fires every site due at now, each for its fire time, and moves it to its next one.
 func (s *Scheduler) fire(p *plan, now time.Time) {
-	for len(p.queue) > 0 && !p.queue[0].next.After(now) {
-		e := p.queue[0]
+	for p.queue.Len() > 0 && !p.queue.items[0].next.After(now) {
+		e := p.queue.items[0]
 		s.Fire(e.site, e.next)
 		p.schedule(e, s.next(e.site, now))
 	}
@@ -200,35 +204,13 @@ func (s *Scheduler) lastStarted(ctx context.Context, sites []*config.Site) map[s
 	return last
 }
 
-// entryQueue is a min-heap of entries by next fire time, then by site id, so that sites due
-// together are fired in one order.
-type entryQueue []*entry
-
-func (q entryQueue) Len() int { return len(q) }
-
-func (q entryQueue) Less(a, b int) bool {
-	if !q[a].next.Equal(q[b].next) {
-		return q[a].next.Before(q[b].next)
+// earlierEntry orders the fire times: by time, then by site id, so that sites due together are
+// fired in one order.
+func earlierEntry(a, b *entry) bool {
+	if !a.next.Equal(b.next) {
+		return a.next.Before(b.next)
 	}
-	return q[a].site.ID < q[b].site.ID
+	return a.site.ID < b.site.ID
 }
 
-func (q entryQueue) Swap(a, b int) {
-	q[a], q[b] = q[b], q[a]
-	q[a].index, q[b].index = a, b
-}
-
-func (q *entryQueue) Push(x any) {
-	e := x.(*entry)
-	e.index = len(*q)
-	*q = append(*q, e)
-}
-
-func (q *entryQueue) Pop() any {
-	old := *q
-	e := old[len(old)-1]
-	old[len(old)-1] = nil
-	e.index = -1
-	*q = old[:len(old)-1]
-	return e
-}
+func (e *entry) place(i int) { e.index = i }
