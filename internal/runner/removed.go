@@ -136,19 +136,22 @@ func (r *Runner) probeLeft(ctx context.Context, col *collector) map[int64]int {
 	}
 	notices := map[int64]int{}
 	for i, p := range left {
-		if statuses[i] == 0 || statuses[i] >= 500 {
-			continue // no answer yet: probed again by the next run
-		}
-		if err := rm.RecordProbe(ctx, col.site.ID, p.Hash, statuses[i], r.now()); err != nil {
-			if !budgetEnded(ctx, err) {
-				col.rec.AddError("indexnow: " + err.Error())
-			}
-			break // those recorded are queued; the rest are probed again by the next run
-		}
-		if statuses[i] == http.StatusNotFound || statuses[i] == http.StatusGone {
+		switch {
+		case statuses[i] == 0 || statuses[i] >= 500:
+			// no answer yet: probed again by the next run
+		case statuses[i] == http.StatusNotFound || statuses[i] == http.StatusGone:
+			// Its probe is recorded with the notice's outcome (recorder.announced): a run that
+			// ends before sending it leaves the URL to probe again, and the notice is not lost.
 			notices[p.Hash] = statuses[i]
 			col.due[ch].Add(channel.Due{Hash: p.Hash})
 			col.rec.Channels["indexnow"].Due++
+		default:
+			if err := rm.RecordProbe(ctx, col.site.ID, p.Hash, statuses[i], r.now()); err != nil {
+				if !budgetEnded(ctx, err) {
+					col.rec.AddError("indexnow: " + err.Error())
+				}
+				return notices // the rest are probed again by the next run
+			}
 		}
 	}
 	if len(notices) > 0 {

@@ -165,11 +165,14 @@ func TestABudgetSpentWhileAskingWhatLeft(t *testing.T) {
 	budget, spend := context.WithCancelCause(context.Background())
 	st.spend = func() { spend(errors.New("the 45 subrequests of the invocation are spent")) }
 	rec := run(t, r, s, runner.Options{Channels: []channel.Channel{in}, Budget: budget})
-	if len(rec.Errors) != 0 || len(in.take()) != 0 {
+	if len(rec.Errors) != 0 {
 		t.Errorf("a run whose budget ran out as it read the URLs that left: %s, errors %q", rec.Status, rec.Errors)
 	}
+	// The run stops when the end of its budget reaches it: on SQLite, which does not answer a
+	// cancelled query, it may yet probe and send; the notice goes once, by it or the run after.
+	sent := in.take()
 	run(t, r, s, opt)
-	if got := in.take(); !slices.Equal(got, urls("/gone")) {
-		t.Errorf("the run after sent %v; want the removal notice of /gone", got)
+	if got := append(sent, in.take()...); !slices.Equal(got, urls("/gone")) {
+		t.Errorf("the run whose budget ran out and the run after sent %v; want the removal notice of /gone once", got)
 	}
 }

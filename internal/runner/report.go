@@ -199,10 +199,11 @@ func statusKey(status int) string {
 	return strconv.Itoa(status)
 }
 
-// announced records the removal notices an outcome delivered.
+// announced records what became of the removal notices an outcome answers: the probe that found
+// each URL gone, so that it is not probed again, and the notices IndexNow accepted. A notice no
+// outcome answers — the run stopped first — leaves its URL to be probed and announced by a later run.
 func (r *recorder) announced(o channel.Outcome) {
-	rm, ok := r.state.(RemovalLog)
-	if !ok || len(r.removals) == 0 || !o.Delivered || o.Channel != "indexnow" {
+	if len(r.removals) == 0 || o.Channel != "indexnow" {
 		return
 	}
 	var hashes []int64
@@ -211,7 +212,17 @@ func (r *recorder) announced(o channel.Outcome) {
 			hashes = append(hashes, d.Hash)
 		}
 	}
-	if err := rm.RecordAnnounced(r.ctx, r.site, hashes, r.now()); err != nil {
-		r.rec.AddError("indexnow: " + err.Error())
+	if rm, ok := r.state.(Removals); ok {
+		for _, h := range hashes {
+			if err := rm.RecordProbe(r.ctx, r.site, h, r.removals[h], r.now()); err != nil {
+				r.rec.AddError("indexnow: " + err.Error())
+				return
+			}
+		}
+	}
+	if log, ok := r.state.(RemovalLog); ok && o.Delivered {
+		if err := log.RecordAnnounced(r.ctx, r.site, hashes, r.now()); err != nil {
+			r.rec.AddError("indexnow: " + err.Error())
+		}
 	}
 }
