@@ -204,9 +204,18 @@ func startChromium(t *testing.T, bin string) *chromium {
 // call sends a DevTools command and returns its result, skipping the events in between.
 func (c *chromium) call(method string, params map[string]any) json.RawMessage {
 	c.t.Helper()
+	out, err := c.try(method, params)
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	return out
+}
+
+// try sends a DevTools command and returns its result, or the error DevTools answered.
+func (c *chromium) try(method string, params map[string]any) (json.RawMessage, error) {
 	c.next++
 	if err := websocket.JSON.Send(c.ws, map[string]any{"id": c.next, "method": method, "params": params}); err != nil {
-		c.t.Fatal(err)
+		return nil, err
 	}
 	c.ws.SetReadDeadline(time.Now().Add(30 * time.Second))
 	for {
@@ -216,15 +225,15 @@ func (c *chromium) call(method string, params map[string]any) json.RawMessage {
 			Error  *struct{ Message string }
 		}
 		if err := websocket.JSON.Receive(c.ws, &msg); err != nil {
-			c.t.Fatalf("%s: %v", method, err)
+			return nil, fmt.Errorf("%s: %w", method, err)
 		}
 		if msg.ID != c.next {
 			continue
 		}
 		if msg.Error != nil {
-			c.t.Fatalf("%s: %s", method, msg.Error.Message)
+			return nil, fmt.Errorf("%s: %s", method, msg.Error.Message)
 		}
-		return msg.Result
+		return msg.Result, nil
 	}
 }
 
@@ -262,15 +271,22 @@ func (c *chromium) act(script string) {
 	c.eval("setTimeout(() => { " + script + " }, 0); true")
 }
 
-// waitFor waits until a condition holds in a loaded page.
+// waitFor waits until a condition holds in a loaded page. A page that navigates while it is asked
+// (a form sent by act) is asked again.
 func (c *chromium) waitFor(cond string) {
 	c.t.Helper()
+	var last error
 	for deadline := time.Now().Add(15 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
-		if c.eval(`document.readyState === "complete" && (`+cond+`)`) == "true" {
+		var out struct{ Result struct{ Value any } }
+		raw, err := c.try("Runtime.evaluate", map[string]any{"expression": `document.readyState === "complete" && (` + cond + `)`, "returnByValue": true})
+		if last = err; err != nil {
+			continue
+		}
+		if json.Unmarshal(raw, &out); out.Result.Value == true {
 			return
 		}
 	}
-	c.t.Fatalf("the page %s did not come to %s within 15 s", c.eval("location.href"), cond)
+	c.t.Fatalf("the page %s did not come to %s within 15 s (%v)", c.eval("location.href"), cond, last)
 }
 
 // expectText fails the test when the page does not show each text.
