@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 )
 
@@ -35,7 +34,7 @@ func (s *Store) Sites(ctx context.Context) (_ []StoredSite, err error) {
 	if err != nil {
 		return nil, err
 	}
-	return scanSites(rows, nil)
+	return scanSites(rows)
 }
 
 // SiteVersion is what tells one version of a stored site from another without its
@@ -64,32 +63,21 @@ func (s *Store) SiteVersions(ctx context.Context) (_ map[string]SiteVersion, err
 }
 
 // SitesByID returns the sites created through the API among ids (exact ids), by id; an id the
-// store does not hold is left out.
+// store does not hold is left out. The ids are one parameter (idsTable), however many.
 func (s *Store) SitesByID(ctx context.Context, ids []string) (_ []StoredSite, err error) {
 	defer s.failed(&err, fmt.Sprintf("reading %d sites created through the API", len(ids)), "")
-	var out []StoredSite
-	for lo := 0; lo < len(ids); lo += rowsPerStatement {
-		hi := min(lo+rowsPerStatement, len(ids))
-		perRow := make([]any, hi-lo)
-		for i, id := range ids[lo:hi] {
-			perRow[i] = id
-		}
-		query, args := s.bind(`SELECT id, config, created_at, updated_at FROM sites WHERE id IN (`+
-			strings.Repeat("?, ", hi-lo-1)+`?) ORDER BY id`, nil, perRow)
-		rows, err := s.rdb.QueryContext(ctx, query, args...)
-		if err != nil {
-			return nil, err
-		}
-		if out, err = scanSites(rows, out); err != nil {
-			return nil, err
-		}
+	rows, err := s.rdb.QueryContext(ctx, `SELECT id, config, created_at, updated_at FROM sites
+		WHERE id IN (SELECT id FROM `+s.idsTable(1, "wanted")+`) ORDER BY id`, s.idsParam(ids))
+	if err != nil {
+		return nil, err
 	}
-	return out, nil
+	return scanSites(rows)
 }
 
-// scanSites appends the sites of rows to out and closes rows.
-func scanSites(rows *sql.Rows, out []StoredSite) ([]StoredSite, error) {
+// scanSites returns the sites of rows and closes rows.
+func scanSites(rows *sql.Rows) ([]StoredSite, error) {
 	defer rows.Close()
+	var out []StoredSite
 	for rows.Next() {
 		var st StoredSite
 		var config string

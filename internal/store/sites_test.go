@@ -63,7 +63,7 @@ func TestSiteVersionsAndSitesByID(t *testing.T) {
 	if got, err := s.SitesByID(ctx, nil); err != nil || len(got) != 0 {
 		t.Fatalf("no ids: %v, %v", got, err)
 	}
-	// More sites than one statement reads, so that the ids go in several pieces.
+	// More sites than the store's statements take as parameters: the ids are one parameter.
 	var ids []string
 	for i := range 1201 {
 		id := fmt.Sprintf("site-%04d", i)
