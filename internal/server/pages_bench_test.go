@@ -22,6 +22,7 @@ import (
 	"github.com/sitepush/sitepush/internal/runner"
 	"github.com/sitepush/sitepush/internal/scheduler"
 	"github.com/sitepush/sitepush/internal/sites"
+	"github.com/sitepush/sitepush/internal/store"
 	"github.com/sitepush/sitepush/internal/store/storetest"
 )
 
@@ -60,12 +61,7 @@ func BenchmarkPages(b *testing.B) {
 		st.RecordOutcome(ctx, "site-000", now, channel.Outcome{Channel: "indexnow", URLs: due, Delivered: true})
 		st.RecordOutcome(ctx, "site-000", now, channel.Outcome{Channel: "indexnow", URLs: failed, Err: "HTTP 503 from https://e/indexnow"})
 	}
-	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
-	registry := sites.New(cfg, st, logger)
-	registry.Load(ctx)
-	runs := scheduler.NewRuns(runner.New(st), func(*config.Site, string) []channel.Channel { return nil }, nil, logger, 1)
-	m := metrics.New(prometheus.NewRegistry(), config.DefaultPerSite, registry.Sites, st, logger)
-	api := New(Options{Sites: registry, Runs: runs, State: st, Metrics: m.Handler(), AdminToken: token, Logger: logger})
+	api := benchServer(b, cfg, st)
 	handler := api.Handler()
 	recs, _ := st.Runs(ctx, "site-000", 1)
 	for _, path := range []string{"/", "/sites/site-000", "/sites/site-042", "/runs/" + strconv.FormatInt(recs[0].ID, 10),
@@ -117,12 +113,7 @@ func BenchmarkOverviewFleet(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
-	registry := sites.New(cfg, st, logger)
-	registry.Load(ctx)
-	runs := scheduler.NewRuns(runner.New(st), func(*config.Site, string) []channel.Channel { return nil }, nil, logger, 1)
-	m := metrics.New(prometheus.NewRegistry(), config.DefaultPerSite, registry.Sites, st, logger)
-	api := New(Options{Sites: registry, Runs: runs, State: st, Metrics: m.Handler(), AdminToken: token, Logger: logger})
+	api := benchServer(b, cfg, st)
 	handler := api.Handler()
 	size := 0
 	for b.Loop() {
@@ -137,4 +128,16 @@ func BenchmarkOverviewFleet(b *testing.B) {
 		size = rec.Body.Len()
 	}
 	b.ReportMetric(float64(size), "bytes/page")
+}
+
+// benchServer is serve's server over cfg's sites and st, as a benchmark reads its pages: no runs.
+func benchServer(b *testing.B, cfg *config.Config, st *store.Store) *Server {
+	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
+	registry := sites.New(cfg, st, logger)
+	if err := registry.Load(context.Background()); err != nil {
+		b.Fatal(err)
+	}
+	runs := scheduler.NewRuns(runner.New(st), func(*config.Site, string) []channel.Channel { return nil }, nil, logger, 1)
+	m := metrics.New(prometheus.NewRegistry(), config.DefaultPerSite, registry.Sites, st, logger)
+	return New(Options{Sites: registry, Runs: runs, State: st, Metrics: m.Handler(), AdminToken: token, Logger: logger})
 }
