@@ -1,9 +1,11 @@
 package config
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
@@ -45,12 +47,21 @@ type expander struct {
 }
 
 // expandTree expands the tree for a command that reads what needs says, and returns the ${VAR}
-// left unset in the settings it does not read: those settings are made empty (not given).
-func expandTree(root *yaml.Node, lookupEnv func(string) (string, bool), needs Needs) ([]Unread, error) {
-	x := &expander{lookupEnv: lookupEnv, needs: needs, said: map[string]bool{}}
+// left unset in the settings it does not read: those settings are made empty (not given), and
+// the variables it expanded, so that later errors can hide their values (expanded.redact).
+func expandTree(root *yaml.Node, lookupEnv func(string) (string, bool), needs Needs) ([]Unread, expanded, error) {
+	vars := expanded{}
+	record := func(name string) (string, bool) {
+		v, ok := lookupEnv(name)
+		if ok {
+			vars[name] = v
+		}
+		return v, ok
+	}
+	x := &expander{lookupEnv: record, needs: needs, said: map[string]bool{}}
 	if root.Kind != yaml.MappingNode {
 		x.walk(root)
-		return nil, x.err()
+		return nil, vars, x.err()
 	}
 	for i := 1; i < len(root.Content); i += 2 {
 		key, v := root.Content[i-1].Value, root.Content[i]
@@ -67,7 +78,64 @@ func expandTree(root *yaml.Node, lookupEnv func(string) (string, bool), needs Ne
 			x.walk(v)
 		}
 	}
-	return x.unread, x.err()
+	return x.unread, vars, x.err()
+}
+
+// expanded maps each variable a ${NAME} of the file was replaced from to its value.
+type expanded map[string]string
+
+// minRedacted is the shortest value redact hides: a shorter one is no secret worth the name, and
+// replacing it would garble the rest of a message ("line 12", a quota of 250).
+const minRedacted = 4
+
+// redact replaces the value of every expanded variable in the messages of err with its ${NAME},
+// so that a configuration error never prints a secret: a baseUrl of
+// "https://x.example?k=${TOKEN}" is shown as written, not with the token. Numbers and booleans
+// are no secrets and stay, as do values shorter than minRedacted. A joined error stays joined,
+// one message an error, and an error whose message holds no value is returned as it was.
+func (vars expanded) redact(err error) error {
+	if err == nil {
+		return nil
+	}
+	if joined, ok := err.(interface{ Unwrap() []error }); ok {
+		var out []error
+		for _, e := range joined.Unwrap() {
+			out = append(out, vars.redact(e))
+		}
+		return errors.Join(out...)
+	}
+	names := make([]string, 0, len(vars))
+	for name, v := range vars {
+		if redactable(v) {
+			names = append(names, name)
+		}
+	}
+	// The longest value first: a value that holds another is replaced whole.
+	slices.SortFunc(names, func(a, b string) int {
+		return cmp.Or(cmp.Compare(len(vars[b]), len(vars[a])), strings.Compare(a, b))
+	})
+	msg := err.Error()
+	for _, name := range names {
+		v, ref := vars[name], "${"+name+"}"
+		msg = strings.ReplaceAll(msg, v, ref)
+		// A value quoted with %q has its special characters escaped.
+		if q := strconv.Quote(v); q[1:len(q)-1] != v {
+			msg = strings.ReplaceAll(msg, q[1:len(q)-1], ref)
+		}
+	}
+	if msg == err.Error() {
+		return err
+	}
+	return errors.New(msg)
+}
+
+// redactable reports whether redact hides v: not a number, a boolean or a short value.
+func redactable(v string) bool {
+	if len(v) < minRedacted || v == "true" || v == "false" {
+		return false
+	}
+	_, err := strconv.ParseFloat(v, 64)
+	return err != nil
 }
 
 // tokenReaders says what reads adminToken or metricsToken: the Worker has no /metrics.

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"strings"
 	"testing"
 )
 
@@ -76,4 +77,39 @@ func TestExpandReportsEveryUnsetVariable(t *testing.T) {
 func TestExpandLeavesKeysAlone(t *testing.T) {
 	_, err := parse("${KEY}: x\n", map[string]string{"KEY": "adminToken"})
 	checkErr(t, err, `line 1: unknown key "${KEY}"`)
+}
+
+// TestErrorsNameTheVariable holds that a configuration error never prints a value that came from
+// the environment: where it would quote it, it names the variable, as the file has it.
+func TestErrorsNameTheVariable(t *testing.T) {
+	const secret = "probe-secret-31337"
+	tests := []struct {
+		name, doc string
+		vars      map[string]string
+		want      string
+	}{
+		{name: "baseUrl with a query", doc: siteDoc("baseUrl: https://site.example?x=${SECRET}"),
+			vars: map[string]string{"SECRET": secret},
+			want: `baseUrl "https://site.example?x=${SECRET}" must be an origin`},
+		{name: "a sitemap", doc: "sites:\n  - id: s\n    sitemaps: [\"ftp://${SECRET}/sm.xml\"]\n",
+			vars: map[string]string{"SECRET": secret}, want: `sitemaps[0] "ftp://${SECRET}/sm.xml" must be`},
+		{name: "a type error", doc: siteDoc("bing:\n  dailyQuota: ${SECRET}"),
+			vars: map[string]string{"SECRET": secret}, want: `bing.dailyQuota must be a whole number, got "${SECRET}"`},
+		{name: "escaped by %q", doc: siteDoc("baseUrl: \"https://site.example/${SECRET}\""),
+			vars: map[string]string{"SECRET": secret + "\"\n"}, want: `baseUrl "https://site.example/${SECRET}" must be`},
+		{name: "the longer value first", doc: siteDoc("baseUrl: https://site.example/${LONG}${SECRET}"),
+			vars: map[string]string{"SECRET": secret, "LONG": secret + "-more"},
+			want: `baseUrl "https://site.example/${LONG}${SECRET}" must be`},
+		{name: "a number stays", doc: siteDoc("bing:\n  dailyQuota: \"${QUOTA}\""),
+			vars: map[string]string{"QUOTA": "25000", "SECRET": secret}, want: `got "25000"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := parse(tt.doc, tt.vars)
+			checkErr(t, err, tt.want)
+			if err != nil && strings.Contains(err.Error(), secret) {
+				t.Errorf("the error prints the variable's value %q: %v", secret, err)
+			}
+		})
+	}
 }

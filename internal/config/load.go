@@ -64,22 +64,23 @@ func ParseFor(data []byte, dir string, lookupEnv func(string) (string, bool), ne
 	if root, err = flatten(root); err != nil {
 		return nil, err
 	}
-	unread, err := expandTree(root, lookupEnv, needs)
+	unread, vars, err := expandTree(root, lookupEnv, needs)
 	if err != nil {
 		return nil, err
 	}
+	// From here on an error may quote a value, which may hold a secret from the environment.
 	if err := checkTree(root); err != nil {
-		return nil, err
+		return nil, vars.redact(err)
 	}
 	dropNulls(root)
 	c, err := decode(root)
 	if err != nil {
-		return nil, err
+		return nil, vars.redact(err)
 	}
 	c.Dir, c.Unread = dir, unread
 	c.resolvePaths()
 	if err := c.validate(root, needs); err != nil {
-		return nil, err
+		return nil, vars.redact(err)
 	}
 	return c, nil
 }
