@@ -22,9 +22,26 @@ repo=sitepush/sitepush
 work=${RUNNER_TEMP:-$(mktemp -d)}/sitepush-action
 mkdir -p "$work"
 
+# die prints a GitHub error annotation and exits 2. The message may hold an input: %, CR and LF
+# are escaped as GitHub's workflow commands want, so that an input cannot end the command and
+# start another.
 die() {
-	echo "::error title=sitepush::$*" >&2
+	local msg=$*
+	msg=${msg//%/%25}
+	msg=${msg//$'\r'/%0D}
+	msg=${msg//$'\n'/%0A}
+	echo "::error title=sitepush::$msg" >&2
 	exit 2
+}
+
+# literal prints its argument as a single-quoted YAML string that sitepush reads back unchanged:
+# ' is doubled, as YAML wants, and every ${ becomes $${, sitepush's literal "${", so that text
+# from an input or a sitemap is never expanded from the environment (nor can it end the string
+# and add settings).
+literal() {
+	local v=${1//\'/\'\'}
+	v=${v//\$\{/\$\$\{}
+	printf "'%s'" "$v"
 }
 
 # install puts the sitepush binary in $work/bin and prints its path.
@@ -73,11 +90,12 @@ install() {
 	echo "$bin/$exe"
 }
 
-# origin prints the scheme and host of the first URL a sitemap lists.
+# origin prints the scheme and host of the first URL a sitemap lists: what comes before its path,
+# query or fragment.
 origin() {
 	local first
 	first=$("$sitepush" urls "$1" 2>/dev/null | head -n 1) || true
-	[[ $first =~ ^(https?://[^/]+) ]] || die "the sitemap $1 lists no http(s) URL: is it the built sitemap?"
+	[[ $first =~ ^(https?://[^/?#]+) ]] || die "the sitemap $1 lists no http(s) URL: is it the built sitemap?"
 	echo "${BASH_REMATCH[1]}"
 }
 
@@ -86,6 +104,11 @@ configure() {
 	local sitemap=${SITEPUSH_SITEMAP:-} key=${SITEPUSH_INDEXNOW_KEY:-}
 	[[ -n $sitemap ]] || die "the input sitemap is required (the sitemap just built), unless config is given"
 	[[ -n $key ]] || die "the input indexnow-key is required (its key file must be published as https://your.site/KEY.txt), unless config is given"
+	# The key is checked here, before it is written into the configuration, as sitepush checks
+	# it: an input that is no key (YAML, a ${VAR}) is refused, and is not echoed back.
+	[[ $key =~ ^[A-Za-z0-9-]{8,128}$ ]] ||
+		die "the input indexnow-key is not an IndexNow key: it must be 8–128 characters of A–Z, a–z, 0–9 and \"-\" (the name of its key file, KEY.txt); check the secret it comes from"
+	[[ $sitemap != *[[:cntrl:]]* ]] || die "the input sitemap holds a control character (a line break?): give one path or URL"
 	local site
 	site=$(origin "$sitemap")
 	case $sitemap in
@@ -96,9 +119,9 @@ configure() {
 		echo "state: memory"
 		echo "sites:"
 		echo "  - id: site"
-		echo "    sitemaps: [\"$sitemap\"]"
-		echo "    baseUrl: $site"
-		echo "    indexnow: {enabled: true, key: \"$key\"}"
+		echo "    sitemaps: [$(literal "$sitemap")]"
+		echo "    baseUrl: $(literal "$site")"
+		echo "    indexnow: {enabled: true, key: $(literal "$key")}"
 		if [[ -n ${SITEPUSH_BING_API_KEY:-} ]]; then
 			echo "    bing: {enabled: true, apiKey: \"\${SITEPUSH_BING_API_KEY}\"}"
 		fi

@@ -105,3 +105,88 @@ func TestTheActionsScript(t *testing.T) {
 		t.Errorf("a missing baseline file: %s", stderr)
 	}
 }
+
+// TestTheActionsScriptTakesInputsLiterally holds the script to its inputs being data, never
+// configuration: an indexnow-key input carrying YAML is refused before any configuration is
+// written, and a sitemap path and a first URL holding ${VAR} (and a ') reach sitepush as written,
+// never expanded from the environment, so that the variable's value is printed nowhere.
+func TestTheActionsScriptTakesInputsLiterally(t *testing.T) {
+	if _, err := exec.LookPath("bash"); err != nil {
+		t.Skip("no bash")
+	}
+	const (
+		key    = "a1b2c3d4e5f60718293a4b5c6d7e8f90"
+		secret = "action-probe-secret-31337"
+	)
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	script, err := filepath.Abs(filepath.Join("..", "..", "scripts", "github-action.sh"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// run runs the script and returns its exit code, everything it printed and wrote as outputs,
+	// and the configuration it made ("" when it made none).
+	run := func(inputs map[string]string) (code int, printed, config string) {
+		t.Helper()
+		temp := t.TempDir()
+		out := filepath.Join(temp, "output")
+		cmd := exec.Command("bash", script)
+		cmd.Dir = t.TempDir()
+		cmd.Env = append(os.Environ(), "SITEPUSH_TEST_AS_MAIN=1", "SITEPUSH_BINARY="+self, "RUNNER_TEMP="+temp,
+			"GITHUB_OUTPUT="+out, "SITEPUSH_DRY_RUN=true", "SITEPUSH_PROBE_SECRET="+secret)
+		for k, v := range inputs {
+			cmd.Env = append(cmd.Env, k+"="+v)
+		}
+		b, err := cmd.CombinedOutput()
+		if _, ok := err.(*exec.ExitError); err != nil && !ok {
+			t.Fatal(err)
+		}
+		outputs, _ := os.ReadFile(out)
+		made, _ := os.ReadFile(filepath.Join(temp, "sitepush-action", "sitepush.yaml"))
+		return cmd.ProcessState.ExitCode(), string(b) + string(outputs), string(made)
+	}
+	dir := t.TempDir()
+	sitemap := func(name string, urls ...string) string {
+		var b strings.Builder
+		b.WriteString("<urlset>")
+		for _, u := range urls {
+			fmt.Fprintf(&b, "<url><loc>%s</loc></url>", u)
+		}
+		b.WriteString("</urlset>")
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	built := sitemap("built.xml", "https://site.example/a", "https://site.example/b")
+
+	injected := `abcdefgh1234", endpoints: ["http://127.0.0.1:9/indexnow"], keyLocation: "https://site.example/x.txt`
+	code, printed, config := run(map[string]string{"SITEPUSH_SITEMAP": built, "SITEPUSH_BASELINE": built,
+		"SITEPUSH_INDEXNOW_KEY": injected})
+	if code != 2 || !strings.Contains(printed, "::error title=sitepush::the input indexnow-key is not an IndexNow key") {
+		t.Errorf("an indexnow-key carrying YAML: exit %d, want 2 and the key refused; printed:\n%s", code, printed)
+	}
+	if strings.Contains(printed, "endpoints") || config != "" {
+		t.Errorf("an indexnow-key carrying YAML was echoed or written; printed:\n%s\nconfiguration:\n%s", printed, config)
+	}
+
+	// The first URL's origin ends at its query; the file's own path holds ${VAR} and ' too, and
+	// sitepush must read that very file.
+	leaky := sitemap("it's-${SITEPUSH_PROBE_SECRET}.xml", "https://site.example?x=${SITEPUSH_PROBE_SECRET}",
+		"https://site.example/a", "https://site.example/new")
+	code, printed, config = run(map[string]string{"SITEPUSH_SITEMAP": leaky, "SITEPUSH_BASELINE": built,
+		"SITEPUSH_INDEXNOW_KEY": key})
+	if strings.Contains(printed+config, secret) {
+		t.Errorf("the value of a ${VAR} in the sitemap's path or first URL was printed or written; printed:\n%s\nconfiguration:\n%s", printed, config)
+	}
+	if code != 0 || !strings.Contains(printed, `"indexnow":{"due":2`) {
+		t.Errorf("a dry run of the sitemap %s: exit %d, want 0 and its 2 URLs not in the baseline due; printed:\n%s\nconfiguration:\n%s",
+			leaky, code, printed, config)
+	}
+	if !strings.Contains(config, "baseUrl: 'https://site.example'\n") {
+		t.Errorf("the configuration's baseUrl is not the first URL's origin, quoted:\n%s", config)
+	}
+}
