@@ -52,18 +52,26 @@ type goreleaser struct {
 
 // nfpm is one entry of nfpms: the deb and rpm packages.
 type nfpm struct {
-	Formats  []string `yaml:"formats"`
-	Bindir   string   `yaml:"bindir"`
-	Contents []struct {
-		Src  string `yaml:"src"`
-		Dst  string `yaml:"dst"`
-		Type string `yaml:"type"`
-	} `yaml:"contents"`
-	Scripts struct {
+	Formats  []string  `yaml:"formats"`
+	Bindir   string    `yaml:"bindir"`
+	Contents []content `yaml:"contents"`
+	Scripts  struct {
 		Preinstall  string `yaml:"preinstall"`
 		Postinstall string `yaml:"postinstall"`
 		Preremove   string `yaml:"preremove"`
 	} `yaml:"scripts"`
+}
+
+// content is one file of the packages.
+type content struct {
+	Src      string `yaml:"src"`
+	Dst      string `yaml:"dst"`
+	Type     string `yaml:"type"`
+	FileInfo struct {
+		Mode  uint32 `yaml:"mode"`
+		Owner string `yaml:"owner"`
+		Group string `yaml:"group"`
+	} `yaml:"file_info"`
 }
 
 func readGoreleaser(t *testing.T) goreleaser {
@@ -203,6 +211,7 @@ func TestReleasePackages(t *testing.T) {
 	if conf != "" {
 		checkPackagedConfig(t, src[conf])
 	}
+	checkSecretFiles(t, n, unit)
 	if !regexp.MustCompile(`(?m)^u sitepush `).MatchString(read(t, src["/usr/lib/sysusers.d/sitepush.conf"])) {
 		t.Error("nfpms: /usr/lib/sysusers.d/sitepush.conf declares no user sitepush (u sitepush - …)")
 	}
@@ -213,6 +222,40 @@ func TestReleasePackages(t *testing.T) {
 		if _, err := os.Stat(filepath.Join(root, s)); err != nil {
 			t.Errorf("nfpms: scripts: %v", err)
 		}
+	}
+}
+
+// checkSecretFiles holds the package to what docs/release.md promises of the two files that may
+// hold secrets: /etc/sitepush/sitepush.yaml (a postgres:// URL has a password) is 0640, root's
+// and readable by the group sitepush, whom the unit runs as; /etc/sitepush/env, which the unit
+// reads as root, is 0600. Both are configuration files an upgrade leaves alone once edited, and
+// the preinstall script makes the group before the package's files are unpacked with it.
+func checkSecretFiles(t *testing.T, n nfpm, unit string) {
+	t.Helper()
+	want := map[string]struct {
+		mode         uint32
+		owner, group string
+	}{
+		"/etc/sitepush/sitepush.yaml": {0o640, "root", "sitepush"},
+		"/etc/sitepush/env":           {0o600, "root", "root"},
+	}
+	for dst, w := range want {
+		i := slices.IndexFunc(n.Contents, func(c content) bool { return c.Dst == dst })
+		if i < 0 {
+			t.Errorf("nfpms: contents has no %s (docs/release.md lists it)", dst)
+			continue
+		}
+		c := n.Contents[i]
+		if c.Type != "config|noreplace" || c.FileInfo.Mode != w.mode || c.FileInfo.Owner != w.owner || c.FileInfo.Group != w.group {
+			t.Errorf("nfpms: %s is type %q, file_info mode %#o, owner %q, group %q; want config|noreplace, mode %#o, owner %s, group %s",
+				dst, c.Type, c.FileInfo.Mode, c.FileInfo.Owner, c.FileInfo.Group, w.mode, w.owner, w.group)
+		}
+	}
+	if !slices.Contains(strings.Split(unit, "\n"), "EnvironmentFile=-/etc/sitepush/env") {
+		t.Error("nfpms: /usr/lib/systemd/system/sitepush.service has no line EnvironmentFile=-/etc/sitepush/env")
+	}
+	if !regexp.MustCompile(`(?m)^\s*groupadd .*sitepush$`).MatchString(read(t, filepath.Join(root, n.Scripts.Preinstall))) {
+		t.Errorf("nfpms: the preinstall script %q makes no sitepush group with groupadd (the configuration is unpacked with it)", n.Scripts.Preinstall)
 	}
 }
 
