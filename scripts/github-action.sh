@@ -22,15 +22,20 @@ repo=sitepush/sitepush
 work=${RUNNER_TEMP:-$(mktemp -d)}/sitepush-action
 mkdir -p "$work"
 
-# die prints a GitHub error annotation and exits 2. The message may hold an input: %, CR and LF
-# are escaped as GitHub's workflow commands want, so that an input cannot end the command and
-# start another.
-die() {
-	local msg=$*
+# annotate prints a GitHub annotation of level $1 (error, warning) with the message $2. The
+# message may hold an input: %, CR and LF are escaped as GitHub's workflow commands want, so that
+# an input cannot end the command and start another.
+annotate() {
+	local msg=$2
 	msg=${msg//%/%25}
 	msg=${msg//$'\r'/%0D}
 	msg=${msg//$'\n'/%0A}
-	echo "::error title=sitepush::$msg" >&2
+	echo "::$1 title=sitepush::$msg" >&2
+}
+
+# die prints an error annotation and exits 2, as sitepush does on bad input.
+die() {
+	annotate error "$*"
 	exit 2
 }
 
@@ -155,10 +160,10 @@ if [[ -z $baseline && -n ${SITEPUSH_SITEMAP:-} ]]; then
 	if curl -fsSL --retry 2 -o "$work/live-sitemap.xml" "$live"; then
 		baseline=$work/live-sitemap.xml
 	else
-		echo "::warning title=sitepush::no live sitemap at $live (a first deploy?): every URL of the sitemap is taken as new" >&2
+		annotate warning "no live sitemap at $live (a first deploy?): every URL of the sitemap is taken as new"
 	fi
 elif [[ -n $baseline && $baseline != http://* && $baseline != https://* && ! -e $baseline ]]; then
-	echo "::warning title=sitepush::the baseline $baseline does not exist (a first deploy?): every URL of the sitemap is taken as new" >&2
+	annotate warning "the baseline $baseline does not exist (a first deploy?): every URL of the sitemap is taken as new"
 	baseline=
 fi
 args=(run --config "$config" --json)

@@ -108,8 +108,9 @@ func TestTheActionsScript(t *testing.T) {
 
 // TestTheActionsScriptTakesInputsLiterally holds the script to its inputs being data, never
 // configuration: an indexnow-key input carrying YAML is refused before any configuration is
-// written, and a sitemap path and a first URL holding ${VAR} (and a ') reach sitepush as written,
-// never expanded from the environment, so that the variable's value is printed nowhere.
+// written, a sitemap path and a first URL holding ${VAR} (and a ') reach sitepush as written,
+// never expanded from the environment, so that the variable's value is printed nowhere, and an
+// input quoted in an annotation cannot start a workflow command.
 func TestTheActionsScriptTakesInputsLiterally(t *testing.T) {
 	if _, err := exec.LookPath("bash"); err != nil {
 		t.Skip("no bash")
@@ -188,5 +189,13 @@ func TestTheActionsScriptTakesInputsLiterally(t *testing.T) {
 	}
 	if !strings.Contains(config, "baseUrl: 'https://site.example'\n") {
 		t.Errorf("the configuration's baseUrl is not the first URL's origin, quoted:\n%s", config)
+	}
+
+	// An input in an annotation cannot start a workflow command of its own.
+	_, printed, _ = run(map[string]string{"SITEPUSH_SITEMAP": built, "SITEPUSH_BASELINE": "missing\n::error::forged 100%",
+		"SITEPUSH_INDEXNOW_KEY": key})
+	if !strings.Contains(printed, "::warning title=sitepush::the baseline missing%0A::error::forged 100%25 does not exist") ||
+		strings.Contains(printed, "\n::error::forged") {
+		t.Errorf("a baseline input holding a line break and a workflow command was not escaped in the warning:\n%s", printed)
 	}
 }
