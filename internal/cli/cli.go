@@ -62,7 +62,7 @@ func commands() []command {
 			summary: "Print every page URL of a sitemap: a URL, a site root or robots.txt (discovery), or a local file.",
 			run:     runURLs},
 		{name: "diff", args: "OLD NEW [--format text|tsv|jsonl] [--user-agent UA]",
-			summary: "Print what a run given sitemap OLD as its --baseline would send of sitemap NEW (new and changed URLs) and announce as removed; each a URL or a file. Submits nothing.",
+			summary: "Print what a run given sitemap OLD as its --baseline would send of sitemap NEW (new and changed URLs) and announce as removed, of the site on the host of NEW's first URL; each a URL or a file. Submits nothing.",
 			run:     runDiff},
 		{name: "key", summary: "Print a fresh IndexNow key: 32 random lowercase hex characters.", run: runKey},
 		{name: "health", args: "[URL] [--timeout D]",

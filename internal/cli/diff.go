@@ -5,13 +5,15 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/sitepush/sitepush/internal/human"
 	"github.com/sitepush/sitepush/internal/runner"
 	"github.com/sitepush/sitepush/internal/version"
 )
 
 // runDiff prints what a run given sitemap OLD as its baseline would do with sitemap NEW: the new
-// URLs, the changed ones and the removed ones, each with the word saying which. It submits
-// nothing and needs no configuration.
+// URLs, the changed ones and the removed ones, each with the word saying which — of the site's
+// own URLs, on the host of NEW's first URL, as a run announces no other host's; stderr counts the
+// others. It submits nothing and needs no configuration.
 func runDiff(e *env, cmd command, args []string) error {
 	fs := newFlags(cmd.name)
 	format := fs.String("format", "text", "output `FORMAT`: text (change and URL), tsv (change, url, lastmod, lastmod before) or jsonl")
@@ -31,19 +33,30 @@ func runDiff(e *env, cmd command, args []string) error {
 	if err != nil {
 		return err
 	}
+	defer before.Close()
 	now, err := readBaseline(e, "NEW", pos[1], ua)
 	if err != nil {
 		return err
 	}
+	defer now.Close()
 	out := bufio.NewWriterSize(e.stdout, 64<<10)
 	var b []byte
-	for _, c := range runner.Diff(before, now) {
+	site, err := runner.Diff(before, now, func(c runner.Change) error {
 		b = appendChange(b[:0], *format, c)
-		if _, err := out.Write(b); err != nil {
-			return err
-		}
+		_, err := out.Write(b)
+		return err
+	})
+	if err == nil {
+		err = out.Flush()
 	}
-	return out.Flush()
+	if err != nil {
+		return err
+	}
+	if site.Foreign > 0 {
+		fmt.Fprintf(e.stderr, "diff: %s on hosts other than %s (the host of NEW's first URL) left out: a run of that site neither sends nor announces them\n",
+			human.Count(site.Foreign, "URL"), site.Host)
+	}
+	return nil
 }
 
 // appendChange appends one line of diff's output in format.

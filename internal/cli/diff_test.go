@@ -41,3 +41,49 @@ func TestDiff(t *testing.T) {
 		t.Errorf("a NEW that does not exist: exit %d, %s", code, errOut)
 	}
 }
+
+// TestDiffOtherHosts: diff prints what a run would announce, so only the site's own URLs — the
+// host of NEW's first URL, or of OLD's when NEW lists none — and counts the others on stderr.
+func TestDiffOtherHosts(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name string, urls ...string) string {
+		var b strings.Builder
+		b.WriteString("<urlset>")
+		for _, u := range urls {
+			b.WriteString("<url><loc>" + u + "</loc></url>")
+		}
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(b.String()+"</urlset>"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	old := write("old.xml", "https://a.example/kept", "https://a.example/gone", "https://b.example/page", "http://a.example:8080/engine")
+	for _, tc := range []struct {
+		name, now, out, err string
+	}{
+		{"the site", write("new.xml", "https://a.example/kept", "https://c.example/new"),
+			"removed https://a.example/gone\n", "3 URLs on hosts other than a.example (the host of NEW's first URL) left out"},
+		{"none in NEW", write("empty.xml"),
+			"removed https://a.example/gone\nremoved https://a.example/kept\n", "2 URLs on hosts other than a.example"},
+	} {
+		code, out, errOut := run(t, "diff", old, tc.now)
+		if code != exitOK || out != tc.out || !strings.Contains(errOut, tc.err) {
+			t.Errorf("%s: exit %d, stdout\n%s\nwant\n%s\nstderr %s\nwant it to say %q", tc.name, code, out, tc.out, errOut, tc.err)
+		}
+	}
+}
+
+// TestDiffSpillsToTMPDIR: diff keeps the URLs of its sitemaps in a temporary file, not in
+// memory; a TMPDIR it cannot write in is an error that names it.
+func TestDiffSpillsToTMPDIR(t *testing.T) {
+	dir := t.TempDir()
+	sm := filepath.Join(dir, "s.xml")
+	if err := os.WriteFile(sm, []byte("<urlset><url><loc>https://a.example/</loc></url></urlset>"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("TMPDIR", filepath.Join(dir, "missing"))
+	if code, _, errOut := run(t, "diff", sm, sm); code == exitOK || !strings.Contains(errOut, "TMPDIR") {
+		t.Errorf("TMPDIR missing: exit %d, stderr %s; want an error naming TMPDIR", code, errOut)
+	}
+}

@@ -77,15 +77,18 @@ func runRun(e *env, cmd command, args []string) error {
 		if opt.Baseline, err = readBaseline(e, "--baseline", *f.baseline, cfg.UserAgent); err != nil {
 			return err
 		}
+		defer opt.Baseline.Close()
 	}
 	return runSites(e, cfg, st, sites, f, opt)
 }
 
 // readBaseline reads a sitemap to compare with (and of an index, its children): a URL or a
-// file; what names it in messages (--baseline, OLD, NEW).
-func readBaseline(e *env, what, target, userAgent string) (runner.Baseline, error) {
+// file; what names it in messages (--baseline, OLD, NEW). The Baseline tells repeats apart on
+// its own, sparing the reader its set of every URL.
+func readBaseline(e *env, what, target, userAgent string) (*runner.Baseline, error) {
 	opt := sitemap.Defaults()
 	opt.UserAgent = userAgent
+	opt.Repeats = true
 	opt.Warn = func(w sitemap.Warning) { fmt.Fprintf(e.stderr, "warning: %s: %s\n", what, w) }
 	b, err := runner.ReadBaseline(e.ctx, sitemap.NewReader(opt), []string{target})
 	if err != nil {

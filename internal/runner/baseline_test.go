@@ -28,9 +28,10 @@ func TestABaseline(t *testing.T) {
 	s := newSite(t, "")
 	s.site.Sitemaps = []string{f.url("/s.xml")}
 	base, err := runner.ReadBaseline(context.Background(), sitemap.NewReader(sitemap.Defaults()), []string{f.url("/old.xml")})
-	if err != nil || len(base) != 7 {
-		t.Fatalf("ReadBaseline: %d pages, %v", len(base), err)
+	if err != nil || base.Len() != 7 {
+		t.Fatalf("ReadBaseline: %v", err)
 	}
+	t.Cleanup(func() { base.Close() })
 	for _, dryRun := range []bool{true, false} {
 		st, err := store.Open(context.Background(), store.Memory)
 		if err != nil {
@@ -58,8 +59,12 @@ func TestABaseline(t *testing.T) {
 		}
 	}
 	var changes []string
-	for _, c := range runner.Diff(base, mustBaseline(t, f.url("/s.xml"))) {
+	_, err = runner.Diff(base, mustBaseline(t, f.url("/s.xml")), func(c runner.Change) error {
 		changes = append(changes, c.Kind+" "+strings.TrimPrefix(c.URL, "https://a.example"))
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 	want := []string{"new /new", "changed /bare", "changed /older", "removed /gone", "removed /moved"}
 	if !slices.Equal(changes, want) {
@@ -67,11 +72,51 @@ func TestABaseline(t *testing.T) {
 	}
 }
 
-func mustBaseline(t *testing.T, target string) runner.Baseline {
+func mustBaseline(t *testing.T, target string) *runner.Baseline {
 	t.Helper()
 	b, err := runner.ReadBaseline(context.Background(), sitemap.NewReader(sitemap.Defaults()), []string{target})
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() { b.Close() })
 	return b
+}
+
+// TestABaselineOtherHosts: a run announces as removed only the site's own URLs the baseline
+// lists and the sitemap lacks — not those of another host, though that host answers 404 for them
+// (here the test's sitemap server) — and probes none of them; Diff leaves them out, counted.
+func TestABaselineOtherHosts(t *testing.T) {
+	f := newFiles(t)
+	old := urlset("/same", "/gone")
+	old = strings.Replace(old, "</urlset>", "<url><loc>"+f.url("/elsewhere")+"</loc></url></urlset>", 1)
+	f.mu.Lock()
+	f.by["/old.xml"], f.by["/s.xml"] = old, urlset("/same")
+	f.mu.Unlock()
+	answers := &siteAnswers{status: map[string]int{"/gone": http.StatusNotFound, "/elsewhere": http.StatusNotFound}}
+	s := newSite(t, "")
+	s.site.Sitemaps = []string{f.url("/s.xml")}
+	base := mustBaseline(t, f.url("/old.xml"))
+	st, err := store.Open(context.Background(), store.Memory)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	r := runner.New(st)
+	r.Client = &http.Client{Transport: answers}
+	in := &fakeChannel{name: "indexnow", batch: 100}
+	run(t, r, s, runner.Options{Channels: []channel.Channel{in}, Baseline: base})
+	if got := in.take(); !slices.Equal(got, urls("/gone")) {
+		t.Errorf("IndexNow got %v; want only the site's own removal notice, %v", got, urls("/gone"))
+	}
+	if probes := strings.Join(answers.asked, " "); probes != "/gone" {
+		t.Errorf("the run probed %q; want only /gone", probes)
+	}
+	var changes []string
+	site, err := runner.Diff(base, mustBaseline(t, f.url("/s.xml")), func(c runner.Change) error {
+		changes = append(changes, c.Kind+" "+c.URL)
+		return nil
+	})
+	if err != nil || !slices.Equal(changes, []string{"removed https://a.example/gone"}) || site.Host != "a.example" || site.Foreign != 1 {
+		t.Errorf("Diff: %v, %+v, %v; want only removed https://a.example/gone, 1 other host's URL left out", changes, site, err)
+	}
 }

@@ -38,7 +38,7 @@ type collector struct {
 	newest    []newest // per channel, for those whose selection asks
 
 	// base is the run's Baseline (Options.Baseline): nil without one.
-	base Baseline
+	base *Baseline
 
 	// seen holds every page taken, seenOut every URL the filter left out.
 	seen, seenOut seen

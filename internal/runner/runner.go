@@ -72,8 +72,9 @@ type Options struct {
 	RetryFailed bool
 	// Baseline, when set, is what the site's sitemaps listed before (a deploy): what it lists
 	// unchanged is recorded as known, not sent, and what it lists and the sitemaps no longer do
-	// is announced through IndexNow as removed, when the site answers 404 or 410 for it.
-	Baseline Baseline
+	// is announced through IndexNow as removed, when the site answers 404 or 410 for it. The
+	// caller closes it once its runs are done; runs of several sites may share it.
+	Baseline *Baseline
 	// Budget, when set, ends the run's budget when it ends, as runBudget does, with its cause as
 	// the reason the record notes: what a Worker's invocation may spend (its subrequests, its KV
 	// operations). The run stops sending, records what was answered, and the next run goes on.
