@@ -34,11 +34,24 @@ func NoTriggerSite(w http.ResponseWriter) {
 	Errorf(w, http.StatusBadRequest, "site is required: /trigger?site=ID[&channel=all|%s]", strings.Join(config.Channels, "|"))
 }
 
-// Triggered answers 202 for a run that started.
+// Triggered answers 202 for a run started, or queued when runID is 0 (scheduler.Queued).
 func Triggered(w http.ResponseWriter, runID int64, site, channel string) {
-	WriteJSON(w, http.StatusAccepted, map[string]any{"runId": runID, "site": site, "channel": channel, "status": model.StatusRunning,
-		"statusUrl": "/status?site=" + site})
+	WriteJSON(w, http.StatusAccepted, Started(runID, site, channel))
 }
+
+// Started is the body of a 202 for a run started — its runId, status running — or queued when
+// runID is 0: every slot of serve.concurrency is taken, and the run has no id until it starts
+// (runId null, status queued; the site's /status and runs show it then).
+func Started(runID int64, site, channel string) map[string]any {
+	body := map[string]any{"runId": runID, "site": site, "channel": channel, "status": model.StatusRunning, "statusUrl": "/status?site=" + site}
+	if runID == 0 {
+		body["runId"], body["status"] = nil, StatusQueued
+	}
+	return body
+}
+
+// StatusQueued is the status of a triggered run that waits for a slot: it has no record yet.
+const StatusQueued = "queued"
 
 // IntParam reads a whole-number query parameter from lo to hi, def when absent; otherwise it
 // answers 400 and ok is false.

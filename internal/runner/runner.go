@@ -111,10 +111,8 @@ func (r *Runner) now() time.Time { return r.Now().UTC() }
 // channel in turn, within the site's runBudget. The record says what happened; the error is set
 // only when the run could not be carried out at all (the site busy with NoWait, the store failing).
 func (r *Runner) Run(ctx context.Context, site *config.Site, opt Options) (*model.Record, error) {
-	if name := limitedBacklog(site, opt.Channels); opt.URLs != nil && name != "" {
-		if err := r.firstRunDone(ctx, site, name); err != nil {
-			return nil, err
-		}
+	if err := r.Ready(ctx, site, opt); err != nil {
+		return nil, err
 	}
 	rec := &model.Record{Site: site.ID, Trigger: opt.Trigger, DryRun: opt.DryRun, StartedAt: r.now(),
 		Status: model.StatusRunning, Channels: map[string]*model.ChannelStats{}, Errors: []string{}}
@@ -163,6 +161,15 @@ func (r *Runner) Run(ctx context.Context, site *config.Site, opt Options) (*mode
 		}
 	}
 	return rec, err
+}
+
+// Ready returns ErrFirstRunPending, explained, when Run would refuse opt's chosen URLs now (the
+// site's first run has not happened): what a caller that queues the run asks before answering.
+func (r *Runner) Ready(ctx context.Context, site *config.Site, opt Options) error {
+	if name := limitedBacklog(site, opt.Channels); opt.URLs != nil && name != "" {
+		return r.firstRunDone(ctx, site, name)
+	}
+	return nil
 }
 
 // lastRun returns the site's latest execution record; a zero one when it never ran.

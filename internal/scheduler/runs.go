@@ -3,6 +3,7 @@ package scheduler
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"sync"
 	"time"
@@ -16,8 +17,17 @@ import (
 // ErrStopping is returned by Trigger once Shutdown has begun.
 var ErrStopping = errors.New("sitepush is shutting down; it runs nothing new")
 
-// Runs starts and follows the runs of a server: scheduled runs, a few at once from a queue, and
-// triggered runs at once. A site busy in this process or another is not run twice (its lease).
+// ErrQueued is returned by Trigger, Submit and RetryFailed for a site whose triggered run waits
+// in the queue already, and is another (other channels, chosen URLs): nothing more is queued.
+var ErrQueued = errors.New("a triggered run of the site waits in the queue already")
+
+// Queued is the run id Trigger, Submit and RetryFailed return for a run that waits in the queue,
+// every slot being taken: it has no record yet, and gets one when it starts.
+const Queued int64 = 0
+
+// Runs starts and follows the runs of a server, scheduled and triggered, concurrency at once from
+// one queue, where a triggered run goes before the scheduled ones. A site busy in this process or
+// another is not run twice (its lease).
 type Runs struct {
 	runner *runner.Runner
 	// channels returns the channels of a run of site: every enabled one for "all", else the one named.
@@ -28,24 +38,22 @@ type Runs struct {
 
 	ctx    context.Context // the runs', ended by Shutdown
 	cancel context.CancelFunc
-	// pool runs the scheduled runs, concurrency at once, each holding its slot for SlotTurn at most.
+	// pool runs the runs, concurrency at once, each holding its slot for SlotTurn at most.
 	pool *pool
 
 	// OnStart, when set, is told when a run has started (statuses changed).
 	OnStart func()
 
-	mu       sync.Mutex
-	stopping bool
-	wg       sync.WaitGroup   // the triggered runs
-	active   map[string]int64 // site → id of its run in this process
+	mu     sync.Mutex
+	active map[string]int64 // site → id of its run in this process
 }
 
-// SlotTurn is how long a scheduled run holds its slot at most: the longest one site can delay
+// SlotTurn is how long a run holds its slot at most: the longest one site can delay
 // another's scheduled run, while fewer runs than slots are past their turn.
 const SlotTurn = 30 * time.Second
 
-// NewRuns returns Runs that let concurrency scheduled runs go at once, each holding its slot for
-// at most SlotTurn.
+// NewRuns returns Runs that let concurrency runs go at once, each holding its slot for at most
+// SlotTurn.
 func NewRuns(r *runner.Runner, channels func(*config.Site, string) []channel.Channel, finished func(*model.Record),
 	logger *slog.Logger, concurrency int) *Runs {
 	ctx, cancel := context.WithCancel(context.Background())
@@ -69,7 +77,7 @@ func (r *Runs) Scheduled(site *config.Site, at time.Time) {
 	r.pool.add(site, at)
 }
 
-// Queued returns how many scheduled runs wait for a slot.
+// Queued returns how many runs, scheduled and triggered, wait for a slot.
 func (r *Runs) Queued() int {
 	return r.pool.queued()
 }
@@ -89,37 +97,54 @@ func (r *Runs) scheduled(site *config.Site, at time.Time, try int) (again bool) 
 	return false
 }
 
-// Trigger starts a run of site on channel ("all" or one channel) now and returns its id once it
-// has started; runner.ErrBusy when the site is being run.
+// Trigger starts a run of site on channel ("all" or one channel) now, when one of the
+// concurrency slots is free, and returns its id once it has started; with every slot taken, it
+// queues the run before the scheduled ones and returns Queued. A trigger of a site whose run waits
+// in the queue takes a scheduled run's place, or is the same triggered run (Queued); the error is
+// runner.ErrBusy when the site is being run, ErrQueued when another triggered run of it waits.
 func (r *Runs) Trigger(site *config.Site, channel string) (int64, error) {
-	return r.start(site, runner.Options{Trigger: "manual", Channels: r.channels(site, channel)})
+	return r.start(site, "run "+channel, runner.Options{Trigger: "manual", Channels: r.channels(site, channel)})
 }
 
-// Submit starts a run of site that sends urls on channel now, delivered unchanged or not if
-// force, and returns its id once it has started, as Trigger does. The caller keeps out the URLs
-// the site does not take (runner.Refused).
+// Submit starts a run of site that sends urls on channel, delivered unchanged or not if force,
+// as Trigger does. The caller keeps out the URLs the site does not take (runner.Refused).
 func (r *Runs) Submit(site *config.Site, channel string, urls []string, force bool) (int64, error) {
-	return r.start(site, runner.Options{Trigger: "manual", Channels: r.channels(site, channel), URLs: urls, Force: force})
+	return r.start(site, "", runner.Options{Trigger: "manual", Channels: r.channels(site, channel), URLs: urls, Force: force})
 }
 
-// RetryFailed starts a run of site on channel now that sends again only the URLs whose last
-// attempt failed — what `sitepush run --retry-failed` does — and returns its id once it has
-// started, as Trigger does.
+// RetryFailed starts a run of site on channel that sends again only the URLs whose last attempt
+// failed — what `sitepush run --retry-failed` does — as Trigger does.
 func (r *Runs) RetryFailed(site *config.Site, channel string) (int64, error) {
-	return r.start(site, runner.Options{Trigger: "manual", Channels: r.channels(site, channel), RetryFailed: true})
+	return r.start(site, "retry "+channel, runner.Options{Trigger: "manual", Channels: r.channels(site, channel), RetryFailed: true})
 }
 
-// start starts a run as opt says, in the background, and returns its id once it has started.
-func (r *Runs) start(site *config.Site, opt runner.Options) (int64, error) {
-	if !r.add() {
-		return 0, ErrStopping
+// start starts a run as opt says, in a free slot, and returns its id once it has started; with
+// every slot taken, it queues the run and returns Queued. same says what the run does, for a
+// trigger asking the same again while it waits (pool.trigger). What the run would refuse now
+// (chosen URLs before the site's first run) is refused before it is queued.
+func (r *Runs) start(site *config.Site, same string, opt runner.Options) (int64, error) {
+	if err := r.runner.Ready(r.ctx, site, opt); err != nil {
+		return 0, err
 	}
 	started, done := make(chan int64, 1), make(chan error, 1)
-	go func() {
-		defer r.wg.Done()
+	run := func(waited bool) {
 		_, err := r.run(site, opt, started)
+		if waited {
+			r.notStarted(site, err)
+		}
 		done <- err
-	}()
+	}
+	switch r.pool.trigger(site, same, run) {
+	case poolStopped:
+		return 0, ErrStopping
+	case siteRunning:
+		return 0, fmt.Errorf("%w: site %q is being run by this process", runner.ErrBusy, site.ID)
+	case siteQueued:
+		return 0, fmt.Errorf("%w: site %q", ErrQueued, site.ID)
+	case queuedNow:
+		r.logger.Info("triggered run queued: every slot is taken", "site", site.ID, "queued", r.pool.queued())
+		return Queued, nil
+	}
 	select {
 	case id := <-started:
 		return id, nil
@@ -130,6 +155,18 @@ func (r *Runs) start(site *config.Site, opt runner.Options) (int64, error) {
 		default:
 			return 0, err
 		}
+	}
+}
+
+// notStarted logs why a triggered run that waited in the queue did not start, if it did not:
+// its trigger was answered already.
+func (r *Runs) notStarted(site *config.Site, err error) {
+	switch {
+	case err == nil, r.ctx.Err() != nil:
+	case errors.Is(err, runner.ErrBusy), errors.Is(err, runner.ErrFirstRunPending):
+		r.logger.Info("queued triggered run skipped", "site", site.ID, "why", err.Error())
+	default:
+		r.logger.Error("queued triggered run could not start", "site", site.ID, "err", err)
 	}
 }
 
@@ -145,14 +182,10 @@ func (r *Runs) Active(site string) (int64, bool) {
 // record what was answered, and finish their records — waiting for them at most wait. It reports
 // whether they all ended.
 func (r *Runs) Shutdown(wait time.Duration) bool {
-	r.mu.Lock()
-	r.stopping = true
-	r.mu.Unlock()
 	r.pool.stop()
 	r.cancel()
 	ended := make(chan struct{})
 	go func() {
-		r.wg.Wait()
 		r.pool.wait()
 		close(ended)
 	}()
@@ -162,17 +195,6 @@ func (r *Runs) Shutdown(wait time.Duration) bool {
 	case <-time.After(wait):
 		return false
 	}
-}
-
-// add counts a triggered run about to start, unless Shutdown has begun.
-func (r *Runs) add() bool {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.stopping {
-		return false
-	}
-	r.wg.Add(1)
-	return true
 }
 
 // run runs a site without waiting for its lease, tells started its id, and reports the run.

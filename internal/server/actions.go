@@ -29,6 +29,10 @@ func flashOf(r *http.Request) string {
 		return "The URL is being sent again: this page follows the run until it ends."
 	case "busy":
 		return "The site is being run now, so nothing new was started: try again when that run ends."
+	case "queued":
+		return "The run is queued: every slot of serve.concurrency is taken, and it starts, before the scheduled runs, when one is free."
+	case "queued-other":
+		return "Another run of the site triggered here is queued, so nothing new was queued: try again when it has started."
 	case "stopping":
 		return "sitepush is shutting down: it starts no new run."
 	}
@@ -62,8 +66,8 @@ type refusedURL string
 func (e refusedURL) Error() string { return string(e) }
 
 // act reads the site and channel of an action's form, starts the run and sends the browser to
-// its page. A site being run, or sitepush stopping, sends it back to the site's page, which says
-// so; a URL the site does not take, or a first run still to come, is told on a page of its own.
+// its page. A site being run, a run queued (every slot taken), or sitepush stopping, sends it back
+// to the site's page, which says so; a URL the site does not take, or a first run still to come, is told on a page of its own.
 func (s *Server) act(w http.ResponseWriter, r *http.Request, did string, start func(*config.Site, string) (int64, error)) {
 	e, ok := s.sites.Get(r.PathValue("id"))
 	if !ok {
@@ -86,6 +90,12 @@ func (s *Server) act(w http.ResponseWriter, r *http.Request, did string, start f
 	switch {
 	case errors.Is(err, runner.ErrBusy):
 		http.Redirect(w, r, back+"busy", http.StatusSeeOther)
+	case errors.Is(err, scheduler.ErrQueued):
+		http.Redirect(w, r, back+"queued-other", http.StatusSeeOther)
+	case err == nil && id == scheduler.Queued:
+		s.cache.invalidate()
+		s.logger.Info("a run was queued from the dashboard", "site", site.ID, "action", did, "channel", channel)
+		http.Redirect(w, r, back+"queued", http.StatusSeeOther)
 	case errors.Is(err, scheduler.ErrStopping):
 		http.Redirect(w, r, back+"stopping", http.StatusSeeOther)
 	case errors.As(err, &refused):

@@ -12,7 +12,8 @@ import (
 	"github.com/sitepush/sitepush/internal/scheduler"
 )
 
-// trigger starts a run now and answers 202 with its id once it holds the site's lease.
+// trigger starts a run now and answers 202 with its id once it holds the site's lease; with every
+// slot taken, it queues the run and answers 202, queued.
 func (s *Server) trigger(w http.ResponseWriter, r *http.Request) {
 	if r.Method == http.MethodHead {
 		w.Header().Set("Allow", "GET, POST")
@@ -47,6 +48,8 @@ func (s *Server) notStarted(w http.ResponseWriter, id string, err error) bool {
 	switch {
 	case errors.Is(err, runner.ErrBusy):
 		answer.Errorf(w, http.StatusConflict, "site %q is being run now; try again when that run ends (GET /status?site=%s)", id, id)
+	case errors.Is(err, scheduler.ErrQueued):
+		answer.Errorf(w, http.StatusConflict, "a triggered run of site %q waits in the queue already (every slot of serve.concurrency is taken); it starts when one is free (GET /status?site=%s)", id, id)
 	case errors.Is(err, runner.ErrFirstRunPending):
 		answer.WriteError(w, http.StatusConflict, err.Error())
 	case errors.Is(err, scheduler.ErrStopping):

@@ -7,7 +7,6 @@ import (
 	"net/http"
 
 	"github.com/sitepush/sitepush/internal/answer"
-	"github.com/sitepush/sitepush/internal/model"
 	"github.com/sitepush/sitepush/internal/runner"
 )
 
@@ -70,8 +69,9 @@ func (s *Server) submitURLs(w http.ResponseWriter, r *http.Request) {
 	if s.notStarted(w, site.ID, err) {
 		return
 	}
-	answer.WriteJSON(w, http.StatusAccepted, map[string]any{"runId": runID, "site": site.ID, "channel": channel, "status": model.StatusRunning,
-		"statusUrl": "/status?site=" + site.ID, "urls": len(take), "refused": refused})
+	body := answer.Started(runID, site.ID, channel)
+	body["urls"], body["refused"] = len(take), refused
+	answer.WriteJSON(w, http.StatusAccepted, body)
 }
 
 // readSubmit reads the body of a submit — one JSON object, nothing after it — or answers why

@@ -53,6 +53,7 @@ type answer struct {
 	badURL  string        // for badURL: the URL named, when Bing names it
 	cause   string        // what Bing said
 	msg     string        // the cause and the fix
+	broke   error         // why the body did not come in full (a deadline, a dropped connection); nil when it did
 }
 
 // bingError is the body of Bing's error answers.
@@ -63,10 +64,15 @@ type bingError struct {
 
 // judge reads an answer of SubmitUrlbatch (or of the quota call). Success is HTTP 200 with
 // Bing's JSON, an object with a "d" member: anything else at 200 — a captive portal, a proxy's
-// page — delivered nothing, and is tried again as a 5xx is.
+// page — delivered nothing, and is tried again as a 5xx is. An answer whose body did not come in
+// full (broke) is tried again too: what Bing meant is not known.
 func (c *Channel) judge(resp *http.Response) answer {
-	body, _ := io.ReadAll(io.LimitReader(resp.Body, maxBody))
+	body, err := io.ReadAll(io.LimitReader(resp.Body, maxBody))
 	code := resp.StatusCode
+	if err != nil {
+		what := fmt.Sprintf("Bing at %s began its answer (HTTP %d) and did not end it (%v)", c.cfg.Endpoint, code, withoutURL(err))
+		return answer{verdict: retryLater, status: code, cause: what, msg: what, broke: err}
+	}
 	if code == http.StatusOK && hasD(body) {
 		return answer{verdict: accepted, status: code}
 	}

@@ -189,7 +189,7 @@ func (c *Channel) pause(a answer) {
 }
 
 // attempt makes one request; once started it is let finish even if ctx ends (what it delivers is
-// recorded), within requestTimeout and at most channel.RequestGrace past the end of the run's
+// recorded), within requestTimeout for the whole answer, its body too, and at most channel.RequestGrace past the end of the run's
 // budget.
 func (c *Channel) attempt(ctx context.Context, urls []string) answer {
 	rctx, cancel := channel.RequestContext(ctx, requestTimeout, channel.RequestGrace)
@@ -207,7 +207,11 @@ func (c *Channel) attempt(ctx context.Context, urls []string) answer {
 		return answer{verdict: retryLater, msg: fmt.Sprintf("Bing at %s %s", c.cfg.Endpoint, what)}
 	}
 	defer resp.Body.Close()
-	return c.judge(resp)
+	a := c.judge(resp)
+	if a.broke != nil && rctx.Err() != nil {
+		a.msg = fmt.Sprintf("Bing at %s began its answer (HTTP %d) and had not ended it within %v", c.cfg.Endpoint, a.status, requestTimeout)
+	}
+	return a
 }
 
 func isInvalidKey(err error) bool { return errors.Is(err, ErrInvalidKey) }

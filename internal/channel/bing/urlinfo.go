@@ -15,7 +15,7 @@ import (
 	"github.com/sitepush/sitepush/internal/channel"
 )
 
-// infoTimeout bounds one GetUrlInfo call.
+// infoTimeout bounds one GetUrlInfo call, its whole answer: a body that drips does not extend it.
 const infoTimeout = 15 * time.Second
 
 // URLInfo is what Bing's GetUrlInfo tells of a URL.
@@ -28,8 +28,9 @@ type URLInfo struct {
 	Discovered time.Time
 }
 
-// URLInfo asks Bing what it knows of u, waiting at most infoTimeout. The error wraps
-// ErrInvalidKey when Bing refuses the key, and ErrNoAnswer when no answer came.
+// URLInfo asks Bing what it knows of u, waiting at most infoTimeout for the whole answer. The
+// error wraps ErrInvalidKey when Bing refuses the key, and ErrNoAnswer when no answer came, or
+// not all of it (the body broke off, or had not ended in time).
 func (c *Channel) URLInfo(ctx context.Context, u string) (URLInfo, error) {
 	ictx, cancel := context.WithTimeout(ctx, infoTimeout)
 	defer cancel()
@@ -41,20 +42,23 @@ func (c *Channel) URLInfo(ctx context.Context, u string) (URLInfo, error) {
 	req.Header.Set("User-Agent", c.userAgent)
 	resp, err := c.client.Do(req)
 	if err != nil {
-		if ctx.Err() == nil && errors.Is(err, context.DeadlineExceeded) {
-			return URLInfo{}, fmt.Errorf("%w within %v", ErrNoAnswer, infoTimeout)
-		}
-		return URLInfo{}, fmt.Errorf("%w (%v)", ErrNoAnswer, withoutURL(err))
+		return URLInfo{}, noAnswer(ctx, ictx, err, infoTimeout, 0)
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
 		a := c.judge(resp)
-		if a.verdict == badKey {
+		switch {
+		case a.broke != nil:
+			return URLInfo{}, noAnswer(ctx, ictx, a.broke, infoTimeout, resp.StatusCode)
+		case a.verdict == badKey:
 			return URLInfo{}, fmt.Errorf("%s: %w", a.cause, ErrInvalidKey)
 		}
 		return URLInfo{}, errors.New(a.cause)
 	}
-	body, _ := io.ReadAll(io.LimitReader(resp.Body, maxBody))
+	body, err := io.ReadAll(io.LimitReader(resp.Body, maxBody))
+	if err != nil {
+		return URLInfo{}, noAnswer(ctx, ictx, err, infoTimeout, resp.StatusCode)
+	}
 	var answer struct {
 		D *struct {
 			HTTPStatus                     int `json:"HttpStatus"`
