@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -116,6 +117,22 @@ func TestCheckBingQuotaUnknown(t *testing.T) {
 	want := "✓ Bing answered, but does not tell the quota left today: runs count on 100 URLs left today (dailyQuota 100; 0 of dailyQuota 100 used today)"
 	if code != exitOK || !strings.Contains(out, want) {
 		t.Errorf("exit %d; want %q in\n%s", code, want, out)
+	}
+}
+
+// TestCheckGoogleNotAKey: google.credentials naming a JSON file that is not a service account's
+// key fails the check, naming the file and never what is inside it (it may be any file of the
+// server's).
+func TestCheckGoogleNotAKey(t *testing.T) {
+	g := enginetest.NewGoogle(t)
+	probe := filepath.Join(t.TempDir(), "not-a-key.json")
+	writeFile(t, probe, `{"type": "PROBE-CONTENT-77", "x": 1}`)
+	w := newTestWorld(t, "    google: {enabled: true, credentials: "+probe+", property: \"sc-domain:example.com\", endpoint: "+g.URL+"}\n")
+	w.publish(1)
+	code, out, errOut := run(t, "check", "--config", w.config)
+	want := "✗ Google: the Google credentials " + probe + " is not a service account's key"
+	if code != exitFailed || !strings.Contains(out, want) || strings.Contains(out+errOut, "PROBE-CONTENT") {
+		t.Errorf("exit %d; want %q, and nothing read from the file, in\n%s%s", code, want, out, errOut)
 	}
 }
 

@@ -11,9 +11,11 @@ import (
 	"net/url"
 	"strings"
 	"time"
+	"unicode"
 
 	"golang.org/x/oauth2"
 
+	"github.com/sitepush/sitepush/internal/channel"
 	"github.com/sitepush/sitepush/internal/config"
 	"github.com/sitepush/sitepush/internal/model"
 )
@@ -37,12 +39,55 @@ func NewAPI(ctx context.Context, g config.Google, client *http.Client) (*API, er
 	if err != nil {
 		return nil, err
 	}
-	base := &http.Client{Timeout: callTimeout}
+	base := &http.Client{Timeout: callTimeout, CheckRedirect: noRedirect}
 	if client != nil {
 		base.Transport = client.Transport
 	}
 	ctx = context.WithValue(ctx, oauth2.HTTPClient, base)
-	return &API{endpoint: strings.TrimRight(g.Endpoint, "/"), property: g.Property, Email: conf.Email, http: conf.Client(ctx)}, nil
+	hc := conf.Client(ctx)
+	// The token is set on every request the client makes, a redirect's too: none is followed.
+	hc.CheckRedirect = noRedirect
+	return &API{endpoint: strings.TrimRight(g.Endpoint, "/"), property: g.Property, Email: conf.Email, http: hc}, nil
+}
+
+// noRedirect refuses a redirect from Google's endpoint or the token endpoint: the access token
+// (or the signed grant) goes to the endpoint configured and nowhere else, and Google's APIs do
+// not redirect.
+func noRedirect(req *http.Request, via []*http.Request) error {
+	return fmt.Errorf("%s redirected to %s, which sitepush does not follow with Google's credentials: "+
+		"set google.endpoint (or the key file's token_uri) to where it points", via[0].URL.Host, said(req.URL.Host))
+}
+
+// maxSaid bounds what an endpoint's answer may put in a message.
+const maxSaid = 200
+
+// said makes text an endpoint answered fit for a message: printable, on one line, at most
+// maxSaid characters.
+func said(text string) string {
+	text = strings.Join(strings.Fields(strings.Map(func(r rune) rune {
+		if !unicode.IsPrint(r) {
+			return ' '
+		}
+		return r
+	}, text)), " ")
+	if r := []rune(text); len(r) > maxSaid {
+		return string(r[:maxSaid]) + "…"
+	}
+	return text
+}
+
+// tokenRefusal says why the token endpoint refused the grant: the OAuth error it answered,
+// clipped, or what its answer is when it is not one (its text is not shown: token_uri may name
+// any server).
+func tokenRefusal(re *oauth2.RetrieveError) string {
+	var e struct {
+		Error       string `json:"error"`
+		Description string `json:"error_description"`
+	}
+	if json.Unmarshal(re.Body, &e) == nil && e.Error != "" {
+		return said(strings.TrimSpace(e.Error + ": " + e.Description))
+	}
+	return channel.Describe(re.Response.Header.Get("Content-Type"), re.Body)
 }
 
 // Site returns the service account's permission level on the property (siteOwner,
@@ -123,8 +168,8 @@ func (a *API) call(ctx context.Context, method, u string, body []byte, out any) 
 	if err != nil {
 		var re *oauth2.RetrieveError
 		if errors.As(err, &re) && re.Response != nil {
-			return fmt.Errorf("the token endpoint refused the service account %s (HTTP %d %s): check that its key is current in Google Cloud (IAM → Service accounts → Keys)",
-				a.Email, re.Response.StatusCode, strings.TrimSpace(re.ErrorDescription+" "+re.ErrorCode))
+			return fmt.Errorf("the token endpoint refused the service account %s (HTTP %d, %s): check that its key is current in Google Cloud (IAM → Service accounts → Keys)",
+				a.Email, re.Response.StatusCode, tokenRefusal(re))
 		}
 		var ue *url.Error
 		if errors.As(err, &ue) {
@@ -147,7 +192,7 @@ func (a *API) call(ctx context.Context, method, u string, body []byte, out any) 
 		if e.Error.Message == "" {
 			e.Error.Message = http.StatusText(resp.StatusCode)
 		}
-		return &APIError{Status: resp.StatusCode, Message: e.Error.Message}
+		return &APIError{Status: resp.StatusCode, Message: said(e.Error.Message)}
 	}
 	if out == nil || len(data) == 0 {
 		return nil

@@ -2,7 +2,15 @@ package google_test
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -54,13 +62,109 @@ func TestRefused(t *testing.T) {
 	}
 }
 
-// TestBadKeyFile: a key file that is not a service account's is named, its content never shown.
+// TestBadKeyFile: a key file that is not a service account's is named, its content never shown;
+// a device, or a file far larger than a key, is not read whole.
 func TestBadKeyFile(t *testing.T) {
 	g := enginetest.NewGoogle(t)
-	_, err := google.NewAPI(ctx, site(g, "/nonexistent/key.json").Google, nil)
-	if err == nil || !strings.Contains(err.Error(), "/nonexistent/key.json") {
-		t.Errorf("error %v; want one naming the file", err)
+	dir := t.TempDir()
+	write := func(name, content string) string {
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return path
 	}
+	for _, c := range []struct {
+		name, path, want string
+	}{
+		{"missing", "/nonexistent/key.json", "no such file"},
+		{"not JSON", write("text.json", "PROBE-CONTENT-1 is not JSON"), "is not JSON"},
+		{"another type", write("user.json", `{"type": "PROBE-CONTENT-2", "client_email": "PROBE-CONTENT-3"}`), "is not a service account's key"},
+		{"a device", "/dev/zero", "is not a regular file"},
+		{"too large", write("large.json", `{"type": "service_account", "x": "`+strings.Repeat("PROBE-CONTENT-4", 10000)+`"}`), "over 64 KiB"},
+	} {
+		_, err := google.NewAPI(ctx, site(g, c.path).Google, nil)
+		if err == nil || !strings.Contains(err.Error(), c.path) || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "PROBE-CONTENT") {
+			t.Errorf("%s: error %v; want one naming the file and saying %q, and nothing read from it", c.name, err, c.want)
+		}
+	}
+}
+
+// TestTokenRefusalClipped: what a token endpoint answers in its refusal is clipped in the error,
+// and an answer that is not an OAuth error is described, not quoted.
+func TestTokenRefusalClipped(t *testing.T) {
+	for _, c := range []struct {
+		name, contentType, body, want string
+	}{
+		{"OAuth error", "application/json", `{"error": "invalid_grant", "error_description": "` + strings.Repeat("x", 5000) + `"}`, "invalid_grant: xxx"},
+		{"HTML page", "text/html", "<html><body>PROBE-CONTENT " + strings.Repeat("y", 5000) + "</body></html>", "an HTML page, text/html"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			tokens := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Content-Type", c.contentType)
+				w.WriteHeader(http.StatusBadRequest)
+				io.WriteString(w, c.body)
+			}))
+			defer tokens.Close()
+			g := enginetest.NewGoogle(t)
+			api, err := google.NewAPI(ctx, site(g, withTokenURI(t, g.Account(t, email, nil), tokens.URL+"/token")).Google, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = api.Site(ctx)
+			if err == nil || !strings.Contains(err.Error(), "the token endpoint refused the service account "+email) ||
+				!strings.Contains(err.Error(), c.want) || len(err.Error()) > 600 || strings.Contains(err.Error(), "PROBE-CONTENT") {
+				t.Errorf("error (%d bytes) %.800v; want the refusal, saying %q, clipped", len(fmt.Sprint(err)), err, c.want)
+			}
+		})
+	}
+}
+
+// TestNoRedirect: Google's endpoint redirecting elsewhere gets an error; the access token never
+// goes to where it points.
+func TestNoRedirect(t *testing.T) {
+	var reached atomic.Int32
+	elsewhere := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		reached.Add(1)
+		w.Write([]byte(`{"permissionLevel": "siteOwner"}`))
+	}))
+	defer elsewhere.Close()
+	g := enginetest.NewGoogle(t)
+	proxy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, elsewhere.URL+r.URL.Path, http.StatusTemporaryRedirect)
+	}))
+	defer proxy.Close()
+	s := site(g, g.Account(t, email, map[string]string{property: "siteOwner"}))
+	s.Google.Endpoint = proxy.URL
+	api, err := google.NewAPI(ctx, s.Google, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := api.Site(ctx); err == nil || !strings.Contains(err.Error(), "redirected") {
+		t.Errorf("error %v; want the redirect refused", err)
+	}
+	if n := reached.Load(); n != 0 {
+		t.Errorf("the redirect's target got %d requests, with the access token; want none", n)
+	}
+}
+
+// withTokenURI rewrites the key file at path to send its token requests to uri.
+func withTokenURI(t *testing.T, path, uri string) string {
+	t.Helper()
+	var k map[string]any
+	data, err := os.ReadFile(path)
+	if err == nil {
+		err = json.Unmarshal(data, &k)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	k["token_uri"] = uri
+	data, _ = json.Marshal(k)
+	if err := os.WriteFile(path, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
 }
 
 // TestFollow: the sitemaps are submitted (a local file is not), and the URLs earlier runs sent

@@ -3,6 +3,7 @@ package sites
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -133,5 +134,63 @@ func TestAChangeFromAStaleVersionIsRefused(t *testing.T) {
 	}
 	if e, _ := b.Get("shop"); e.Site.Bing.APIKey != "new-bing-key" {
 		t.Errorf("after the refusal, the instance shows key %q; want the other's change", e.Site.Bing.APIKey)
+	}
+}
+
+// TestGoogleCredentialsGoToNoNewEndpoint: the Google credentials are a key file of the server's,
+// which no request can give: whichever site holds them — a site of the file, an API site, or
+// none — a site of the API uses them only with an endpoint the configuration file gives them,
+// or the one it had. Else its endpoint would get a working access token.
+func TestGoogleCredentialsGoToNoNewEndpoint(t *testing.T) {
+	r, _ := newRegistry(t, storetest.Open(t), `defaults:
+  google: {endpoint: https://googleapis.example}
+sites:
+  - id: real
+    sitemaps: [https://real.example/sitemap.xml]
+    feed: {enabled: true}
+    bing: {enabled: true, apiKey: file-bing-key}
+    google: {enabled: true, credentials: /etc/sitepush/real.json, property: "sc-domain:real.example", endpoint: https://proxy.example}
+`)
+	site := func(id, credentials, endpoint string) []byte {
+		g := fmt.Sprintf(`"enabled": true, "credentials": %q, "property": "sc-domain:x.example"`, credentials)
+		if endpoint != "" {
+			g += fmt.Sprintf(`, "endpoint": %q`, endpoint)
+		}
+		return fmt.Appendf(nil, `{"id": %q, "sitemaps": ["https://x.example/s.xml"], "feed": {"enabled": true}, "google": {%s}}`, id, g)
+	}
+	for _, tc := range []struct {
+		name         string
+		body         []byte
+		refused      bool
+		fieldAndPath string
+	}{
+		{"a file site's credentials, a new endpoint", site("a", "/etc/sitepush/real.json", "https://thief.example"), true, `google.endpoint "https://thief.example"`},
+		{"credentials no site holds, a new endpoint", site("b", "/etc/sitepush/other.json", "https://thief.example"), true, `"/etc/sitepush/other.json"`},
+		{"a file site's credentials, the defaults' endpoint", site("c", "/etc/sitepush/real.json", ""), false, ""},
+		{"a file site's credentials, where the file sends them", site("d", "/etc/sitepush/real.json", "https://proxy.example"), false, ""},
+		{"other credentials, where the file sends the file site's", site("e", "/etc/sitepush/other.json", "https://proxy.example"), true, "google.credentials"},
+	} {
+		_, err := r.Create(ctx, tc.body, t0)
+		switch {
+		case !tc.refused && err != nil:
+			t.Errorf("%s: refused: %v", tc.name, err)
+		case tc.refused && (!errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), "access token of the Google credentials") ||
+			!strings.Contains(err.Error(), tc.fieldAndPath)):
+			t.Errorf("%s: %v; want a refusal naming the credentials and %s", tc.name, err, tc.fieldAndPath)
+		}
+	}
+
+	// A PUT that moves the endpoint of an API site, or of the file's site: refused as well.
+	for _, id := range []string{"c", "real"} {
+		err := getEditPut(t, r, id, func(s map[string]any) { block(s, "google")["endpoint"] = "https://thief.example/put" })
+		if !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), "access token of the Google credentials") {
+			t.Errorf("site %s: a PUT moving google.endpoint: %v; want a refusal naming the credentials", id, err)
+		}
+	}
+	if err := getEditPut(t, r, "c", func(s map[string]any) { block(s, "google")["inspectPerDay"] = 50 }); err != nil {
+		t.Errorf("another change of the API site: %v", err)
+	}
+	if err := getEditPut(t, r, "real", func(s map[string]any) { block(s, "google")["inspectPerDay"] = 50 }); !errors.Is(err, ErrFileSite) {
+		t.Errorf("another change of the file's site, its Bing key given back masked: %v; want it refused as the file's", err)
 	}
 }

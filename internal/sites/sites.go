@@ -6,6 +6,7 @@ package sites
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -171,8 +172,8 @@ func (r *Registry) Create(ctx context.Context, body []byte, now time.Time) (Entr
 func (r *Registry) Replace(ctx context.Context, id string, body []byte, now time.Time) (Entry, error) {
 	r.changing.Lock()
 	defer r.changing.Unlock()
-	if _, ok := r.fileSite(id); ok {
-		return Entry{}, fileSiteError(id)
+	if fs, ok := r.fileSite(id); ok {
+		return Entry{}, r.fileSiteChange(fs, body)
 	}
 	storedID, ok := r.stored(id)
 	if !ok {
@@ -281,6 +282,22 @@ func existsError(id, other string) error {
 		return errorOf(ErrExists, "a site %q exists; change it with PUT /api/sites/%s", id, id)
 	}
 	return errorOf(ErrExists, "a site %q exists, and ids that differ only by case are the same (they appear in URLs and file names); choose another id", other)
+}
+
+// fileSiteChange answers a PUT of a site of the file: what the body asks of where a secret goes
+// is refused first (400), as for any site, and a client learns the rule it broke rather than
+// only that the site is the file's; otherwise the site is the file's to change (409). The body
+// is read over the file's site, all of which counts as its own, so keys given back masked are its.
+func (r *Registry) fileSiteChange(fs *config.Site, body []byte) error {
+	b, _ := json.Marshal(fs)
+	if merged, err := given(fs.ID, body, b, fs); err == nil {
+		if site, err := r.cfg.ParseSite(merged); err == nil {
+			if err := r.keepSecretsHome(asGiven(body), site, fs); err != nil {
+				return err
+			}
+		}
+	}
+	return fileSiteError(fs.ID)
 }
 
 func fileSiteError(id string) error {

@@ -48,7 +48,7 @@ var (
 // channels asking, at most parallel at a time, and reports each URL held back once per channel.
 type Checker struct {
 	client    *http.Client // never follows redirects: a redirect is a verdict
-	robotsCl  *http.Client // follows them, as crawlers do for robots.txt
+	robotsCl  *http.Client // follows them within the site (ownSite), as crawlers do for robots.txt
 	userAgent string
 	now       func() time.Time
 	slots     chan struct{}
@@ -69,7 +69,7 @@ func New(client *http.Client, userAgent string) *Checker {
 	}
 	noRedirect := *client
 	noRedirect.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
-	return &Checker{client: &noRedirect, robotsCl: client, userAgent: userAgent, now: time.Now,
+	return &Checker{client: &noRedirect, robotsCl: robotsClient(client), userAgent: userAgent, now: time.Now,
 		slots: make(chan struct{}, parallel), pages: map[string]*page{}, robots: map[string]*robotsFile{},
 		reported: map[string]bool{}}
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -245,6 +246,72 @@ func TestRobotsMatching(t *testing.T) {
 	for _, tt := range tests {
 		if _, ok := r.allowed(tt.agent, tt.path); ok != tt.ok {
 			t.Errorf("%s %s: allowed %v, want %v", tt.agent, tt.path, ok, tt.ok)
+		}
+	}
+}
+
+// TestRobotsRedirects: a robots.txt redirect within the site is followed, its rules apply; one
+// off the site is not — the other host gets no request (it may be an internal address) and
+// the robots.txt is taken as missing, as Google takes one whose redirects it cannot follow.
+func TestRobotsRedirects(t *testing.T) {
+	var elsewhere atomic.Int32
+	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		elsewhere.Add(1)
+		w.Write([]byte("User-agent: *\nDisallow: /\n"))
+	}))
+	defer other.Close()
+	for _, tc := range []struct {
+		name, location string
+		allowed        bool
+	}{
+		{"within the site", "/robots-real.txt", false},
+		{"to another port of the host", other.URL + "/robots.txt", true},
+		{"to another host", strings.Replace(other.URL, "127.0.0.1", "localhost", 1) + "/robots.txt", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := newSite(t, map[string]func(http.ResponseWriter){
+				"/robots-real.txt": func(w http.ResponseWriter) { w.Write([]byte("User-agent: *\nDisallow: /\n")) },
+			})
+			site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if r.URL.Path == "/robots.txt" {
+					http.Redirect(w, r, tc.location, http.StatusFound)
+					return
+				}
+				s.Config.Handler.ServeHTTP(w, r)
+			}))
+			defer site.Close()
+			elsewhere.Store(0)
+			v, ok := New(site.Client(), "sitepush-test").Check(context.Background(), IndexNow, site.URL+"/page")
+			if !ok || (v.Reason == "") != tc.allowed {
+				t.Errorf("the page: %+v (checked %v); want allowed %v", v, ok, tc.allowed)
+			}
+			if n := elsewhere.Load(); n != 0 {
+				t.Errorf("the other host got %d requests; want none", n)
+			}
+		})
+	}
+}
+
+func TestOwnSite(t *testing.T) {
+	for _, tc := range []struct {
+		from, to string
+		own      bool
+	}{
+		{"http://a.example/robots.txt", "http://A.Example/r.txt", true},
+		{"http://a.example/robots.txt", "https://a.example/robots.txt", true},
+		{"http://a.example:8080/robots.txt", "https://a.example:8080/robots.txt", true},
+		{"http://a.example/robots.txt", "https://a.example:443/robots.txt", true},
+		{"https://a.example/robots.txt", "https://a.example:443/robots.txt", true},
+		{"https://a.example/robots.txt", "http://a.example/robots.txt", false},
+		{"http://a.example/robots.txt", "http://a.example:8080/robots.txt", false},
+		{"http://a.example/robots.txt", "https://a.example:8443/robots.txt", false},
+		{"http://a.example/robots.txt", "http://www.a.example/robots.txt", false},
+		{"http://a.example/robots.txt", "http://169.254.169.254/latest/meta-data/", false},
+	} {
+		from, _ := url.Parse(tc.from)
+		to, _ := url.Parse(tc.to)
+		if got := ownSite(from, to); got != tc.own {
+			t.Errorf("%s → %s: own site %v, want %v", tc.from, tc.to, got, tc.own)
 		}
 	}
 }

@@ -4,7 +4,10 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"errors"
+	"fmt"
 	"io"
+	"net/http"
 	"net/url"
 	"strings"
 )
@@ -15,9 +18,66 @@ type robotsFile struct {
 	rules robots
 }
 
+// maxRobotsRedirects is how many redirects a robots.txt fetch follows: RFC 9309 asks for at
+// least five, and Google follows five.
+const maxRobotsRedirects = 5
+
+// errOffSite is a robots.txt redirect that leaves the site: not followed.
+var errOffSite = errors.New("robots.txt redirects off the site")
+
+// robotsClient returns client following a robots.txt's redirects only within the site: to the
+// same host and port, or from http to https on the same host (ownSite). A redirect elsewhere is
+// not followed — the site's robots.txt could otherwise have the run fetch any address, an
+// internal one among them, and another host's rules decide for the site — and the robots.txt
+// is then taken as missing, as Google takes a robots.txt whose redirects it cannot follow: every
+// page is allowed, its own answer decides.
+func robotsClient(client *http.Client) *http.Client {
+	c := *client
+	inner := client.CheckRedirect
+	c.CheckRedirect = func(req *http.Request, via []*http.Request) error {
+		switch {
+		case !ownSite(via[0].URL, req.URL):
+			return errOffSite
+		case len(via) >= maxRobotsRedirects:
+			return fmt.Errorf("robots.txt stopped after %d redirects", maxRobotsRedirects)
+		case inner != nil:
+			return inner(req, via)
+		}
+		return nil
+	}
+	return &c
+}
+
+// ownSite reports whether to is on the site of from: the same host (in any case) and the same
+// scheme and port, or from http to https (on the default port, or on from's).
+func ownSite(from, to *url.URL) bool {
+	if !strings.EqualFold(from.Hostname(), to.Hostname()) {
+		return false
+	}
+	fromScheme, toScheme := strings.ToLower(from.Scheme), strings.ToLower(to.Scheme)
+	switch {
+	case fromScheme == toScheme:
+		return portOf(from) == portOf(to)
+	case fromScheme == "http" && toScheme == "https":
+		return portOf(to) == "443" || portOf(to) == portOf(from)
+	}
+	return false
+}
+
+// portOf returns u's port, its scheme's default when it names none.
+func portOf(u *url.URL) string {
+	if p := u.Port(); p != "" {
+		return p
+	}
+	if strings.EqualFold(u.Scheme, "https") {
+		return "443"
+	}
+	return "80"
+}
+
 // robotsOf returns the robots.txt of u's origin, fetching it once in the run; nil when ctx ended
-// first. A robots.txt that is missing (4xx), fails or cannot be reached allows every page: the
-// page's own answer decides.
+// first. A robots.txt that is missing (4xx), fails, cannot be reached or redirects off the site
+// (robotsClient) allows every page: the page's own answer decides.
 func (c *Checker) robotsOf(ctx context.Context, u string) *robotsFile {
 	pu, err := url.Parse(u)
 	if err != nil || pu.Host == "" {
