@@ -162,3 +162,38 @@ func TestAStalledRunIsNotResumed(t *testing.T) {
 		}
 	}
 }
+
+// TestADamagedLeftIsDroppedOnce: a site's `left:{id}` (the URLs that left its sitemaps) that does
+// not decode is dropped with a warning, once: deleted, and counted out of the site's meta, so
+// that the invocations after neither read it nor warn again.
+func TestADamagedLeftIsDroppedOnce(t *testing.T) {
+	ctx := context.Background()
+	kv := &kvstate.MemKV{}
+	var warned []string
+	open := func() *kvstate.State {
+		return kvstate.New(kv, kvstate.Options{Warn: func(msg string) { warned = append(warned, msg) }})
+	}
+	s := open()
+	if err := s.MarkLeft(ctx, "a", []int64{1, 2}, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	kv.Put(ctx, "left:a", []byte("{not json"), 0, "")
+	for i := range 3 {
+		s := open()
+		if left, err := s.LeftToProbe(ctx, "a", 10); err != nil || len(left) != 0 {
+			t.Fatalf("invocation %d: left %v, %v; want none", i, left, err)
+		}
+		if err := s.Flush(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(warned) != 1 || !strings.Contains(warned[0], "left:a") || !strings.Contains(warned[0], "dropped") {
+		t.Errorf("three invocations with left:a damaged warned %d times: %q; want once", len(warned), warned)
+	}
+	if _, ok, _ := kv.Get(ctx, "left:a"); ok {
+		t.Error("left:a is still there after it was dropped")
+	}
+}

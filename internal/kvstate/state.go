@@ -236,13 +236,20 @@ var errNotOurs = errors.New("not what this sitepush writes")
 // taken as none, with a warning that says what its loss costs, so that it is written over. For
 // the values a site can do without; s.mu is held.
 func (s *State) getOrDrop(ctx context.Context, key string, v any, costs string) (bool, error) {
-	ok, err := s.getJSON(ctx, key, v)
+	ok, _, err := s.getOrDropped(ctx, key, v, costs)
+	return ok, err
+}
+
+// getOrDropped is getOrDrop that also reports whether the value was dropped: for a value that
+// is not written over unless the State rewrites it itself; s.mu is held.
+func (s *State) getOrDropped(ctx context.Context, key string, v any, costs string) (ok, dropped bool, err error) {
+	ok, err = s.getJSON(ctx, key, v)
 	if !errors.Is(err, errNotOurs) {
-		return ok, err
+		return ok, false, err
 	}
 	reflect.ValueOf(v).Elem().SetZero()
 	s.warn(fmt.Sprintf("%v: dropped; %s", err, costs))
-	return false, nil
+	return false, true, nil
 }
 
 // warn tells Options.Warn, when set, what went wrong but did not stop anything.
