@@ -111,6 +111,9 @@ type site struct {
 	memos  *memoSet
 	left   *leftSet
 	run    *runStart // the run of the site this invocation started, until it finishes
+	// listed is the metadata of each shard listed (its summary), by number, when a run listed
+	// them (PendingDeliveries): a shard read after is checked against it (checkSummary).
+	listed map[int]string
 }
 
 // holdsChanges reports whether the invocation changed what the site holds besides its history of
@@ -162,6 +165,7 @@ func (s *State) forget(st *site) {
 	if st.left != nil && !st.left.dirty {
 		st.left = nil
 	}
+	st.listed = nil
 	for k, sh := range st.shards {
 		if sh != nil && !sh.dirty {
 			s.entries -= len(sh.entries)
