@@ -246,10 +246,10 @@ func summarize(entries map[int64]*entry) summary {
 }
 
 // checkSummary checks the summary a shard was listed with against the shard, read whole anyway,
-// and has the shard written again when it lies — a summary is a cache of the shard, and one
-// written by hand or by another tool could keep its failed URLs from ever being asked for again.
-// A shard that changed is written anyway; one not listed (KV's list may lag its writes) is
-// taken as it is. s.mu is held.
+// and has the shard written again when it lies, or has none (written before shards were summed
+// up): a summary is a cache of the shard, and one written by hand or by another tool could keep
+// its failed URLs from ever being asked for again. A shard that changed is written anyway; one
+// not listed (KV's list may lag its writes) is taken as it is. s.mu is held.
 func (st *site) checkSummary(sh *shard) {
 	meta, ok := st.listed[sh.n]
 	if !ok || sh.dirty {
