@@ -34,7 +34,7 @@ type Options struct {
 }
 
 // Bounds of an invocation. DefaultEntries keeps a Worker's memory within half its isolate's
-// 128 MB: a run of 100,000 entries holds about 40 MB of Go's heap at its peak, 54–57 MB of
+// 128 MB: a run of 100,000 entries holds about 40 MB of Go's heap at its peak, 54–62 MB of
 // WebAssembly memory under the Worker's memory limit (cmd/sitepush-worker).
 const (
 	DefaultOps     = 1000
