@@ -23,7 +23,7 @@ import (
 // memoryLimit keeps Go's memory within half the 128 MB of an isolate, which the module, the
 // runtime's own and the JS side share: WebAssembly memory grows and is never given back, so it is
 // Go's highest use. A 100,000-URL site's run (kvstate.DefaultEntries) holds about 40 MB at its
-// peak, and takes 54–57 MB of WebAssembly memory under this limit (81 MB under 80 MB: the
+// peak, and takes 54–62 MB of WebAssembly memory under this limit (81 MB under 80 MB: the
 // collector let the heap grow to it). Below it the collector runs a quarter as often as Go's
 // default (gcPercent): in WebAssembly it has one thread, the invocation's, whose CPU is billed.
 const (

@@ -92,6 +92,9 @@ func (s *State) shardAt(ctx context.Context, st *site, n int) (*shard, error) {
 	}
 	st.shards[n] = sh
 	s.entries += len(sh.entries)
+	if ok {
+		st.checkSummary(sh)
+	}
 	return sh, nil
 }
 

@@ -2,6 +2,7 @@ package kvstate_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -160,5 +161,109 @@ func TestAStalledRunIsNotResumed(t *testing.T) {
 		if resume, err := kvstate.New(kv, kvstate.Options{}).Resume(context.Background(), "a"); err != nil || resume != tc.resume {
 			t.Errorf("a stopped run, stalled %d: resume %v, %v; want %v", tc.stalled, resume, err, tc.resume)
 		}
+	}
+}
+
+// TestADamagedLeftIsDroppedOnce: a site's `left:{id}` (the URLs that left its sitemaps) that does
+// not decode is dropped with a warning, once: deleted, and counted out of the site's meta, so
+// that the invocations after neither read it nor warn again.
+func TestADamagedLeftIsDroppedOnce(t *testing.T) {
+	ctx := context.Background()
+	kv := &kvstate.MemKV{}
+	var warned []string
+	open := func() *kvstate.State {
+		return kvstate.New(kv, kvstate.Options{Warn: func(msg string) { warned = append(warned, msg) }})
+	}
+	s := open()
+	if err := s.MarkLeft(ctx, "a", []int64{1, 2}, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	kv.Put(ctx, "left:a", []byte("{not json"), 0, "")
+	for i := range 3 {
+		s := open()
+		if left, err := s.LeftToProbe(ctx, "a", 10); err != nil || len(left) != 0 {
+			t.Fatalf("invocation %d: left %v, %v; want none", i, left, err)
+		}
+		if err := s.Flush(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(warned) != 1 || !strings.Contains(warned[0], "left:a") || !strings.Contains(warned[0], "dropped") {
+		t.Errorf("three invocations with left:a damaged warned %d times: %q; want once", len(warned), warned)
+	}
+	if _, ok, _ := kv.Get(ctx, "left:a"); ok {
+		t.Error("left:a is still there after it was dropped")
+	}
+}
+
+// TestAForgedSummaryIsRepaired: a shard's summary (its metadata) is a cache of the shard. One
+// that lies — well formed, written by hand or by another tool — is found out by the first read
+// of its shard after the shards were listed: the shard is written again with its true summary,
+// so that a failed URL the lie hid is asked for again, and a shard the lie made read at every
+// run is read no more. A summary that tells the truth costs no write.
+func TestAForgedSummaryIsRepaired(t *testing.T) {
+	ctx := context.Background()
+	const failing, beside, other = int64(1), int64(2), int64(1)<<60 | 3 // shards 0, 0 and 1
+	page := func(h int64) channel.Page { return channel.Page{Hash: h, URL: fmt.Sprintf("https://a.example/%d", h)} }
+	now := time.Now()
+	q := model.PendingQuery{Failed: []string{"indexnow"}, Now: now}
+	for _, tc := range []struct {
+		name   string
+		forged map[string]string // metadata written over each shard's, by key
+		writes int               // by the run that read the shard after the list
+	}{
+		{"true", nil, 0},
+		{"a failure hidden", map[string]string{"cat:a:0": `sum1 {}`}, 1},
+		{"a failure made up", map[string]string{"cat:a:1": `sum1 {"indexnow":[4,0,0]}`}, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			kv := &kvstate.MemKV{}
+			s := kvstate.New(kv, kvstate.Options{})
+			if _, err := s.SyncCatalog(ctx, "a", now, []channel.Page{page(failing), page(beside), page(other)}, []string{"indexnow"}, false); err != nil {
+				t.Fatal(err)
+			}
+			s.RecordOutcome(ctx, "a", now, channel.Outcome{Channel: "indexnow", URLs: []channel.Due{{Hash: failing}}, Err: "HTTP 503"})
+			s.RecordOutcome(ctx, "a", now, channel.Outcome{Channel: "indexnow", URLs: []channel.Due{{Hash: beside}, {Hash: other}}, Delivered: true})
+			if err := s.Flush(ctx); err != nil {
+				t.Fatal(err)
+			}
+			for key, meta := range tc.forged {
+				v, _, _ := kv.Get(ctx, key)
+				kv.Put(ctx, key, v, 0, meta)
+			}
+
+			// A run lists the shards, then reads shard 0 anyway: a page beside the failed one is
+			// looked up. The made-up failure has shard 1 read too.
+			s = kvstate.New(kv, kvstate.Options{})
+			pending, err := s.PendingDeliveries(ctx, "a", q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if hidden := tc.forged["cat:a:0"] != ""; hidden != (len(pending) == 0) {
+				t.Fatalf("pending before the repair: %v", pending)
+			}
+			if _, err := s.SyncCatalog(ctx, "a", now, []channel.Page{page(beside)}, []string{"indexnow"}, false); err != nil {
+				t.Fatal(err)
+			}
+			before := kv.Ops()
+			if err := s.Flush(ctx); err != nil {
+				t.Fatal(err)
+			}
+			if writes := kv.Ops().Writes - before.Writes; writes != tc.writes {
+				t.Errorf("the run that read the shard wrote %d values; want %d", writes, tc.writes)
+			}
+
+			s = kvstate.New(kv, kvstate.Options{})
+			pending, err = s.PendingDeliveries(ctx, "a", q)
+			if err != nil || len(pending) != 1 || pending[0].Hash != failing {
+				t.Errorf("pending at the next run: %v, %v; want the failed URL", pending, err)
+			}
+			if reads := s.Ops().Reads; reads != 1 {
+				t.Errorf("the next run read %d shards; want 1, the failed URL's", reads)
+			}
+		})
 	}
 }

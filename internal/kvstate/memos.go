@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -153,7 +154,8 @@ func sameMemos(a, b map[string]model.SitemapMemo) bool {
 // channel of q.Resubmit accepted at or before q.Before(), and those a preflight held back on a
 // channel of q.Recheck and checked at or before the time it gives. Each shard's metadata sums it
 // up (summary), so that one list of the site's shards tells which may hold such a URL: only those
-// are read. Nothing is written.
+// are read. Nothing is written here; a summary found to lie, here or by a read of its shard later
+// in the invocation, is written again with its shard (checkSummary).
 func (s *State) PendingDeliveries(ctx context.Context, site string, q model.PendingQuery) (_ []model.Pending, err error) {
 	defer failed(&err, "reading the failed deliveries", site)
 	s.mu.Lock()
@@ -170,10 +172,15 @@ func (s *State) PendingDeliveries(ctx context.Context, site string, q model.Pend
 			listed[int(n)] = k.Metadata
 		}
 	}
+	if !q.DryRun {
+		st.listed = listed
+	}
 	var out []model.Pending
 	for n := range 1 << shardBits {
 		sh := st.shards[n]
-		if sh == nil {
+		if sh != nil {
+			st.checkSummary(sh)
+		} else {
 			meta, ok := listed[n]
 			if !ok || parseSummary(meta).settled(q, before) {
 				continue
@@ -236,6 +243,21 @@ func summarize(entries map[int64]*entry) summary {
 		}
 	}
 	return sum
+}
+
+// checkSummary checks the summary a shard was listed with against the shard, read whole anyway,
+// and has the shard written again when it lies, or has none (written before shards were summed
+// up): a summary is a cache of the shard, and one written by hand or by another tool could keep
+// its failed URLs from ever being asked for again. A shard that changed is written anyway; one
+// not listed (KV's list may lag its writes) is taken as it is. s.mu is held.
+func (st *site) checkSummary(sh *shard) {
+	meta, ok := st.listed[sh.n]
+	if !ok || sh.dirty {
+		return
+	}
+	if listed := parseSummary(meta); listed == nil || !maps.Equal(listed, summarize(sh.entries)) {
+		sh.dirty = true
+	}
 }
 
 // summaryMark begins a shard's metadata: a shard written before it was summed up has none.

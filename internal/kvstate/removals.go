@@ -44,9 +44,15 @@ func (s *State) leftOf(ctx context.Context, st *site) (*leftSet, error) {
 		return st.left, nil
 	}
 	var v leftValue
-	if _, err := s.getOrDrop(ctx, leftKey(st.id), &v, "the URLs that had left the sitemaps are not asked about, nor announced as removed"); err != nil {
+	_, dropped, err := s.getOrDropped(ctx, leftKey(st.id), &v, "the URLs that had left the sitemaps are not asked about, nor announced as removed")
+	if err != nil {
 		st.left = nil
 		return nil, err
+	}
+	if dropped {
+		// Nothing writes a value no URL leaves or is probed from: dropped for good — deleted, and
+		// counted out of the meta — or every tick would read it and warn again.
+		return st.left, s.leftChanged(ctx, st)
 	}
 	st.left.waiting = v.Waiting
 	return st.left, nil

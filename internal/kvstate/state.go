@@ -34,7 +34,7 @@ type Options struct {
 }
 
 // Bounds of an invocation. DefaultEntries keeps a Worker's memory within half its isolate's
-// 128 MB: a run of 100,000 entries holds about 40 MB of Go's heap at its peak, 54–57 MB of
+// 128 MB: a run of 100,000 entries holds about 40 MB of Go's heap at its peak, 54–62 MB of
 // WebAssembly memory under the Worker's memory limit (cmd/sitepush-worker).
 const (
 	DefaultOps     = 1000
@@ -111,6 +111,9 @@ type site struct {
 	memos  *memoSet
 	left   *leftSet
 	run    *runStart // the run of the site this invocation started, until it finishes
+	// listed is the metadata of each shard listed (its summary), by number, when a run listed
+	// them (PendingDeliveries): a shard read after is checked against it (checkSummary).
+	listed map[int]string
 }
 
 // holdsChanges reports whether the invocation changed what the site holds besides its history of
@@ -162,6 +165,7 @@ func (s *State) forget(st *site) {
 	if st.left != nil && !st.left.dirty {
 		st.left = nil
 	}
+	st.listed = nil
 	for k, sh := range st.shards {
 		if sh != nil && !sh.dirty {
 			s.entries -= len(sh.entries)
@@ -236,13 +240,20 @@ var errNotOurs = errors.New("not what this sitepush writes")
 // taken as none, with a warning that says what its loss costs, so that it is written over. For
 // the values a site can do without; s.mu is held.
 func (s *State) getOrDrop(ctx context.Context, key string, v any, costs string) (bool, error) {
-	ok, err := s.getJSON(ctx, key, v)
+	ok, _, err := s.getOrDropped(ctx, key, v, costs)
+	return ok, err
+}
+
+// getOrDropped is getOrDrop that also reports whether the value was dropped: for a value that
+// is not written over unless the State rewrites it itself; s.mu is held.
+func (s *State) getOrDropped(ctx context.Context, key string, v any, costs string) (ok, dropped bool, err error) {
+	ok, err = s.getJSON(ctx, key, v)
 	if !errors.Is(err, errNotOurs) {
-		return ok, err
+		return ok, false, err
 	}
 	reflect.ValueOf(v).Elem().SetZero()
 	s.warn(fmt.Sprintf("%v: dropped; %s", err, costs))
-	return false, nil
+	return false, true, nil
 }
 
 // warn tells Options.Warn, when set, what went wrong but did not stop anything.

@@ -61,7 +61,7 @@ type collector struct {
 
 func newCollector(state State, site *config.Site, rec *model.Record, channels []string, selection []channel.Selection, now time.Time, m mode) *collector {
 	c := &collector{state: state, site: site, rec: rec, channels: channels, now: now, mode: m,
-		host: site.Host(), due: make([]*channel.Queue, len(channels)), file: file{whole: true},
+		host: site.Host(), due: make([]*channel.Queue, len(channels)),
 		memo: &memos{state: state, site: site.ID, scope: scopeOf(site.Sitemaps, site.Host(), site.Include, site.Exclude, channels),
 			mode:    m,
 			settled: map[string]model.SitemapMemo{}, unfinished: map[string]model.SitemapMemo{}, known: map[string]model.SitemapMemo{}, met: map[string]bool{}, has: map[string]bool{}},

@@ -179,16 +179,29 @@ func (m *memos) lookedUp(hash int64) {
 	delete(m.outstanding, hash)
 }
 
-// learn learns a sitemap read whole: its validators and its pages, sorted by hash, set aside in
-// the spill file (kept in memory when no temporary file can be made).
+// learn learns a sitemap read whole: its validators and its pages, sorted by hash — those of
+// the pieces taken before (file.cut) with the last — set aside in the spill file (kept in memory
+// when no temporary file can be made).
 func (m *memos) learn(sm *sitemap.Sitemap, f *file) {
 	if !m.mode.keepMemos {
 		return
 	}
-	m.buf = slices.Grow(m.buf[:0], len(f.pages)*pageBytes)[:len(f.pages)*pageBytes]
-	for i, p := range f.pages {
-		binary.LittleEndian.PutUint64(m.buf[i*pageBytes:], uint64(p.hash))
-		binary.LittleEndian.PutUint64(m.buf[i*pageBytes+8:], uint64(p.lastmod))
+	if len(f.cut) > 0 {
+		for _, p := range f.pages {
+			f.cut = append(f.cut, pageRec{hash: p.hash, lastmod: p.lastmod})
+		}
+		// Each piece was told apart; a URL listed in two keeps the first lastmod, as a piece keeps it.
+		slices.SortStableFunc(f.cut, func(a, b pageRec) int { return cmp.Compare(a.hash, b.hash) })
+		f.cut = slices.CompactFunc(f.cut, func(a, b pageRec) bool { return a.hash == b.hash })
+		m.buf = slices.Grow(m.buf[:0], len(f.cut)*pageBytes)[:len(f.cut)*pageBytes]
+		for i, p := range f.cut {
+			putPage(m.buf[i*pageBytes:], p.hash, p.lastmod)
+		}
+	} else {
+		m.buf = slices.Grow(m.buf[:0], len(f.pages)*pageBytes)[:len(f.pages)*pageBytes]
+		for i, p := range f.pages {
+			putPage(m.buf[i*pageBytes:], p.hash, p.lastmod)
+		}
 	}
 	v := sm.Validators
 	memo := model.SitemapMemo{Sitemap: sm.URL, ETag: v.ETag, LastModified: v.LastModified, Size: v.Size, ModTime: v.ModTime,
@@ -202,6 +215,12 @@ func (m *memos) learn(sm *sitemap.Sitemap, f *file) {
 	if v.Hash == 0 || m.before[sm.URL] != v.Hash {
 		m.changed = append(m.changed, sm.URL)
 	}
+}
+
+// putPage writes a page of a memo's pages (pageBytes) at the start of b.
+func putPage(b []byte, hash, lastmod int64) {
+	binary.LittleEndian.PutUint64(b, uint64(hash))
+	binary.LittleEndian.PutUint64(b[8:], uint64(lastmod))
 }
 
 // readWhole counts the sitemaps the run read whole, or found unchanged, and the indexes read

@@ -11,7 +11,9 @@ import (
 	"time"
 
 	"github.com/sitepush/sitepush/internal/channel"
+	"github.com/sitepush/sitepush/internal/model"
 	"github.com/sitepush/sitepush/internal/runner"
+	"github.com/sitepush/sitepush/internal/store"
 	"github.com/sitepush/sitepush/internal/store/storetest"
 )
 
@@ -146,5 +148,63 @@ func TestPagesSetAside(t *testing.T) {
 		if got := in.take(); len(got) != 0 || rec.TotalURLs != 9 {
 			t.Errorf("TMPDIR %s: a rerun of unchanged files sent %v, read %d URLs", tmp, got, rec.TotalURLs)
 		}
+	}
+}
+
+// lookedUp is the real store, counting the pages a run looks up in its catalogue.
+type lookedUp struct {
+	*store.Store
+	pages int
+}
+
+func (s *lookedUp) SyncCatalog(ctx context.Context, site string, now time.Time, pages []channel.Page, channels []string, dryRun bool) ([]model.DeliveryState, error) {
+	s.pages += len(pages)
+	return s.Store.SyncCatalog(ctx, site, now, pages, channels, dryRun)
+}
+
+// A sitemap of more pages than the sitemaps.org limit, and more than a run holds at once, is
+// remembered as any other: read again unchanged, it has no page looked up, as a small one; with
+// two pages changed, those two. A URL it lists twice, far apart, counts once.
+func TestABigSitemapIsRemembered(t *testing.T) {
+	for _, n := range []int{10_000, 120_000} {
+		t.Run(fmt.Sprint(n), func(t *testing.T) {
+			st := &lookedUp{Store: storetest.Open(t)}
+			r := runner.New(st)
+			s := newSite(t, "")
+			in := &fakeChannel{name: "indexnow", batch: 50_000}
+			opt := runner.Options{Channels: []channel.Channel{in}}
+			entries := make([]string, n, n+1)
+			for i := range entries {
+				entries[i] = fmt.Sprintf("/p/%d 2026-01-01", i)
+			}
+			s.publish(append(entries, entries[0])...)
+			if rec := run(t, r, s, opt); len(in.take()) != n || rec.TotalURLs != n {
+				t.Fatalf("first run: %d URLs; want %d", rec.TotalURLs, n)
+			}
+			memos, err := st.SitemapMemos(context.Background(), "s")
+			if memo := memos[filepath.Join(s.dir, "sitemap.xml")]; err != nil || memo.URLs != n {
+				t.Fatalf("the memo of the sitemap: %+v, %v; want one of %d URLs", memo, err, n)
+			}
+
+			// The same bytes, touched: read again, its pages found as remembered.
+			later := time.Now().Add(time.Hour)
+			if err := os.Chtimes(filepath.Join(s.dir, "sitemap.xml"), later, later); err != nil {
+				t.Fatal(err)
+			}
+			st.pages = 0
+			rec := run(t, r, s, opt)
+			if got := in.take(); len(got) != 0 || st.pages != 0 || rec.TotalURLs != n || rec.Channels["indexnow"].Skipped != n {
+				t.Errorf("read again unchanged: sent %d, %d pages looked up, %d URLs, %+v; want none sent, none looked up, %d skipped",
+					len(got), st.pages, rec.TotalURLs, rec.Channels["indexnow"], n)
+			}
+
+			entries[1], entries[n-1] = "/p/1 2026-02-01", fmt.Sprintf("/p/%d 2026-02-01", n-1)
+			s.publish(append(entries, entries[0])...)
+			st.pages = 0
+			rec = run(t, r, s, opt)
+			if got := in.take(); !slices.Equal(got, urls("/p/1", fmt.Sprintf("/p/%d", n-1))) || st.pages != 2 || rec.Channels["indexnow"].Skipped != n-2 {
+				t.Errorf("two pages changed: sent %v, %d pages looked up, %+v", got, st.pages, rec.Channels["indexnow"])
+			}
+		})
 	}
 }

@@ -53,13 +53,42 @@ func (c *collector) add(ctx context.Context, e sitemap.Entry) error {
 	c.rec.TotalURLs++
 	c.file.add(canonical(e.URL, a), e.Lastmod)
 	if len(c.file.pages) >= maxFilePages {
-		// Too big to be held whole: looked up in pieces, and not remembered.
-		c.file.whole = false
-		_, unseen := c.tellApart(c.file.pages)
-		c.lookUp(ctx, unseen, c.file.arena)
-		c.file.pages, c.file.arena = c.file.pages[:0], c.file.arena[:0]
+		c.takePiece(ctx)
 	}
 	return c.lookUpErr
+}
+
+// takePiece takes the pages of a file read so far, too many to hold with the rest
+// (maxFilePages), through the steps endFile takes a file's pages through — told apart, merged
+// with the file's memo, the others looked up — and keeps of them only what the file's memo is
+// made of, 16 bytes a page: a big file is remembered as any other, and an unchanged one read again
+// looks no page up.
+func (c *collector) takePiece(ctx context.Context) {
+	f := &c.file
+	listed, unseen := c.tellApart(f.pages)
+	for _, p := range listed {
+		f.cut = append(f.cut, pageRec{hash: p.hash, lastmod: p.lastmod})
+	}
+	changed := c.changedOf(ctx, unseen)
+	// Taken as remembered, and counted skipped as asRemembered counts them: when the file turns
+	// out unchanged, its memo counts them instead (done).
+	f.remembered += len(unseen) - len(changed)
+	c.lookUp(ctx, changed, f.arena)
+	f.pages, f.arena = f.pages[:0], f.arena[:0]
+}
+
+// changedOf returns those of a file's pages, told apart, that its memo does not remember as they
+// are, taking the others as remembered: all of them when it has no memo.
+func (c *collector) changedOf(ctx context.Context, unseen []filePage) []filePage {
+	f := &c.file
+	if !f.oldRead {
+		f.old, c.lookUpErr = c.memo.pages(ctx, f.name)
+		f.oldRead = true
+	}
+	if c.lookUpErr != nil || len(f.old) == 0 {
+		return unseen
+	}
+	return c.merge(unseen, f.old)
 }
 
 // takeChosen takes chosen URLs instead of the sitemaps' pages: each once (tellApart), without a
@@ -96,6 +125,11 @@ func (c *collector) done(ctx context.Context, sm sitemap.Sitemap) {
 		} else {
 			c.tellApart(c.file.pages) // read again, the same bytes: its pages are taken, and settled
 			c.tellApartOut()
+			// The memo counts every page skipped (endRead): those of the pieces taken before
+			// (takePiece) were counted already.
+			for _, name := range c.channels {
+				c.rec.Channels[name].Skipped -= c.file.remembered
+			}
 		}
 		c.file.reset("")
 		return
@@ -116,19 +150,12 @@ func (c *collector) endFile(ctx context.Context, sm *sitemap.Sitemap) {
 	}
 	c.tellApartOut()
 	listed, unseen := c.tellApart(f.pages)
-	var old []byte
-	if f.whole {
-		old, c.lookUpErr = c.memo.pages(ctx, f.name)
-	}
+	changed := c.changedOf(ctx, unseen)
 	if c.lookUpErr != nil {
 		return
 	}
-	changed := unseen // every page, when none is remembered
-	if len(old) > 0 {
-		changed = c.merge(unseen, old)
-	}
 	c.lookUp(ctx, changed, f.arena)
-	if sm != nil && sm.Err == nil && f.whole {
+	if sm != nil && sm.Err == nil {
 		f.pages = listed
 		c.memo.learn(sm, f)
 	}
@@ -184,8 +211,8 @@ func (c *collector) fillURLs(ctx context.Context) error {
 }
 
 // maxFilePages bounds the pages of one sitemap held at once (the sitemaps.org limit is 50,000):
-// the pages of a bigger one are looked up in pieces as they come, and the file is
-// not remembered.
+// the pages of a bigger one are taken in pieces as they come (takePiece), of which only what its
+// memo needs is held.
 const maxFilePages = 100_000
 
 // filePage is a page of the sitemap being read: its URL is in the file's arena.
@@ -214,9 +241,17 @@ type file struct {
 	arena          []byte
 	out            []filePage
 	urls, filtered int
-	// whole is cleared when the pages were too many to hold (maxFilePages).
-	whole bool
+	// cut holds the pages of the pieces taken before (takePiece), each piece told apart, for the
+	// file's memo; remembered counts those of them its memo remembered as they are.
+	cut        []pageRec
+	remembered int
+	// old is the pages its memo remembers, once read (oldRead); nil for none.
+	old     []byte
+	oldRead bool
 }
+
+// pageRec is what a memo keeps of a page: its hash and its lastmod (Unix ms, 0 for none).
+type pageRec struct{ hash, lastmod int64 }
 
 func (f *file) add(u []byte, lastmod time.Time) {
 	var ms int64
@@ -230,5 +265,5 @@ func (f *file) add(u []byte, lastmod time.Time) {
 }
 
 func (f *file) reset(name string) {
-	*f = file{name: name, pages: f.pages[:0], arena: f.arena[:0], out: f.out[:0], whole: true}
+	*f = file{name: name, pages: f.pages[:0], arena: f.arena[:0], out: f.out[:0], cut: f.cut[:0]}
 }
