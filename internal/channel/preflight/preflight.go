@@ -9,6 +9,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -93,7 +94,8 @@ func (c *Checker) Check(ctx context.Context, e Engine, u string) (v channel.Pref
 // Split checks urls for e, at most parallel at a time, reports to rep those held back — each
 // once in the run — and returns both, in their order: send, those to send, and held, those held
 // back. A URL not checked before ctx ended or the client refused its fetch is in neither, and
-// stays due.
+// stays due. A removal notice (channel.Due.Removal) is sent unchecked: the page is gone, and
+// that is why it is sent.
 func (c *Checker) Split(ctx context.Context, e Engine, urls []channel.Due, rep channel.Reporter) (send, held []channel.Due, err error) {
 	verdicts := make([]channel.Preflight, len(urls))
 	checked := make([]bool, len(urls))
@@ -103,13 +105,18 @@ func (c *Checker) Split(ctx context.Context, e Engine, urls []channel.Due, rep c
 	for range min(parallel, len(urls)) {
 		wg.Go(func() {
 			for i := int(next.Add(1) - 1); i < len(urls); i = int(next.Add(1) - 1) {
-				verdicts[i], checked[i] = c.Check(ctx, e, urls[i].URL)
+				if !urls[i].Removal {
+					verdicts[i], checked[i] = c.Check(ctx, e, urls[i].URL)
+				}
 			}
 		})
 	}
 	wg.Wait()
 	for i, d := range urls {
 		switch {
+		case d.Removal:
+			send = append(send, d)
+			continue
 		case !checked[i]:
 			continue
 		case verdicts[i].Reason == "":
@@ -138,15 +145,28 @@ func (c *Checker) firstReport(e Engine, u string) bool {
 }
 
 // Checked wraps a channel's reporter so that the outcomes of URLs it sends say that they were
-// checked and found eligible.
+// checked and found eligible — all but removal notices, which Split sends unchecked.
 func Checked(rep channel.Reporter) channel.Reporter { return checked{rep} }
 
 type checked struct{ channel.Reporter }
 
 func (r checked) Finished(o channel.Outcome) error {
-	if o.Preflight == nil {
-		o.Preflight = &channel.Preflight{}
+	if o.Preflight != nil {
+		return r.Reporter.Finished(o)
 	}
+	notices := slices.DeleteFunc(slices.Clone(o.URLs), func(d channel.Due) bool { return !d.Removal })
+	if len(notices) > 0 {
+		n := o
+		n.URLs = notices
+		if err := r.Reporter.Finished(n); err != nil {
+			return err
+		}
+		if len(notices) == len(o.URLs) {
+			return nil
+		}
+		o.URLs = slices.DeleteFunc(slices.Clone(o.URLs), func(d channel.Due) bool { return d.Removal })
+	}
+	o.Preflight = &channel.Preflight{}
 	return r.Reporter.Finished(o)
 }
 
