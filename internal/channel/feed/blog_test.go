@@ -18,6 +18,7 @@ import (
 
 	"github.com/sitepush/sitepush/internal/channel"
 	"github.com/sitepush/sitepush/internal/channel/feed"
+	"github.com/sitepush/sitepush/internal/channel/preflight"
 	"github.com/sitepush/sitepush/internal/config"
 	"github.com/sitepush/sitepush/internal/enginetest"
 	"github.com/sitepush/sitepush/internal/store"
@@ -36,7 +37,9 @@ type blog struct {
 	now     time.Time // when the last run started
 	mu      sync.Mutex
 	fetched []string
-	answer  map[string]string // paths answering otherwise: "500", "404", "empty", "pdf", "slow"
+	answer  map[string]string // paths answering otherwise: "500", "404", "empty", "pdf", "slow", "flaky",
+	// "noindex", "moved"
+	served  map[string]int    // the requests of each path in the run
 	// sitemaps holds the posts ("path lastmod") of each sitemap published; a sitemap of the site
 	// that is not there cannot be read.
 	sitemaps map[string][]string
@@ -47,8 +50,9 @@ type blog struct {
 
 // delivery is what the state keeps of a page the feed reported.
 type delivery struct {
-	lastmod  time.Time // as last delivered
-	failures int       // the attempts that failed in a row, 0 when the last one did not
+	lastmod    time.Time // as last delivered, or checked
+	failures   int       // the attempts that failed in a row, 0 when the last one did not
+	ineligible bool      // a preflight left it out: due again when its lastmod changes
 }
 
 // newBlog starts a blog whose site has the built-in settings, the feed enabled and a single
@@ -78,6 +82,10 @@ func (b *blog) serve(w http.ResponseWriter, r *http.Request) {
 	b.mu.Lock()
 	b.fetched = append(b.fetched, r.URL.Path)
 	answer := b.answer[r.URL.Path]
+	b.served[r.URL.Path]++
+	if answer == "flaky" && b.served[r.URL.Path] > 1 {
+		answer = "500" // the page answers its preflight, then fails: its title is not read
+	}
 	b.mu.Unlock()
 	switch answer {
 	case "500":
@@ -92,6 +100,12 @@ func (b *blog) serve(w http.ResponseWriter, r *http.Request) {
 	case "pdf":
 		w.Header().Set("Content-Type", "application/pdf")
 		w.Write([]byte("%PDF-1.7"))
+		return
+	case "noindex":
+		fmt.Fprint(w, `<html><head><meta name="robots" content="noindex"><title>Secret draft</title></head><body>…</body></html>`)
+		return
+	case "moved":
+		http.Redirect(w, r, "/", http.StatusMovedPermanently)
 		return
 	case "slow":
 		select {
@@ -160,7 +174,13 @@ func (r *result) String() string {
 func (b *blog) run(st feed.Store) *result {
 	b.t.Helper()
 	b.now = b.now.Add(time.Minute) // runs never share a millisecond, which pruning compares
+	b.mu.Lock()
+	b.served = map[string]int{}
+	b.mu.Unlock()
 	ch := feed.New(b.site, b.srv.Client(), "sitepush-test", st, b.now)
+	if b.site.Preflights("feed") {
+		ch.Preflight(preflight.New(b.srv.Client(), "sitepush-test"))
+	}
 	sel := ch.Selection(context.Background())
 	pages, complete := b.read()
 	urls := channel.URLMap{}
@@ -176,6 +196,10 @@ func (b *blog) run(st feed.Store) *result {
 		case d.failures > 0:
 			due.Retry, due.Failures = true, d.failures
 			q.Add(due)
+		case d.ineligible && !p.Lastmod.Equal(d.lastmod):
+			q.Add(due)
+		case d.ineligible:
+			res.notDue++
 		case !sel.OnlyNew && p.Lastmod.After(d.lastmod):
 			q.Add(due)
 		default:
@@ -244,12 +268,18 @@ func newest(pages []channel.Page, n int) []channel.Page {
 }
 
 // keep records outcomes as the state does: a page delivered, skipped or rejected is known with
-// its lastmod; a page that failed is due again, its failures in a row counted.
+// its lastmod; a page a preflight left out is known with the lastmod checked, due again when it
+// changes (preflightAfter is not modelled: the runner's tests cover it); a page that failed — one
+// that did not answer the preflight too — is due again, its failures in a row counted.
 func (b *blog) keep(outcomes []channel.Outcome) {
 	for _, o := range outcomes {
 		for _, d := range o.URLs {
-			if o.Delivered || o.Skipped || o.Rejected {
+			switch {
+			case o.Delivered || o.Skipped || o.Rejected:
 				b.known[d.Hash] = delivery{lastmod: d.Lastmod}
+				continue
+			case o.Ineligible() && !o.Preflight.Again:
+				b.known[d.Hash] = delivery{lastmod: d.Lastmod, ineligible: true}
 				continue
 			}
 			known := b.known[d.Hash]
@@ -259,13 +289,16 @@ func (b *blog) keep(outcomes []channel.Outcome) {
 	}
 }
 
+// takeFetched returns the pages fetched since the last take, each once, sorted: a page the feed
+// makes an item of is fetched to check it (preflight) and again for its title, and robots.txt
+// once a run, which are not counted.
 func (b *blog) takeFetched() []string {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	f := b.fetched
+	f := slices.DeleteFunc(b.fetched, func(p string) bool { return p == "/robots.txt" })
 	b.fetched = nil
 	slices.Sort(f)
-	return f
+	return slices.Compact(f)
 }
 
 // items returns the feed's links and titles, newest first.

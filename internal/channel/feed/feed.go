@@ -10,11 +10,13 @@ import (
 	"io/fs"
 	"net/http"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/sitepush/sitepush/internal/channel"
+	"github.com/sitepush/sitepush/internal/channel/preflight"
 	"github.com/sitepush/sitepush/internal/config"
 	"github.com/sitepush/sitepush/internal/model"
 	"github.com/sitepush/sitepush/internal/version"
@@ -39,7 +41,10 @@ type Channel struct {
 	site  *config.Site
 	store Store
 	fetch *fetcher // nil unless fetchTitles
-	now   time.Time
+	// checker, when set, fetches each new page before it becomes an item and leaves out those no
+	// engine would index (a noindex draft, an error, a redirect): config.Site.Preflights.
+	checker *preflight.Checker
+	now     time.Time
 
 	// What Selection found: whether this run builds the feed, and why its state could not be read.
 	firstRun bool
@@ -48,6 +53,10 @@ type Channel struct {
 
 	mu       sync.Mutex
 	untitled map[string]int // why pages gave no title for good, and how many
+	left     leftOut        // the new pages a preflight left out of the feed
+	// oldestShown is the date of the oldest of the feed's newest maxItems items, read once a run
+	// that retries pages (retitle); zero when the feed shows fewer.
+	oldestShown *time.Time
 }
 
 // New returns the feed channel of a validated site, for a run starting at start. The runner asks
@@ -60,6 +69,10 @@ func New(site *config.Site, client *http.Client, userAgent string, store Store, 
 	}
 	return c
 }
+
+// Preflight makes the feed check each new page with pc before it makes an item of it: the run's
+// Checker, whose fetch of a page the other channels share.
+func (c *Channel) Preflight(pc *preflight.Checker) { c.checker = pc }
 
 // Name is "feed".
 func (c *Channel) Name() string { return name }
@@ -111,6 +124,7 @@ func (c *Channel) Deliver(ctx context.Context, q *channel.Queue, rep channel.Rep
 		return err
 	}
 	c.noteUntitled(rep)
+	c.noteLeftOut(rep)
 	pruned, err := c.store.PruneFeed(keep, c.site.ID, c.site.Feed.MaxItems, c.now.AddDate(0, 0, -c.site.Feed.KeepDays), c.now)
 	if err != nil {
 		return err
@@ -170,6 +184,7 @@ func (c *Channel) baseline(ctx context.Context, q *channel.Queue, rep channel.Re
 			known = append(known, c.item(channel.Due{Hash: p.Hash, URL: p.URL, Lastmod: p.Lastmod}))
 		}
 	}
+	known = c.eligible(ctx, known)
 	if err := c.store.SaveFeedItems(context.WithoutCancel(ctx), c.site.ID, known, c.now); err != nil {
 		return false, err
 	}
@@ -260,36 +275,76 @@ func (c *Channel) skip(due []channel.Due, rep channel.Reporter) error {
 
 // add makes items of pages — fetching their titles when configured — saves them, and records
 // each: delivered, or failed when its page could not be read now, to be read again next run
-// while its item shows a title made of its URL.
+// while its item shows a title made of its URL. With a preflight, a page no engine would index is
+// left out, reported ineligible: it is checked again when its lastmod changes, or once
+// preflightAfter has passed — at the next run when it did not answer (a 5xx) — and becomes an item
+// once it answers 200 without noindex. A page not checked before the run's end stays due.
 func (c *Channel) add(ctx context.Context, due []channel.Due, rep channel.Reporter) error {
 	if len(due) == 0 {
 		return nil
 	}
-	items, errs := c.items(ctx, due)
-	if err := c.store.SaveFeedItems(context.WithoutCancel(ctx), c.site.ID, items, c.now); err != nil {
+	if err := c.readOldestShown(ctx, due); err != nil {
 		return err
 	}
+	items, fates := c.items(ctx, due)
+	var keep []model.FeedItem
 	var ok []channel.Due
 	failed := map[string][]channel.Due{}
+	held := map[channel.Preflight][]channel.Due{}
 	for i, d := range due {
+		f := fates[i]
 		switch {
-		case errs[i] == "":
+		case f.unchecked:
+			continue // the run's end came first: the page stays due, and no item is made of it
+		case f.held != nil:
+			held[*f.held] = append(held[*f.held], d)
+			continue
+		}
+		keep = append(keep, items[i])
+		switch {
+		case f.err == "":
 			ok = append(ok, d)
 		case ctx.Err() == nil:
-			failed[errs[i]] = append(failed[errs[i]], d)
+			failed[f.err] = append(failed[f.err], d)
 		} // a fetch the run's end cut short is no failure: the page stays due
 	}
+	if err := c.store.SaveFeedItems(context.WithoutCancel(ctx), c.site.ID, keep, c.now); err != nil {
+		return err
+	}
+	var checked *channel.Preflight // the pages a preflight found eligible say so
+	if c.checker != nil {
+		checked = &channel.Preflight{}
+	}
 	if len(ok) > 0 {
-		if err := rep.Finished(channel.Outcome{Channel: name, URLs: ok, Delivered: true}); err != nil {
+		if err := rep.Finished(channel.Outcome{Channel: name, URLs: ok, Delivered: true, Preflight: checked}); err != nil {
 			return err
 		}
 	}
 	for msg, ds := range failed {
-		if err := rep.Finished(channel.Outcome{Channel: name, URLs: ds, Err: msg}); err != nil {
+		if err := rep.Finished(channel.Outcome{Channel: name, URLs: ds, Err: msg, Preflight: checked}); err != nil {
+			return err
+		}
+	}
+	for v, ds := range held {
+		c.left.add(v, len(ds))
+		if err := rep.Finished(channel.Outcome{Channel: name, URLs: ds, Preflight: &v}); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// eligible returns those of the items of pages already known (a feed built again) that a
+// preflight finds an engine would index, all of them without one: a page held back before as a
+// draft must not become an item now. One not checked (the run's end) gets none: it is no new page.
+func (c *Channel) eligible(ctx context.Context, known []model.FeedItem) []model.FeedItem {
+	if c.checker == nil {
+		return known
+	}
+	return slices.DeleteFunc(known, func(it model.FeedItem) bool {
+		v, ok := c.checker.Check(ctx, preflight.Feed, it.URL)
+		return !ok || v.Reason != ""
+	})
 }
 
 // item is the item of a page before its title is read: titled by its URL, dated by its lastmod
@@ -299,45 +354,108 @@ func (c *Channel) item(d channel.Due) model.FeedItem {
 	if published.IsZero() {
 		published = c.now
 	}
-	return model.FeedItem{Hash: d.Hash, URL: d.URL, Title: titleFromURL(d.URL), Published: published, FirstSeen: c.now, Retitle: d.Retry}
+	return model.FeedItem{Hash: d.Hash, URL: d.URL, Title: titleFromURL(d.URL), Published: published, FirstSeen: c.now,
+		Retitle: c.retitle(d, published)}
 }
 
-// items makes the item of each page, fetching up to fetchers pages at once; errs[i] says why the
-// page of due[i] could not be read now, "" when it was read, answered for good without a title,
-// or failed too many runs in a row.
-func (c *Channel) items(ctx context.Context, due []channel.Due) ([]model.FeedItem, []string) {
-	items, errs := make([]model.FeedItem, len(due)), make([]string, len(due))
+// retitle reports whether the item of a page due again after a failure may only improve an item
+// the feed has. A page whose title could not be read has its item — unless it was pruned
+// meanwhile, and then it is not added again — while one a preflight left out for now (a 5xx) has
+// none, and is added. The feed's newest items tell them apart: a pruned item was beyond the newest
+// maxItems, and stays beyond them (only newer items come), so a page that would be among them now
+// is added (an item it has keeps its dates), and any other only retitled.
+func (c *Channel) retitle(d channel.Due, published time.Time) bool {
+	if !d.Retry {
+		return false
+	}
+	return c.oldestShown == nil || !c.oldestShown.IsZero() && !published.After(*c.oldestShown)
+}
+
+// readOldestShown reads, once a run, when due holds pages due again after a failure, the date of
+// the oldest of the feed's newest maxItems items (retitle).
+func (c *Channel) readOldestShown(ctx context.Context, due []channel.Due) error {
+	if c.oldestShown != nil || !slices.ContainsFunc(due, func(d channel.Due) bool { return d.Retry }) {
+		return nil
+	}
+	shown, err := c.store.FeedItems(context.WithoutCancel(ctx), c.site.ID, c.site.Feed.MaxItems)
+	if err != nil {
+		return err
+	}
+	oldest := time.Time{}
+	if len(shown) >= c.site.Feed.MaxItems && len(shown) > 0 {
+		oldest = shown[len(shown)-1].Published
+	}
+	c.oldestShown = &oldest
+	return nil
+}
+
+// fate is what became of a new page in a run, besides its item.
+type fate struct {
+	// err says why the page could not be read now; "" when it was read, answered for good
+	// without a title, or failed too many runs in a row.
+	err string
+	// held is why a preflight left the page out of the feed; nil when none did.
+	held *channel.Preflight
+	// unchecked is set when the run ended, or the client refused the fetch, before a preflight
+	// could check the page.
+	unchecked bool
+}
+
+// items makes the item of each page — checked first when the feed preflights, each page on its
+// own — fetching up to fetchers pages at once, and says what became of each.
+func (c *Channel) items(ctx context.Context, due []channel.Due) ([]model.FeedItem, []fate) {
+	items, fates := make([]model.FeedItem, len(due)), make([]fate, len(due))
 	sem := make(chan struct{}, fetchers)
 	var wg sync.WaitGroup
 	for i, d := range due {
 		items[i] = c.item(d)
-		if c.fetch == nil {
+		if c.fetch == nil && c.checker == nil {
 			continue
 		}
 		wg.Go(func() {
 			sem <- struct{}{}
 			defer func() { <-sem }()
-			p, err := c.fetch.fetch(ctx, d.URL)
-			switch {
-			case err == nil:
-				items[i].Titled = true
-				if p.title != "" {
-					items[i].Title = p.title
+			if c.checker != nil {
+				v, ok := c.checker.Check(ctx, preflight.Feed, d.URL)
+				switch {
+				case !ok:
+					fates[i].unchecked = true
+					return
+				case v.Reason != "":
+					fates[i].held = &v
+					return
 				}
-				items[i].Description = p.description
-			case errors.Is(err, errNoTitle):
-				items[i].Titled = true // final: the URL title stays
-				c.countUntitled(strings.TrimPrefix(err.Error(), errNoTitle.Error()+": "))
-			case d.Failures+1 >= maxFailures:
-				items[i].Titled = true
-				c.countUntitled(fmt.Sprintf("%v, %d runs in a row", err, maxFailures))
-			default:
-				errs[i] = fmt.Sprintf("reading the title of %s: %v; its item is titled by its URL until a next run reads it", d.URL, err)
+			}
+			if c.fetch != nil {
+				fates[i].err = c.title(ctx, d, &items[i])
 			}
 		})
 	}
 	wg.Wait()
-	return items, errs
+	return items, fates
+}
+
+// title reads the title of the page of d into its item, and returns why it could not be read
+// now: "" when it was read, answered for good without a title, or failed too many runs in a row.
+func (c *Channel) title(ctx context.Context, d channel.Due, item *model.FeedItem) string {
+	p, err := c.fetch.fetch(ctx, d.URL)
+	switch {
+	case err == nil:
+		item.Titled = true
+		if p.title != "" {
+			item.Title = p.title
+		}
+		item.Description = p.description
+	case errors.Is(err, errNoTitle):
+		item.Titled = true // final: the URL title stays
+		c.countUntitled(strings.TrimPrefix(err.Error(), errNoTitle.Error()+": "))
+	case d.Failures+1 >= maxFailures:
+		item.Titled = true
+		c.countUntitled(fmt.Sprintf("%v, %d runs in a row", err, maxFailures))
+	default:
+		return fmt.Sprintf("reading the title of %s: %v; its item is titled by its URL until a next run reads it", d.URL, err)
+	}
+	return ""
 }
 
 func (c *Channel) countUntitled(why string) {

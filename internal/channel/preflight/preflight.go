@@ -39,10 +39,12 @@ type Engine struct {
 	Meta string
 }
 
-// The engines the channels check for.
+// The engines the channels check for. The feed checks for every engine: a page none would index
+// (a noindex draft, an error, a redirect) is no item.
 var (
 	Bing     = Engine{Channel: "bing", Agent: "bingbot", Meta: "bingbot"}
 	IndexNow = Engine{Channel: "indexnow", Agent: "*"}
+	Feed     = Engine{Channel: "feed", Agent: "*"}
 )
 
 // Checker checks pages for the channels of one run: it fetches each page once, whatever the
