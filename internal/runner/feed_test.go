@@ -63,9 +63,12 @@ func TestTheFeedPublishesOnlyWhatAnEngineWouldIndex(t *testing.T) {
 				"/draft": func(w http.ResponseWriter) {
 					w.Write([]byte(`<html><head><meta name="robots" content="noindex"><title>Secret draft</title></head></html>`))
 				},
-				"/gone":  status(http.StatusNotFound),
-				"/moved": func(w http.ResponseWriter) { w.Header().Set("Location", "/ok"); w.WriteHeader(http.StatusMovedPermanently) },
-				"/down":  status(http.StatusServiceUnavailable),
+				"/gone": status(http.StatusNotFound),
+				"/moved": func(w http.ResponseWriter) {
+					w.Header().Set("Location", "/ok")
+					w.WriteHeader(http.StatusMovedPermanently)
+				},
+				"/down": status(http.StatusServiceUnavailable),
 			}}
 			client := &http.Client{Transport: pages}
 			s := newSite(t, "    preflightAfter: 24h\n    feed: {enabled: true, baselineItems: 10}\n")

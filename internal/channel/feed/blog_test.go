@@ -37,9 +37,10 @@ type blog struct {
 	now     time.Time // when the last run started
 	mu      sync.Mutex
 	fetched []string
-	answer  map[string]string // paths answering otherwise: "500", "404", "empty", "pdf", "slow", "flaky",
-	// "noindex", "moved"
-	served  map[string]int    // the requests of each path in the run
+	// answer holds the paths answering otherwise: "500", "404", "empty", "pdf", "slow", "noindex",
+	// "moved", "flaky" (200 to its first request in a run, then 500).
+	answer map[string]string
+	served map[string]int // the requests of each path in the run
 	// sitemaps holds the posts ("path lastmod") of each sitemap published; a sitemap of the site
 	// that is not there cannot be read.
 	sitemaps map[string][]string
