@@ -102,7 +102,7 @@ func TestTheFeedPublishesOnlyWhatAnEngineWouldIndex(t *testing.T) {
 			notes := strings.Join(rec.Notes, "\n")
 			if got := items(); !slices.Equal(got, []string{"/ok"}) || rec.Channels["feed"].Ineligible != 4 ||
 				!strings.Contains(notes, "feed: 3 new pages left out of the feed, as no engine would index them (1 HTTP 404, 1 noindex, 1 redirect)") ||
-				!strings.Contains(notes, "feed: 1 new page left out of the feed for now, as the site did not answer (HTTP 503)") {
+				!strings.Contains(notes, "feed: 1 new page left out of the feed for now, as the site did not answer (HTTP 503 Service Unavailable)") {
 				t.Fatalf("the feed's first run: items %v, %+v, notes %q", got, rec.Channels["feed"], rec.Notes)
 			}
 			pages.set("/down", nil)

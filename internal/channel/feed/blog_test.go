@@ -18,7 +18,6 @@ import (
 
 	"github.com/sitepush/sitepush/internal/channel"
 	"github.com/sitepush/sitepush/internal/channel/feed"
-	"github.com/sitepush/sitepush/internal/channel/preflight"
 	"github.com/sitepush/sitepush/internal/config"
 	"github.com/sitepush/sitepush/internal/enginetest"
 	"github.com/sitepush/sitepush/internal/store"
@@ -37,10 +36,7 @@ type blog struct {
 	now     time.Time // when the last run started
 	mu      sync.Mutex
 	fetched []string
-	// answer holds the paths answering otherwise: "500", "404", "empty", "pdf", "slow", "noindex",
-	// "moved", "flaky" (200 to its first request in a run, then 500).
-	answer map[string]string
-	served map[string]int // the requests of each path in the run
+	answer  map[string]string // paths answering otherwise: "500", "404", "empty", "pdf", "slow", "noindex", "moved"
 	// sitemaps holds the posts ("path lastmod") of each sitemap published; a sitemap of the site
 	// that is not there cannot be read.
 	sitemaps map[string][]string
@@ -83,10 +79,6 @@ func (b *blog) serve(w http.ResponseWriter, r *http.Request) {
 	b.mu.Lock()
 	b.fetched = append(b.fetched, r.URL.Path)
 	answer := b.answer[r.URL.Path]
-	b.served[r.URL.Path]++
-	if answer == "flaky" && b.served[r.URL.Path] > 1 {
-		answer = "500" // the page answers its preflight, then fails: its title is not read
-	}
 	b.mu.Unlock()
 	switch answer {
 	case "500":
@@ -175,13 +167,7 @@ func (r *result) String() string {
 func (b *blog) run(st feed.Store) *result {
 	b.t.Helper()
 	b.now = b.now.Add(time.Minute) // runs never share a millisecond, which pruning compares
-	b.mu.Lock()
-	b.served = map[string]int{}
-	b.mu.Unlock()
 	ch := feed.New(b.site, b.srv.Client(), "sitepush-test", st, b.now)
-	if b.site.Preflights("feed") {
-		ch.Preflight(preflight.New(b.srv.Client(), "sitepush-test"))
-	}
 	sel := ch.Selection(context.Background())
 	pages, complete := b.read()
 	urls := channel.URLMap{}
@@ -290,16 +276,15 @@ func (b *blog) keep(outcomes []channel.Outcome) {
 	}
 }
 
-// takeFetched returns the pages fetched since the last take, each once, sorted: a page the feed
-// makes an item of is fetched to check it (preflight) and again for its title, and robots.txt
-// once a run, which are not counted.
+// takeFetched returns the pages fetched since the last take, sorted; robots.txt, read once a run
+// for the preflight's verdicts, is no page.
 func (b *blog) takeFetched() []string {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	f := slices.DeleteFunc(b.fetched, func(p string) bool { return p == "/robots.txt" })
 	b.fetched = nil
 	slices.Sort(f)
-	return slices.Compact(f)
+	return f
 }
 
 // items returns the feed's links and titles, newest first.

@@ -28,9 +28,6 @@ const (
 	fetchers = 4
 	// chunk is how many new pages are handled, and recorded, at a time.
 	chunk = 100
-	// maxFailures is how many runs in a row a page may fail to answer before its item keeps the
-	// title made of its URL for good.
-	maxFailures = 3
 )
 
 // The run must ask the feed which URLs it wants: a feed announces new pages only.
@@ -40,9 +37,12 @@ var _ channel.Selective = (*Channel)(nil)
 type Channel struct {
 	site  *config.Site
 	store Store
-	fetch *fetcher // nil unless fetchTitles
-	// checker, when set, fetches each new page before it becomes an item and leaves out those no
-	// engine would index (a noindex draft, an error, a redirect): config.Site.Preflights.
+	// fetch reads each new page, for its title and for the preflight's verdict on it: a page no
+	// engine would index (a noindex draft, an error, a redirect) is no item. nil unless
+	// fetchTitles (config.Site.Preflights).
+	fetch *fetcher
+	// checker reads robots.txt for the verdicts of fetch, and checks the known pages of a feed
+	// built again; nil unless fetchTitles.
 	checker *preflight.Checker
 	now     time.Time
 
@@ -63,16 +63,26 @@ type Channel struct {
 // its Selection before Deliver.
 func New(site *config.Site, client *http.Client, userAgent string, store Store, start time.Time) *Channel {
 	c := &Channel{site: site, store: store, now: start, untitled: map[string]int{}}
-	if site.Feed.FetchTitles {
+	if site.Preflights(name) {
+		if client == nil {
+			client = http.DefaultClient
+		}
 		s := site.Sitemap
-		c.fetch = &fetcher{client: client, userAgent: userAgent, timeout: s.Timeout.D(), retries: s.Retries, retryInterval: s.RetryInterval.D()}
+		noRedirect := *client // a redirect is a verdict: the page is elsewhere
+		noRedirect.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+		c.fetch = &fetcher{client: &noRedirect, userAgent: userAgent, timeout: s.Timeout.D(), retries: s.Retries, retryInterval: s.RetryInterval.D()}
+		c.checker = preflight.New(client, userAgent)
 	}
 	return c
 }
 
-// Preflight makes the feed check each new page with pc before it makes an item of it: the run's
-// Checker, whose fetch of a page the other channels share.
-func (c *Channel) Preflight(pc *preflight.Checker) { c.checker = pc }
+// Preflight makes the feed read robots.txt, when it checks its new pages (fetchTitles), with pc:
+// the run's Checker, which the other channels share, instead of its own.
+func (c *Channel) Preflight(pc *preflight.Checker) {
+	if c.checker != nil {
+		c.checker = pc
+	}
+}
 
 // Name is "feed".
 func (c *Channel) Name() string { return name }
@@ -273,12 +283,11 @@ func (c *Channel) skip(due []channel.Due, rep channel.Reporter) error {
 	return rep.Finished(channel.Outcome{Channel: name, URLs: due, Skipped: true})
 }
 
-// add makes items of pages — fetching their titles when configured — saves them, and records
-// each: delivered, or failed when its page could not be read now, to be read again next run
-// while its item shows a title made of its URL. With a preflight, a page no engine would index is
-// left out, reported ineligible: it is checked again when its lastmod changes, or once
-// preflightAfter has passed — at the next run when it did not answer (a 5xx) — and becomes an item
-// once it answers 200 without noindex. A page not checked before the run's end stays due.
+// add makes items of pages — reading their titles when configured — saves them, and records each
+// delivered. When the feed reads its pages, a page no engine would index is left out, reported
+// ineligible: it is checked again when its lastmod changes, or once preflightAfter has passed —
+// at the next run when it did not answer for now (a 5xx, a timeout) — and becomes an item once it
+// answers 200 without noindex. A page not read before the run's end stays due, without an item.
 func (c *Channel) add(ctx context.Context, due []channel.Due, rep channel.Reporter) error {
 	if len(due) == 0 {
 		return nil
@@ -289,24 +298,17 @@ func (c *Channel) add(ctx context.Context, due []channel.Due, rep channel.Report
 	items, fates := c.items(ctx, due)
 	var keep []model.FeedItem
 	var ok []channel.Due
-	failed := map[string][]channel.Due{}
 	held := map[channel.Preflight][]channel.Due{}
 	for i, d := range due {
-		f := fates[i]
-		switch {
-		case f.unchecked:
-			continue // the run's end came first: the page stays due, and no item is made of it
+		switch f := fates[i]; {
+		case f.unread:
+			// the run's end came first: the page stays due, and no item is made of it
 		case f.held != nil:
 			held[*f.held] = append(held[*f.held], d)
-			continue
-		}
-		keep = append(keep, items[i])
-		switch {
-		case f.err == "":
+		default:
+			keep = append(keep, items[i])
 			ok = append(ok, d)
-		case ctx.Err() == nil:
-			failed[f.err] = append(failed[f.err], d)
-		} // a fetch the run's end cut short is no failure: the page stays due
+		}
 	}
 	if err := c.store.SaveFeedItems(context.WithoutCancel(ctx), c.site.ID, keep, c.now); err != nil {
 		return err
@@ -317,11 +319,6 @@ func (c *Channel) add(ctx context.Context, due []channel.Due, rep channel.Report
 	}
 	if len(ok) > 0 {
 		if err := rep.Finished(channel.Outcome{Channel: name, URLs: ok, Delivered: true, Preflight: checked}); err != nil {
-			return err
-		}
-	}
-	for msg, ds := range failed {
-		if err := rep.Finished(channel.Outcome{Channel: name, URLs: ds, Err: msg, Preflight: checked}); err != nil {
 			return err
 		}
 	}
@@ -359,11 +356,12 @@ func (c *Channel) item(d channel.Due) model.FeedItem {
 }
 
 // retitle reports whether the item of a page due again after a failure may only improve an item
-// the feed has. A page whose title could not be read has its item — unless it was pruned
-// meanwhile, and then it is not added again — while one a preflight left out for now (a 5xx) has
-// none, and is added. The feed's newest items tell them apart: a pruned item was beyond the newest
-// maxItems, and stays beyond them (only newer items come), so a page that would be among them now
-// is added (an item it has keeps its dates), and any other only retitled.
+// the feed has. A page left out for now (a 5xx) has none, and is added; one whose title a feed
+// without a preflight could not read (sitepush before it checked pages) has its item, titled by
+// its URL — unless it was pruned meanwhile, and then it is not added again. The feed's newest
+// items tell them apart: a pruned item was beyond the newest maxItems, and stays beyond them (only
+// newer items come), so a page that would be among them now is added (an item it has keeps its
+// dates), and any other only retitled.
 func (c *Channel) retitle(d channel.Due, published time.Time) bool {
 	if !d.Retry {
 		return false
@@ -391,55 +389,50 @@ func (c *Channel) readOldestShown(ctx context.Context, due []channel.Due) error 
 
 // fate is what became of a new page in a run, besides its item.
 type fate struct {
-	// err says why the page could not be read now; "" when it was read, answered for good
-	// without a title, or failed too many runs in a row.
-	err string
-	// held is why a preflight left the page out of the feed; nil when none did.
+	// held is why the page is left out of the feed; nil when it is not.
 	held *channel.Preflight
-	// unchecked is set when the run ended, or the client refused the fetch, before a preflight
-	// could check the page.
-	unchecked bool
+	// unread is set when the run ended, or the client refused a fetch (robots.txt), before the
+	// page could be read.
+	unread bool
 }
 
-// items makes the item of each page — checked first when the feed preflights, each page on its
-// own — fetching up to fetchers pages at once, and says what became of each.
+// items makes the item of each page — reading it when configured, up to fetchers pages at once,
+// for its title and the preflight's verdict — and says what became of each.
 func (c *Channel) items(ctx context.Context, due []channel.Due) ([]model.FeedItem, []fate) {
 	items, fates := make([]model.FeedItem, len(due)), make([]fate, len(due))
 	sem := make(chan struct{}, fetchers)
 	var wg sync.WaitGroup
 	for i, d := range due {
 		items[i] = c.item(d)
-		if c.fetch == nil && c.checker == nil {
+		if c.fetch == nil {
 			continue
 		}
 		wg.Go(func() {
 			sem <- struct{}{}
 			defer func() { <-sem }()
-			if c.checker != nil {
-				v, ok := c.checker.Check(ctx, preflight.Feed, d.URL)
-				switch {
-				case !ok:
-					fates[i].unchecked = true
-					return
-				case v.Reason != "":
-					fates[i].held = &v
-					return
-				}
-			}
-			if c.fetch != nil {
-				fates[i].err = c.title(ctx, d, &items[i])
-			}
+			fates[i] = c.read(ctx, d.URL, &items[i])
 		})
 	}
 	wg.Wait()
 	return items, fates
 }
 
-// title reads the title of the page of d into its item, and returns why it could not be read
-// now: "" when it was read, answered for good without a title, or failed too many runs in a row.
-func (c *Channel) title(ctx context.Context, d channel.Due, item *model.FeedItem) string {
-	p, err := c.fetch.fetch(ctx, d.URL)
+// read reads the page of u into its item — its title and description — and says whether it is
+// left out of the feed: an engine would not index it (robots.txt, its answer), or it did not
+// answer for now.
+func (c *Channel) read(ctx context.Context, u string, item *model.FeedItem) fate {
+	v, ok := c.checker.Robots(ctx, preflight.Feed, u)
 	switch {
+	case !ok:
+		return fate{unread: true}
+	case v.Reason != "":
+		return fate{held: &v}
+	}
+	p, err := c.fetch.fetch(ctx, u)
+	var held *heldBack
+	switch {
+	case errors.As(err, &held):
+		return fate{held: &held.verdict}
 	case err == nil:
 		item.Titled = true
 		if p.title != "" {
@@ -449,13 +442,12 @@ func (c *Channel) title(ctx context.Context, d channel.Due, item *model.FeedItem
 	case errors.Is(err, errNoTitle):
 		item.Titled = true // final: the URL title stays
 		c.countUntitled(strings.TrimPrefix(err.Error(), errNoTitle.Error()+": "))
-	case d.Failures+1 >= maxFailures:
-		item.Titled = true
-		c.countUntitled(fmt.Sprintf("%v, %d runs in a row", err, maxFailures))
+	case ctx.Err() != nil:
+		return fate{unread: true}
 	default:
-		return fmt.Sprintf("reading the title of %s: %v; its item is titled by its URL until a next run reads it", d.URL, err)
+		return fate{held: &channel.Preflight{Reason: channel.NotStatus, Detail: err.Error(), Again: true}}
 	}
-	return ""
+	return fate{}
 }
 
 func (c *Channel) countUntitled(why string) {

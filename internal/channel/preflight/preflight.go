@@ -79,6 +79,20 @@ func New(client *http.Client, userAgent string) *Checker {
 
 // Check returns the verdict on u for e; ok is false when ctx ended before one was reached.
 func (c *Checker) Check(ctx context.Context, e Engine, u string) (v channel.Preflight, ok bool) {
+	if v, ok = c.Robots(ctx, e, u); !ok || v.Reason != "" {
+		return v, ok
+	}
+	p := c.pageOf(ctx, u)
+	if p == nil {
+		return v, false
+	}
+	return p.verdict(e, u), true
+}
+
+// Robots returns the verdict of the site's robots.txt on u for e — read once a run per origin —
+// which holds u back or not (Reason ""); ok is false when ctx ended before it was read, or the
+// client refused its fetch.
+func (c *Checker) Robots(ctx context.Context, e Engine, u string) (v channel.Preflight, ok bool) {
 	rf := c.robotsOf(ctx, u)
 	if rf == nil {
 		return v, false
@@ -86,11 +100,7 @@ func (c *Checker) Check(ctx context.Context, e Engine, u string) (v channel.Pref
 	if rule, allowed := rf.rules.allowed(e.Agent, pathOf(u)); !allowed {
 		return channel.Preflight{Reason: channel.NotRobots, Detail: rule}, true
 	}
-	p := c.pageOf(ctx, u)
-	if p == nil {
-		return v, false
-	}
-	return p.verdict(e, u), true
+	return v, true
 }
 
 // Split checks urls for e, at most parallel at a time, reports to rep those held back — each
