@@ -97,6 +97,10 @@ type Due struct {
 	Retry bool
 	// Failures counts the attempts that failed in a row before this run (0 unless Retry).
 	Failures int
+	// Removal marks a removal notice: the URL left the sitemaps and the site answers 404 or 410
+	// for it, which is why it is sent. No preflight checks it: its verdict would hold it back for
+	// the very answer it is sent for.
+	Removal bool
 }
 
 // Outcome is the final result of delivering some URLs on a channel in this run.

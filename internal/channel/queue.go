@@ -54,6 +54,8 @@ type Queue struct {
 	failed, rest []item
 	// failures counts the attempts failed in a row of the URLs whose last attempt failed, by hash.
 	failures map[int64]uint16
+	// removals holds the hashes of the removal notices (Due.Removal): a few hundred a run at most.
+	removals map[int64]bool
 	newest   []Page
 	complete bool
 }
@@ -73,6 +75,12 @@ func (q *Queue) Read(newest []Page, complete bool) {
 // Add appends a due URL; its text is looked up when a channel reads it, so d.URL is not kept.
 func (q *Queue) Add(d Due) {
 	it := item{hash: d.Hash}
+	if d.Removal {
+		if q.removals == nil {
+			q.removals = map[int64]bool{}
+		}
+		q.removals[d.Hash] = true
+	}
 	if !d.Lastmod.IsZero() {
 		it.mark = d.Lastmod.UnixMilli() << 1
 	}
@@ -167,7 +175,7 @@ func (q *Queue) Refs(from, to int) []Due {
 	out := make([]Due, 0, max(0, to-from))
 	for i := from; i < to; i++ {
 		it := q.at(i)
-		d := Due{Hash: it.hash, Retry: it.retry()}
+		d := Due{Hash: it.hash, Retry: it.retry(), Removal: q.removals[it.hash]}
 		if d.Retry {
 			d.Failures = int(q.failures[it.hash])
 		}
@@ -202,7 +210,7 @@ func (q *Queue) Slice(ctx context.Context, from, to int) ([]Due, error) {
 // Split takes out of the queue the URLs keep refuses, and returns them as a queue of their own,
 // in the same order.
 func (q *Queue) Split(keep func(Meta) bool) *Queue {
-	out := &Queue{site: q.site, urls: q.urls, failures: q.failures}
+	out := &Queue{site: q.site, urls: q.urls, failures: q.failures, removals: q.removals}
 	q.failed, out.failed = split(q.failed, keep)
 	q.rest, out.rest = split(q.rest, keep)
 	return out

@@ -120,12 +120,27 @@ type Site struct {
 	feedServed bool
 }
 
+// Preflights reports whether channel checks each URL before it sends it (docs/runs.md,
+// "Preflight"): Bing and IndexNow when their preflight setting is on; the feed whenever it fetches
+// its new pages (fetchTitles), so that a page no engine would index — a noindex draft — never
+// becomes an item.
+func (s *Site) Preflights(channel string) bool {
+	switch channel {
+	case "bing":
+		return s.Bing.Preflight
+	case "indexnow":
+		return s.IndexNow.Preflight
+	case "feed":
+		return s.Feed.FetchTitles
+	}
+	return false
+}
+
 // PreflightWait is how long a URL a preflight held back on channel waits, unchanged, before it is
 // due again: preflightAfter when the channel preflights, else 0 (due at once: the channel no
 // longer checks).
 func (s *Site) PreflightWait(channel string) time.Duration {
-	switch {
-	case channel == "bing" && s.Bing.Preflight, channel == "indexnow" && s.IndexNow.Preflight:
+	if s.Preflights(channel) {
 		return s.PreflightAfter.D()
 	}
 	return 0

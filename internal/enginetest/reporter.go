@@ -58,13 +58,14 @@ func (r *Reporter) Requested(q channel.Request) {
 	r.requests = append(r.requests, q)
 }
 
-// Finished keeps an outcome; a failed one is an error too.
+// Finished keeps an outcome; a failed one is an error too (not one a preflight held back: no
+// failure, as a run's record counts it).
 func (r *Reporter) Finished(o channel.Outcome) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	o.URLs = slices.Clone(o.URLs)
 	r.outcomes = append(r.outcomes, o)
-	if !o.Delivered && !o.Skipped {
+	if !o.Delivered && !o.Skipped && !o.Ineligible() {
 		r.errors = append(r.errors, o.Channel+": "+o.Err)
 	}
 	return nil

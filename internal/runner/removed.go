@@ -143,7 +143,7 @@ func (r *Runner) probeLeft(ctx context.Context, col *collector) map[int64]int {
 			// Its probe is recorded with the notice's outcome (recorder.announced): a run that
 			// ends before sending it leaves the URL to probe again, and the notice is not lost.
 			notices[p.Hash] = statuses[i]
-			col.due[ch].Add(channel.Due{Hash: p.Hash})
+			col.due[ch].Add(channel.Due{Hash: p.Hash, Removal: true})
 			col.rec.Channels["indexnow"].Due++
 		default:
 			if err := rm.RecordProbe(ctx, col.site.ID, p.Hash, statuses[i], r.now()); err != nil {

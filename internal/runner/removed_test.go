@@ -10,8 +10,13 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/sitepush/sitepush/internal/channel"
+	"github.com/sitepush/sitepush/internal/channel/indexnow"
+	"github.com/sitepush/sitepush/internal/channel/preflight"
+	"github.com/sitepush/sitepush/internal/enginetest"
+	"github.com/sitepush/sitepush/internal/model"
 	"github.com/sitepush/sitepush/internal/runner"
 	"github.com/sitepush/sitepush/internal/store"
 	"github.com/sitepush/sitepush/internal/store/storetest"
@@ -174,5 +179,67 @@ func TestABudgetSpentWhileAskingWhatLeft(t *testing.T) {
 	run(t, r, s, opt)
 	if got := append(sent, in.take()...); !slices.Equal(got, urls("/gone")) {
 		t.Errorf("the run whose budget ran out and the run after sent %v; want the removal notice of /gone once", got)
+	}
+}
+
+// engineAt hands the requests to engine.example to an IndexNow engine, in-process, and every
+// other to site.
+type engineAt struct {
+	engine http.RoundTripper
+	site   http.RoundTripper
+}
+
+func (e engineAt) RoundTrip(req *http.Request) (*http.Response, error) {
+	if req.URL.Host == "engine.example" {
+		return e.engine.RoundTrip(req)
+	}
+	return e.site.RoundTrip(req)
+}
+
+// TestARemovalNoticeIsNotPreflighted: with indexnow.preflight on, a URL that left the sitemaps
+// and answers 404 reaches a real IndexNow engine as a removal notice once over the two runs after
+// — the run that finds it gone, and the one that probes it — and never again: the preflight would
+// hold it back for the very 404 it is sent for. On the SQL store and on the Worker's KV state.
+func TestARemovalNoticeIsNotPreflighted(t *testing.T) {
+	for name, open := range states(t) {
+		t.Run(name, func(t *testing.T) {
+			f := newFiles(t)
+			answers := &siteAnswers{status: map[string]int{}}
+			engine := &enginetest.IndexNow{FetchKey: func(string) (string, error) { return "a1b2c3d4e5f6a7b8c9d0", nil }}
+			client := &http.Client{Transport: engineAt{engine: enginetest.Client(engine).Transport, site: answers}}
+			s := newSite(t, "    indexnow: {enabled: true, key: a1b2c3d4e5f6a7b8c9d0, endpoints: [https://engine.example/indexnow], interval: 1ms, preflight: true}\n")
+			s.site.Sitemaps = []string{f.url("/s.xml")}
+			at := time.Now()
+			runAt := func() *model.Record {
+				at = at.Add(time.Hour)
+				r := runner.New(open(at))
+				r.Client, r.Now = client, func() time.Time { return at }
+				in := indexnow.New(s.site, client, "sitepush-test")
+				in.Preflight(preflight.New(client, "sitepush-test"))
+				return run(t, r, s, runner.Options{Channels: []channel.Channel{in}})
+			}
+			f.set("/s.xml", false, urls("/a", "/gone")...)
+			runAt()
+			if got := engine.Accepted(); len(got) != 2 {
+				t.Fatalf("the first run sent %v", got)
+			}
+			f.set("/s.xml", false, urls("/a")...)
+			answers.mu.Lock()
+			answers.status["/gone"] = http.StatusNotFound
+			answers.mu.Unlock()
+			var recs []*model.Record
+			for range 3 {
+				recs = append(recs, runAt())
+			}
+			if got := engine.Accepted()[2:]; !slices.Equal(got, urls("/gone")) {
+				t.Errorf("with indexnow.preflight on, IndexNow got %v over the three runs after /gone left the sitemap "+
+					"answering 404; want its removal notice once, by the second", got)
+			}
+			for i, rec := range recs {
+				if st := rec.Channels["indexnow"]; st.Ineligible != 0 || st.Failed != 0 {
+					t.Errorf("run %d after /gone left: %+v, notes %q", i+1, st, rec.Notes)
+				}
+			}
+		})
 	}
 }

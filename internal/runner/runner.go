@@ -279,8 +279,9 @@ func (r *Runner) collector(ctx context.Context, site *config.Site, opt Options, 
 	for i, s := range selection {
 		if !s.OnlyNew {
 			query.Resubmit = append(query.Resubmit, names[i])
-			query.Recheck[names[i]] = rec.StartedAt.Add(-site.PreflightWait(names[i]))
 		}
+		// A channel that announces a page once (the feed) checks again a page its preflight left out.
+		query.Recheck[names[i]] = rec.StartedAt.Add(-site.PreflightWait(names[i]))
 	}
 	return col, query
 }

@@ -22,9 +22,10 @@ type State interface {
 
 // For returns site's enabled channels among those selected ("all" or one name), in the order a
 // run delivers them: IndexNow, then Bing, which never holds IndexNow up, then the feed. start is
-// when the run starts: Bing counts its quota on that UTC day. The channels whose preflight
-// setting is on fetch each URL before they send it, sharing one fetch a page (page fetches, which
-// the Worker's client refuses once its invocation's last subrequests are left: channel.PageFetch).
+// when the run starts: Bing counts its quota on that UTC day. The channels that preflight
+// (config.Site.Preflights) fetch each URL before they send it, sharing one fetch a page (page
+// fetches, which the Worker's client refuses once its invocation's last subrequests are left:
+// channel.PageFetch).
 func For(site *config.Site, only string, client *http.Client, userAgent string, st State, start time.Time) []channel.Channel {
 	var out []channel.Channel
 	take := func(name string) bool { return site.Enabled(name) && (only == "all" || only == name) }
@@ -37,20 +38,24 @@ func For(site *config.Site, only string, client *http.Client, userAgent string, 
 	}
 	if take("indexnow") {
 		ch := indexnow.New(site, client, userAgent)
-		if site.IndexNow.Preflight {
+		if site.Preflights("indexnow") {
 			ch.Preflight(checker())
 		}
 		out = append(out, ch)
 	}
 	if take("bing") {
 		ch := bing.New(site, client, userAgent, st, start)
-		if site.Bing.Preflight {
+		if site.Preflights("bing") {
 			ch.Preflight(checker())
 		}
 		out = append(out, ch)
 	}
 	if take("feed") {
-		out = append(out, feed.New(site, client, userAgent, st, start))
+		ch := feed.New(site, client, userAgent, st, start)
+		if site.Preflights("feed") {
+			ch.Preflight(checker())
+		}
+		out = append(out, ch)
 	}
 	return out
 }

@@ -10,11 +10,13 @@ import (
 	"io/fs"
 	"net/http"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/sitepush/sitepush/internal/channel"
+	"github.com/sitepush/sitepush/internal/channel/preflight"
 	"github.com/sitepush/sitepush/internal/config"
 	"github.com/sitepush/sitepush/internal/model"
 	"github.com/sitepush/sitepush/internal/version"
@@ -26,9 +28,6 @@ const (
 	fetchers = 4
 	// chunk is how many new pages are handled, and recorded, at a time.
 	chunk = 100
-	// maxFailures is how many runs in a row a page may fail to answer before its item keeps the
-	// title made of its URL for good.
-	maxFailures = 3
 )
 
 // The run must ask the feed which URLs it wants: a feed announces new pages only.
@@ -38,8 +37,14 @@ var _ channel.Selective = (*Channel)(nil)
 type Channel struct {
 	site  *config.Site
 	store Store
-	fetch *fetcher // nil unless fetchTitles
-	now   time.Time
+	// fetch reads each new page, for its title and for the preflight's verdict on it: a page no
+	// engine would index (a noindex draft, an error, a redirect) is no item. nil unless
+	// fetchTitles (config.Site.Preflights).
+	fetch *fetcher
+	// checker reads robots.txt for the verdicts of fetch, and checks the known pages of a feed
+	// built again; nil unless fetchTitles.
+	checker *preflight.Checker
+	now     time.Time
 
 	// What Selection found: whether this run builds the feed, and why its state could not be read.
 	firstRun bool
@@ -48,17 +53,35 @@ type Channel struct {
 
 	mu       sync.Mutex
 	untitled map[string]int // why pages gave no title for good, and how many
+	left     leftOut        // the new pages a preflight left out of the feed
+	// oldestShown is the date of the oldest of the feed's newest maxItems items, read once a run
+	// that retries pages (retitle); zero when the feed shows fewer.
+	oldestShown *time.Time
 }
 
 // New returns the feed channel of a validated site, for a run starting at start. The runner asks
 // its Selection before Deliver.
 func New(site *config.Site, client *http.Client, userAgent string, store Store, start time.Time) *Channel {
 	c := &Channel{site: site, store: store, now: start, untitled: map[string]int{}}
-	if site.Feed.FetchTitles {
+	if site.Preflights(name) {
+		if client == nil {
+			client = http.DefaultClient
+		}
 		s := site.Sitemap
-		c.fetch = &fetcher{client: client, userAgent: userAgent, timeout: s.Timeout.D(), retries: s.Retries, retryInterval: s.RetryInterval.D()}
+		noRedirect := *client // a redirect is a verdict: the page is elsewhere
+		noRedirect.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+		c.fetch = &fetcher{client: &noRedirect, userAgent: userAgent, timeout: s.Timeout.D(), retries: s.Retries, retryInterval: s.RetryInterval.D()}
+		c.checker = preflight.New(client, userAgent)
 	}
 	return c
+}
+
+// Preflight makes the feed read robots.txt, when it checks its new pages (fetchTitles), with pc:
+// the run's Checker, which the other channels share, instead of its own.
+func (c *Channel) Preflight(pc *preflight.Checker) {
+	if c.checker != nil {
+		c.checker = pc
+	}
 }
 
 // Name is "feed".
@@ -111,6 +134,7 @@ func (c *Channel) Deliver(ctx context.Context, q *channel.Queue, rep channel.Rep
 		return err
 	}
 	c.noteUntitled(rep)
+	c.noteLeftOut(rep)
 	pruned, err := c.store.PruneFeed(keep, c.site.ID, c.site.Feed.MaxItems, c.now.AddDate(0, 0, -c.site.Feed.KeepDays), c.now)
 	if err != nil {
 		return err
@@ -170,6 +194,7 @@ func (c *Channel) baseline(ctx context.Context, q *channel.Queue, rep channel.Re
 			known = append(known, c.item(channel.Due{Hash: p.Hash, URL: p.URL, Lastmod: p.Lastmod}))
 		}
 	}
+	known = c.eligible(ctx, known)
 	if err := c.store.SaveFeedItems(context.WithoutCancel(ctx), c.site.ID, known, c.now); err != nil {
 		return false, err
 	}
@@ -258,38 +283,65 @@ func (c *Channel) skip(due []channel.Due, rep channel.Reporter) error {
 	return rep.Finished(channel.Outcome{Channel: name, URLs: due, Skipped: true})
 }
 
-// add makes items of pages — fetching their titles when configured — saves them, and records
-// each: delivered, or failed when its page could not be read now, to be read again next run
-// while its item shows a title made of its URL.
+// add makes items of pages — reading their titles when configured — saves them, and records each
+// delivered. When the feed reads its pages, a page no engine would index is left out, reported
+// ineligible: it is checked again when its lastmod changes, or once preflightAfter has passed —
+// at the next run when it did not answer for now (a 5xx, a timeout) — and becomes an item once it
+// answers 200 without noindex. A page not read before the run's end stays due, without an item.
 func (c *Channel) add(ctx context.Context, due []channel.Due, rep channel.Reporter) error {
 	if len(due) == 0 {
 		return nil
 	}
-	items, errs := c.items(ctx, due)
-	if err := c.store.SaveFeedItems(context.WithoutCancel(ctx), c.site.ID, items, c.now); err != nil {
+	if err := c.readOldestShown(ctx, due); err != nil {
 		return err
 	}
+	items, fates := c.items(ctx, due)
+	var keep []model.FeedItem
 	var ok []channel.Due
-	failed := map[string][]channel.Due{}
+	held := map[channel.Preflight][]channel.Due{}
 	for i, d := range due {
-		switch {
-		case errs[i] == "":
+		switch f := fates[i]; {
+		case f.unread:
+			// the run's end came first: the page stays due, and no item is made of it
+		case f.held != nil:
+			held[*f.held] = append(held[*f.held], d)
+		default:
+			keep = append(keep, items[i])
 			ok = append(ok, d)
-		case ctx.Err() == nil:
-			failed[errs[i]] = append(failed[errs[i]], d)
-		} // a fetch the run's end cut short is no failure: the page stays due
+		}
+	}
+	if err := c.store.SaveFeedItems(context.WithoutCancel(ctx), c.site.ID, keep, c.now); err != nil {
+		return err
+	}
+	var checked *channel.Preflight // the pages a preflight found eligible say so
+	if c.checker != nil {
+		checked = &channel.Preflight{}
 	}
 	if len(ok) > 0 {
-		if err := rep.Finished(channel.Outcome{Channel: name, URLs: ok, Delivered: true}); err != nil {
+		if err := rep.Finished(channel.Outcome{Channel: name, URLs: ok, Delivered: true, Preflight: checked}); err != nil {
 			return err
 		}
 	}
-	for msg, ds := range failed {
-		if err := rep.Finished(channel.Outcome{Channel: name, URLs: ds, Err: msg}); err != nil {
+	for v, ds := range held {
+		c.left.add(v, len(ds))
+		if err := rep.Finished(channel.Outcome{Channel: name, URLs: ds, Preflight: &v}); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// eligible returns those of the items of pages already known (a feed built again) that a
+// preflight finds an engine would index, all of them without one: a page held back before as a
+// draft must not become an item now. One not checked (the run's end) gets none: it is no new page.
+func (c *Channel) eligible(ctx context.Context, known []model.FeedItem) []model.FeedItem {
+	if c.checker == nil {
+		return known
+	}
+	return slices.DeleteFunc(known, func(it model.FeedItem) bool {
+		v, ok := c.checker.Check(ctx, preflight.Feed, it.URL)
+		return !ok || v.Reason != ""
+	})
 }
 
 // item is the item of a page before its title is read: titled by its URL, dated by its lastmod
@@ -299,14 +351,55 @@ func (c *Channel) item(d channel.Due) model.FeedItem {
 	if published.IsZero() {
 		published = c.now
 	}
-	return model.FeedItem{Hash: d.Hash, URL: d.URL, Title: titleFromURL(d.URL), Published: published, FirstSeen: c.now, Retitle: d.Retry}
+	return model.FeedItem{Hash: d.Hash, URL: d.URL, Title: titleFromURL(d.URL), Published: published, FirstSeen: c.now,
+		Retitle: c.retitle(d, published)}
 }
 
-// items makes the item of each page, fetching up to fetchers pages at once; errs[i] says why the
-// page of due[i] could not be read now, "" when it was read, answered for good without a title,
-// or failed too many runs in a row.
-func (c *Channel) items(ctx context.Context, due []channel.Due) ([]model.FeedItem, []string) {
-	items, errs := make([]model.FeedItem, len(due)), make([]string, len(due))
+// retitle reports whether the item of a page due again after a failure may only improve an item
+// the feed has. A page left out for now (a 5xx) has none, and is added; one whose title a feed
+// without a preflight could not read (sitepush before it checked pages) has its item, titled by
+// its URL — unless it was pruned meanwhile, and then it is not added again. The feed's newest
+// items tell them apart: a pruned item was beyond the newest maxItems, and stays beyond them (only
+// newer items come), so a page that would be among them now is added (an item it has keeps its
+// dates), and any other only retitled.
+func (c *Channel) retitle(d channel.Due, published time.Time) bool {
+	if !d.Retry {
+		return false
+	}
+	return c.oldestShown == nil || !c.oldestShown.IsZero() && !published.After(*c.oldestShown)
+}
+
+// readOldestShown reads, once a run, when due holds pages due again after a failure, the date of
+// the oldest of the feed's newest maxItems items (retitle).
+func (c *Channel) readOldestShown(ctx context.Context, due []channel.Due) error {
+	if c.oldestShown != nil || !slices.ContainsFunc(due, func(d channel.Due) bool { return d.Retry }) {
+		return nil
+	}
+	shown, err := c.store.FeedItems(context.WithoutCancel(ctx), c.site.ID, c.site.Feed.MaxItems)
+	if err != nil {
+		return err
+	}
+	oldest := time.Time{}
+	if len(shown) >= c.site.Feed.MaxItems && len(shown) > 0 {
+		oldest = shown[len(shown)-1].Published
+	}
+	c.oldestShown = &oldest
+	return nil
+}
+
+// fate is what became of a new page in a run, besides its item.
+type fate struct {
+	// held is why the page is left out of the feed; nil when it is not.
+	held *channel.Preflight
+	// unread is set when the run ended, or the client refused a fetch (robots.txt), before the
+	// page could be read.
+	unread bool
+}
+
+// items makes the item of each page — reading it when configured, up to fetchers pages at once,
+// for its title and the preflight's verdict — and says what became of each.
+func (c *Channel) items(ctx context.Context, due []channel.Due) ([]model.FeedItem, []fate) {
+	items, fates := make([]model.FeedItem, len(due)), make([]fate, len(due))
 	sem := make(chan struct{}, fetchers)
 	var wg sync.WaitGroup
 	for i, d := range due {
@@ -317,27 +410,44 @@ func (c *Channel) items(ctx context.Context, due []channel.Due) ([]model.FeedIte
 		wg.Go(func() {
 			sem <- struct{}{}
 			defer func() { <-sem }()
-			p, err := c.fetch.fetch(ctx, d.URL)
-			switch {
-			case err == nil:
-				items[i].Titled = true
-				if p.title != "" {
-					items[i].Title = p.title
-				}
-				items[i].Description = p.description
-			case errors.Is(err, errNoTitle):
-				items[i].Titled = true // final: the URL title stays
-				c.countUntitled(strings.TrimPrefix(err.Error(), errNoTitle.Error()+": "))
-			case d.Failures+1 >= maxFailures:
-				items[i].Titled = true
-				c.countUntitled(fmt.Sprintf("%v, %d runs in a row", err, maxFailures))
-			default:
-				errs[i] = fmt.Sprintf("reading the title of %s: %v; its item is titled by its URL until a next run reads it", d.URL, err)
-			}
+			fates[i] = c.read(ctx, d.URL, &items[i])
 		})
 	}
 	wg.Wait()
-	return items, errs
+	return items, fates
+}
+
+// read reads the page of u into its item — its title and description — and says whether it is
+// left out of the feed: an engine would not index it (robots.txt, its answer), or it did not
+// answer for now.
+func (c *Channel) read(ctx context.Context, u string, item *model.FeedItem) fate {
+	v, ok := c.checker.Robots(ctx, preflight.Feed, u)
+	switch {
+	case !ok:
+		return fate{unread: true}
+	case v.Reason != "":
+		return fate{held: &v}
+	}
+	p, err := c.fetch.fetch(ctx, u)
+	var held *heldBack
+	switch {
+	case errors.As(err, &held):
+		return fate{held: &held.verdict}
+	case err == nil:
+		item.Titled = true
+		if p.title != "" {
+			item.Title = p.title
+		}
+		item.Description = p.description
+	case errors.Is(err, errNoTitle):
+		item.Titled = true // final: the URL title stays
+		c.countUntitled(strings.TrimPrefix(err.Error(), errNoTitle.Error()+": "))
+	case ctx.Err() != nil:
+		return fate{unread: true}
+	default:
+		return fate{held: &channel.Preflight{Reason: channel.NotStatus, Detail: err.Error(), Again: true}}
+	}
+	return fate{}
 }
 
 func (c *Channel) countUntitled(why string) {

@@ -50,6 +50,39 @@ func TestBaselineThenIncremental(t *testing.T) {
 	}
 }
 
+// TestOnlyPagesAnEngineWouldIndex: a noindex draft, a 404, a redirect and a page that fails for
+// now become no item, neither in the feed's first run nor after, and the run notes why; the draft
+// becomes an item once it is public (its lastmod changed), the failing page once it answers,
+// while the 404 and the redirect, unchanged, are not fetched again.
+func TestOnlyPagesAnEngineWouldIndex(t *testing.T) {
+	b := newBlog(t, func(s *config.Site) { s.Feed.BaselineItems = 10 })
+	for path, answer := range map[string]string{"/p/draft": "noindex", "/p/gone": "404", "/p/moved": "moved", "/p/down": "500"} {
+		b.set(path, answer)
+	}
+	b.publish("/p/ok-1 2026-11-01", "/p/draft 2026-11-02", "/p/gone 2026-11-03", "/p/moved 2026-11-04", "/p/down 2026-11-05", "/p/ok-2 2026-11-06")
+	res := b.run(b.store)
+	links, titles := b.items()
+	notes := strings.Join(res.rep.Notes(), "\n")
+	if !slices.Equal(links, []string{"/p/ok-2", "/p/ok-1"}) || slices.Contains(titles, "Secret draft") ||
+		res.rep.Submitted() != 2 || res.rep.Ineligible() != 4 || len(res.rep.Errors()) != 0 ||
+		!strings.Contains(notes, "3 new pages left out of the feed, as no engine would index them (1 HTTP 404, 1 noindex, 1 redirect)") ||
+		!strings.Contains(notes, "1 new page left out of the feed for now, as the site did not answer (HTTP 500 Internal Server Error)") {
+		t.Fatalf("the feed's first run: items %v, %v", links, res)
+	}
+	b.set("/p/draft", "")
+	b.set("/p/down", "")
+	b.sitemaps["sitemap.xml"][1] = "/p/draft 2026-11-10"
+	b.takeFetched()
+	b.run(b.store)
+	if links, _ := b.items(); !slices.Equal(links, []string{"/p/draft", "/p/ok-2", "/p/down", "/p/ok-1"}) {
+		t.Errorf("once the draft is public and the failing page answers: items %v", links)
+	}
+	if got := b.takeFetched(); !slices.Equal(got, []string{"/p/down", "/p/draft"}) {
+		t.Errorf("the run after fetched %v; want only the draft made public and the page that failed", got)
+	}
+}
+
+// Without fetchTitles the feed fetches no page: every new page is an item, titled by its URL.
 func TestWithoutFetchingTitles(t *testing.T) {
 	b := newBlog(t, func(s *config.Site) { s.Feed.FetchTitles, s.Feed.BaselineItems = false, 2 })
 	b.publish("/blog/my-first-post 2026-01-01", "/blog/second_post 2026-01-02", "/blog/third 2026-01-03")
@@ -59,20 +92,24 @@ func TestWithoutFetchingTitles(t *testing.T) {
 	}
 }
 
-func TestAPageThatFailsIsTitledByItsURLUntilItAnswers(t *testing.T) {
+// A page that fails for now (HTTP 500), run after run, is no item — it might be a draft — nor is
+// it given up: each run reads it again, until it answers and becomes an item, with its title.
+func TestAPageThatFailsIsLeftOutUntilItAnswers(t *testing.T) {
 	b := newBlog(t, func(s *config.Site) { s.Feed.BaselineItems = 0 })
 	b.publish("/blog/old 2026-01-01")
 	b.run(b.store) // the baseline: nothing becomes an item
 	b.set("/blog/new-post", "500")
 	b.publish("/blog/new-post 2026-02-01")
-	res := b.run(b.store)
-	if _, titles := b.items(); !slices.Equal(titles, []string{"New post"}) || res.rep.FailedURLs() != 1 ||
-		!strings.Contains(res.rep.Errors()[0], "feed: reading the title of "+b.srv.URL+"/blog/new-post: HTTP 500") {
-		t.Fatalf("titles %v, %v", titles, res)
+	for run := 1; run <= 4; run++ {
+		res := b.run(b.store)
+		links, _ := b.items()
+		if len(links) != 0 || res.rep.Ineligible() != 1 || len(res.rep.Errors()) != 0 || !slices.Contains(b.takeFetched(), "/blog/new-post") ||
+			!strings.Contains(strings.Join(res.rep.Notes(), ""), "feed: 1 new page left out of the feed for now, as the site did not answer (HTTP 500 Internal Server Error)") {
+			t.Fatalf("run %d with the page failing: items %v, %v", run, links, res)
+		}
 	}
 	b.set("/blog/new-post", "")
-	b.takeFetched()
-	res = b.run(b.store)
+	res := b.run(b.store)
 	if _, titles := b.items(); !slices.Equal(titles, []string{"Title of new post"}) || res.rep.Submitted() != 1 {
 		t.Errorf("after the page answers: %v, %v", titles, res)
 	}
@@ -92,6 +129,8 @@ func TestPruning(t *testing.T) {
 	}
 }
 
+// A page that answers 200 without a title to read (empty, a PDF) is an item titled by its URL,
+// for good; a 404 is no item at all (TestOnlyPagesAnEngineWouldIndex). Neither is fetched again.
 func TestPagesWithoutATitleForGood(t *testing.T) {
 	b := newBlog(t, func(s *config.Site) { s.Feed.BaselineItems = 0 })
 	b.publish("/blog/old 2026-01-01")
@@ -102,8 +141,8 @@ func TestPagesWithoutATitleForGood(t *testing.T) {
 	b.publish("/gone 2026-02-01", "/empty 2026-02-02", "/doc.pdf 2026-02-03")
 	res := b.run(b.store)
 	_, titles := b.items()
-	if res.rep.Submitted() != 3 || res.rep.FailedURLs() != 0 || len(res.rep.Errors()) != 0 || len(res.rep.Notes()) != 3 ||
-		!slices.Equal(titles, []string{"Doc", "Empty", "Gone"}) {
+	if res.rep.Submitted() != 2 || res.rep.Ineligible() != 1 || res.rep.FailedURLs() != 0 || len(res.rep.Errors()) != 0 ||
+		len(res.rep.Notes()) != 3 || !slices.Equal(titles, []string{"Doc", "Empty"}) {
 		t.Fatalf("%v, titles %v", res, titles)
 	}
 	b.takeFetched()
@@ -113,31 +152,8 @@ func TestPagesWithoutATitleForGood(t *testing.T) {
 	}
 }
 
-func TestAPageThatKeepsFailingIsGivenUp(t *testing.T) {
-	b := newBlog(t, func(s *config.Site) { s.Feed.BaselineItems = 0 })
-	b.publish("/blog/old 2026-01-01")
-	b.run(b.store)
-	b.set("/blog/down", "500")
-	b.publish("/blog/down 2026-02-01")
-	for run := 1; run <= 3; run++ {
-		res := b.run(b.store)
-		// The first two runs fail: nothing due was delivered. The third gives the page up.
-		failed := res.rep.Submitted() == 0 && res.rep.FailedURLs() == 1
-		givenUp := res.rep.Submitted() == 1 && len(res.rep.Errors()) == 0
-		if run < 3 && !failed || run == 3 && !givenUp {
-			t.Errorf("run %d: %v", run, res)
-		}
-	}
-	b.takeFetched()
-	b.run(b.store)
-	if got := b.takeFetched(); len(got) != 0 {
-		t.Errorf("a page given up was fetched again: %v", got)
-	}
-	if _, titles := b.items(); !slices.Equal(titles, []string{"Down"}) {
-		t.Errorf("titles %v", titles)
-	}
-}
-
+// A page that failed and answers at last, older than the feed's newest maxItems items, is not
+// added: the feed would not show it, and an item pruned meanwhile is never added back.
 func TestARetriedPageThatWasPrunedIsNotAddedAgain(t *testing.T) {
 	b := newBlog(t, func(s *config.Site) { s.Feed.BaselineItems, s.Feed.MaxItems, s.Feed.KeepDays = 0, 1, 0 })
 	b.publish("/blog/old 2026-01-01")

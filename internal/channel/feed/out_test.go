@@ -24,7 +24,8 @@ func TestTheBudgetKeepsWhatWasRead(t *testing.T) {
 	if len(res.rep.Errors()) != 0 || res.rep.Submitted() != 1 || res.rep.FailedURLs() != 0 || res.left() != 1 {
 		t.Fatalf("%v", res)
 	}
-	if parsed := parse(t, filepath.Join(b.dir, "feed.xml")); len(parsed.Items) != 2 || parsed.Items[1].Title != "Title of fast" {
+	// The page the budget cut short before its preflight is no item yet: it might be a draft.
+	if parsed := parse(t, filepath.Join(b.dir, "feed.xml")); len(parsed.Items) != 1 || parsed.Items[0].Title != "Title of fast" {
 		t.Errorf("feed.out after the budget ran out: %d items", len(parsed.Items))
 	}
 	b.set("/blog/slow", "")

@@ -19,6 +19,7 @@ import (
 	"golang.org/x/text/encoding/unicode"
 
 	"github.com/sitepush/sitepush/internal/channel"
+	"github.com/sitepush/sitepush/internal/channel/preflight"
 )
 
 const (
@@ -38,8 +39,9 @@ type page struct {
 // page): asking again would not help.
 var errNoTitle = errors.New("no title")
 
-// fetcher reads pages' titles with the politeness of the sitemap reader: its User-Agent, timeout
-// and retries.
+// fetcher reads pages' titles with the politeness of the sitemap reader — its User-Agent, timeout
+// and retries — and judges each by the preflight's rule for every engine, its client following
+// no redirect.
 type fetcher struct {
 	client        *http.Client
 	userAgent     string
@@ -49,11 +51,13 @@ type fetcher struct {
 }
 
 // fetch reads a page's title and description, trying again after transient failures. An error
-// wrapping errNoTitle is final; any other may go away.
+// wrapping errNoTitle is final, and so is a *heldBack: no engine would index the page; any other
+// may go away.
 func (f *fetcher) fetch(ctx context.Context, u string) (page, error) {
 	for attempt := 0; ; attempt++ {
 		p, err := f.once(ctx, u)
-		if err == nil || errors.Is(err, errNoTitle) || attempt >= f.retries {
+		var held *heldBack
+		if err == nil || errors.Is(err, errNoTitle) || errors.As(err, &held) || attempt >= f.retries {
 			return p, err
 		}
 		if channel.Sleep(ctx, f.retryInterval) != nil {
@@ -62,7 +66,8 @@ func (f *fetcher) fetch(ctx context.Context, u string) (page, error) {
 	}
 }
 
-// once makes one attempt.
+// once makes one attempt. A final answer is judged (preflight.Judge) before its title is read:
+// one no engine would index is held, whatever it holds.
 func (f *fetcher) once(ctx context.Context, u string) (page, error) {
 	ctx, cancel := context.WithTimeout(ctx, f.timeout)
 	defer cancel()
@@ -82,10 +87,12 @@ func (f *fetcher) once(ctx context.Context, u string) (page, error) {
 	}
 	defer resp.Body.Close()
 	switch code := resp.StatusCode; {
-	case code == http.StatusOK:
 	case code == http.StatusRequestTimeout || code == http.StatusTooManyRequests || code >= 500:
 		return page{}, fmt.Errorf("HTTP %d %s", code, http.StatusText(code))
-	default:
+	case code != http.StatusOK:
+		if held := judge(u, resp, nil); held != nil {
+			return page{}, held
+		}
 		return page{}, fmt.Errorf("%w: HTTP %d %s", errNoTitle, code, http.StatusText(code))
 	}
 	ct := resp.Header.Get("Content-Type")
@@ -96,11 +103,17 @@ func (f *fetcher) once(ctx context.Context, u string) (page, error) {
 		if err != nil || len(mt) > 80 {
 			mt = "of an unreadable Content-Type"
 		}
+		if held := judge(u, resp, nil); held != nil {
+			return page{}, held
+		}
 		return page{}, fmt.Errorf("%w: the page is %s, not HTML", errNoTitle, mt)
 	}
 	head, err := readUntilBody(resp.Body)
 	if err != nil {
 		return page{}, fmt.Errorf("reading the page: %w", err)
+	}
+	if held := judge(u, resp, head); held != nil {
+		return page{}, held
 	}
 	if len(bytes.TrimSpace(head)) == 0 {
 		return page{}, fmt.Errorf("%w: the page is empty", errNoTitle)
@@ -110,6 +123,20 @@ func (f *fetcher) once(ctx context.Context, u string) (page, error) {
 		return page{}, fmt.Errorf("%w: the page's text cannot be decoded: %v", errNoTitle, err)
 	}
 	return readHead(bytes.NewReader(text)), nil
+}
+
+// heldBack is the error of a page no engine would index: the preflight's verdict on it.
+type heldBack struct{ verdict channel.Preflight }
+
+func (h *heldBack) Error() string { return h.verdict.Reason + ": " + h.verdict.Detail }
+
+// judge returns why no engine would index the page of u that answered resp, head read of it:
+// the preflight's rule (preflight.Judge); nil when one would.
+func judge(u string, resp *http.Response, head []byte) *heldBack {
+	if v := preflight.Judge(preflight.Feed, u, resp, head); v.Reason != "" {
+		return &heldBack{v}
+	}
+	return nil
 }
 
 // readUntilBody reads a page up to its body (where the head has certainly ended), at most

@@ -73,6 +73,23 @@ func TestAnUnusableStateIsBuiltAgain(t *testing.T) {
 	}
 }
 
+// A feed built again gives the newest pages it knows an item without a title read — but not a
+// page its preflight left out before (a draft, still noindex): known is no licence to publish.
+func TestARebuiltFeedLeavesItsDraftsOut(t *testing.T) {
+	b := newBlog(t, func(s *config.Site) { s.Feed.BaselineItems = 3 })
+	b.set("/blog/post-4", "noindex")
+	b.publish(posts30()[:5]...)
+	b.run(b.store)
+	if links, _ := b.items(); !slices.Equal(links, []string{"/blog/post-3", "/blog/post-2"}) {
+		t.Fatalf("the first run: items %v", links)
+	}
+	b.publish("/blog/new 2026-04-01")
+	b.run(&failingState{Store: b.store, err: fmt.Errorf("%w: feed_state holds text", model.ErrUnusableFeed)})
+	if links, _ := b.items(); !slices.Equal(links, []string{"/blog/new", "/blog/post-3", "/blog/post-2"}) {
+		t.Errorf("the feed built again: items %v; want the draft, known, still out", links)
+	}
+}
+
 func TestAStateThatCannotBeReadNowWaits(t *testing.T) {
 	b := newBlog(t, func(s *config.Site) { s.Feed.FetchTitles, s.Feed.BaselineItems = false, 3 })
 	b.publish(posts30()[:5]...)

@@ -1,6 +1,7 @@
 package preflight
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -64,7 +65,15 @@ func (c *Checker) fetch(ctx context.Context, u string, p *page) {
 		return
 	}
 	defer resp.Body.Close()
-	p.ok, p.status = true, resp.StatusCode
+	p.ok = true
+	p.read(u, resp, io.LimitReader(resp.Body, maxBody))
+}
+
+// read notes into p what a verdict needs of the answer to a GET of u: its status, where it
+// redirects, the noindex of its headers and, when it is an HTML page, of body's head, and its
+// canonical link.
+func (p *page) read(u string, resp *http.Response, body io.Reader) {
+	p.status = resp.StatusCode
 	if loc := resp.Header.Get("Location"); loc != "" {
 		p.location = resolve(u, loc)
 	}
@@ -75,8 +84,18 @@ func (c *Checker) fetch(ctx context.Context, u string, p *page) {
 		}
 	}
 	if resp.StatusCode/100 == 2 && isHTML(resp.Header.Get("Content-Type")) {
-		c.readHead(io.LimitReader(resp.Body, maxBody), u, p)
+		readHead(body, u, p)
 	}
+}
+
+// Judge returns the verdict on u for e of an answer its caller fetched — a GET whose redirects
+// were not followed — of which head is what was read of the body (its head, at least): the rule
+// Check applies to its own fetches, for a channel that fetches a page for more than a verdict (the
+// feed, for its title). robots.txt is not its to read: Checker.Robots.
+func Judge(e Engine, u string, resp *http.Response, head []byte) channel.Preflight {
+	p := &page{}
+	p.read(u, resp, bytes.NewReader(head))
+	return p.verdict(e, u)
 }
 
 // isHTML reports whether a Content-Type may be a page with robots meta tags; none is taken as
@@ -87,7 +106,7 @@ func isHTML(ct string) bool {
 }
 
 // readHead reads the robots meta tags and the canonical link of a page, up to its body.
-func (c *Checker) readHead(r io.Reader, base string, p *page) {
+func readHead(r io.Reader, base string, p *page) {
 	z := html.NewTokenizer(r)
 	for {
 		switch z.Next() {

@@ -9,6 +9,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -38,10 +39,12 @@ type Engine struct {
 	Meta string
 }
 
-// The engines the channels check for.
+// The engines the channels check for. The feed checks for every engine: a page none would index
+// (a noindex draft, an error, a redirect) is no item.
 var (
 	Bing     = Engine{Channel: "bing", Agent: "bingbot", Meta: "bingbot"}
 	IndexNow = Engine{Channel: "indexnow", Agent: "*"}
+	Feed     = Engine{Channel: "feed", Agent: "*"}
 )
 
 // Checker checks pages for the channels of one run: it fetches each page once, whatever the
@@ -76,12 +79,8 @@ func New(client *http.Client, userAgent string) *Checker {
 
 // Check returns the verdict on u for e; ok is false when ctx ended before one was reached.
 func (c *Checker) Check(ctx context.Context, e Engine, u string) (v channel.Preflight, ok bool) {
-	rf := c.robotsOf(ctx, u)
-	if rf == nil {
-		return v, false
-	}
-	if rule, allowed := rf.rules.allowed(e.Agent, pathOf(u)); !allowed {
-		return channel.Preflight{Reason: channel.NotRobots, Detail: rule}, true
+	if v, ok = c.Robots(ctx, e, u); !ok || v.Reason != "" {
+		return v, ok
 	}
 	p := c.pageOf(ctx, u)
 	if p == nil {
@@ -90,10 +89,25 @@ func (c *Checker) Check(ctx context.Context, e Engine, u string) (v channel.Pref
 	return p.verdict(e, u), true
 }
 
+// Robots returns the verdict of the site's robots.txt on u for e — read once a run per origin —
+// which holds u back or not (Reason ""); ok is false when ctx ended before it was read, or the
+// client refused its fetch.
+func (c *Checker) Robots(ctx context.Context, e Engine, u string) (v channel.Preflight, ok bool) {
+	rf := c.robotsOf(ctx, u)
+	if rf == nil {
+		return v, false
+	}
+	if rule, allowed := rf.rules.allowed(e.Agent, pathOf(u)); !allowed {
+		return channel.Preflight{Reason: channel.NotRobots, Detail: rule}, true
+	}
+	return v, true
+}
+
 // Split checks urls for e, at most parallel at a time, reports to rep those held back — each
 // once in the run — and returns both, in their order: send, those to send, and held, those held
 // back. A URL not checked before ctx ended or the client refused its fetch is in neither, and
-// stays due.
+// stays due. A removal notice (channel.Due.Removal) is sent unchecked: the page is gone, and
+// that is why it is sent.
 func (c *Checker) Split(ctx context.Context, e Engine, urls []channel.Due, rep channel.Reporter) (send, held []channel.Due, err error) {
 	verdicts := make([]channel.Preflight, len(urls))
 	checked := make([]bool, len(urls))
@@ -103,13 +117,18 @@ func (c *Checker) Split(ctx context.Context, e Engine, urls []channel.Due, rep c
 	for range min(parallel, len(urls)) {
 		wg.Go(func() {
 			for i := int(next.Add(1) - 1); i < len(urls); i = int(next.Add(1) - 1) {
-				verdicts[i], checked[i] = c.Check(ctx, e, urls[i].URL)
+				if !urls[i].Removal {
+					verdicts[i], checked[i] = c.Check(ctx, e, urls[i].URL)
+				}
 			}
 		})
 	}
 	wg.Wait()
 	for i, d := range urls {
 		switch {
+		case d.Removal:
+			send = append(send, d)
+			continue
 		case !checked[i]:
 			continue
 		case verdicts[i].Reason == "":
@@ -138,15 +157,28 @@ func (c *Checker) firstReport(e Engine, u string) bool {
 }
 
 // Checked wraps a channel's reporter so that the outcomes of URLs it sends say that they were
-// checked and found eligible.
+// checked and found eligible — all but removal notices, which Split sends unchecked.
 func Checked(rep channel.Reporter) channel.Reporter { return checked{rep} }
 
 type checked struct{ channel.Reporter }
 
 func (r checked) Finished(o channel.Outcome) error {
-	if o.Preflight == nil {
-		o.Preflight = &channel.Preflight{}
+	if o.Preflight != nil {
+		return r.Reporter.Finished(o)
 	}
+	notices := slices.DeleteFunc(slices.Clone(o.URLs), func(d channel.Due) bool { return !d.Removal })
+	if len(notices) > 0 {
+		n := o
+		n.URLs = notices
+		if err := r.Reporter.Finished(n); err != nil {
+			return err
+		}
+		if len(notices) == len(o.URLs) {
+			return nil
+		}
+		o.URLs = slices.DeleteFunc(slices.Clone(o.URLs), func(d channel.Due) bool { return d.Removal })
+	}
+	o.Preflight = &channel.Preflight{}
 	return r.Reporter.Finished(o)
 }
 

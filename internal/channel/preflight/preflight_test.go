@@ -185,6 +185,33 @@ func TestSplitLeavesUncheckedDue(t *testing.T) {
 	}
 }
 
+// TestRemovalNoticesAreNotChecked: a removal notice is sent unchecked — its page is not fetched,
+// its 404 being why it is sent — and its outcome says no preflight looked, while the URLs checked
+// beside it in the same outcome are marked eligible.
+func TestRemovalNoticesAreNotChecked(t *testing.T) {
+	s := newSite(t, map[string]func(http.ResponseWriter){
+		"/gone": func(w http.ResponseWriter) { w.WriteHeader(http.StatusNotFound) },
+	})
+	urls := []channel.Due{{Hash: 1, URL: s.URL + "/a"}, {Hash: 2, URL: s.URL + "/gone", Removal: true}}
+	send, held, err := New(s.Client(), "t").Split(context.Background(), IndexNow, urls, &reporter{})
+	if err != nil || len(send) != 2 || len(held) != 0 || s.fetches["/gone"] != 0 {
+		t.Fatalf("Split: send %v, held %v, %v, /gone fetched %d times; want both sent, /gone not fetched", send, held, err, s.fetches["/gone"])
+	}
+	rep := &reporter{}
+	if err := Checked(rep).Finished(channel.Outcome{Channel: "indexnow", URLs: send, Delivered: true}); err != nil {
+		t.Fatal(err)
+	}
+	checked := map[int64]bool{}
+	for _, o := range rep.outcomes {
+		for _, d := range o.URLs {
+			checked[d.Hash] = o.Preflight != nil
+		}
+	}
+	if len(checked) != 2 || !checked[1] || checked[2] {
+		t.Errorf("outcomes %+v; want /a marked checked and the removal notice not", rep.outcomes)
+	}
+}
+
 // refusing is a client's transport that refuses page fetches (channel.PageFetch) past the first
 // allowed, as the Worker's does once only its last subrequests are left.
 type refusing struct {
