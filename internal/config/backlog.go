@@ -32,17 +32,22 @@ func (b Backlog) parse(field string) (time.Duration, error) {
 	return d, nil
 }
 
-// backlogChannels are the channels the backlog setting applies to: the feed's first run is its
-// own (feed.baselineItems).
-var backlogChannels = []string{"indexnow", "bing"}
+// backlogChannels are the channels the backlog setting applies to: those with a backlog setting
+// of their own (channelSpec.backlog). The feed's first run is its own (feed.baselineItems).
+var backlogChannels = func() []string {
+	var names []string
+	for _, c := range channelSpecs {
+		if c.backlog != nil {
+			names = append(names, c.name)
+		}
+	}
+	return names
+}()
 
 // channelBacklog returns the channel's own backlog setting, "" when it has none (and for the feed).
 func (s *Settings) channelBacklog(channel string) Backlog {
-	switch channel {
-	case "indexnow":
-		return s.IndexNow.Backlog
-	case "bing":
-		return s.Bing.Backlog
+	if c := specOf(channel); c != nil && c.backlog != nil {
+		return *c.backlog(s)
 	}
 	return ""
 }
@@ -50,16 +55,19 @@ func (s *Settings) channelBacklog(channel string) Backlog {
 // checkBacklogs parses the backlog settings: the site's, and each channel's, which is the
 // site's when not given. It returns each channel's, by name.
 func checkBacklogs(s *Settings, p *problems) map[string]time.Duration {
-	site, err := s.Backlog.parse("backlog")
+	site, err := s.Backlog.parse(keyBacklog)
 	if err != nil {
-		p.fieldf("backlog", "%v", err)
+		p.fieldf(keyBacklog, "%v", err)
 	}
 	out := map[string]time.Duration{}
-	for _, ch := range backlogChannels {
-		out[ch] = site
-		if own := s.channelBacklog(ch); own != "" {
-			field := ch + ".backlog"
-			if out[ch], err = own.parse(field); err != nil {
+	for _, c := range channelSpecs {
+		if c.backlog == nil {
+			continue
+		}
+		out[c.name] = site
+		if own := *c.backlog(s); own != "" {
+			field := c.backlogKey()
+			if out[c.name], err = own.parse(field); err != nil {
 				p.fieldf(field, "%v", err)
 			}
 		}
@@ -71,14 +79,13 @@ func checkBacklogs(s *Settings, p *problems) map[string]time.Duration {
 // backlog inherited from the defaults gives way to the site's backlog, unless the site gives
 // that channel's too. own holds the keys the site wrote itself (nil: every value is its own).
 func (s *Site) layerBacklog(own keySet) {
-	if !own.has("backlog") {
+	if !own.has(keyBacklog) {
 		return
 	}
-	if !own.has("indexnow.backlog") {
-		s.IndexNow.Backlog = ""
-	}
-	if !own.has("bing.backlog") {
-		s.Bing.Backlog = ""
+	for _, c := range channelSpecs {
+		if c.backlog != nil && !own.has(c.backlogKey()) {
+			*c.backlog(&s.Settings) = ""
+		}
 	}
 }
 

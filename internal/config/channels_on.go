@@ -13,8 +13,22 @@ func (s *Site) NothingOn() error {
 		return nil
 	}
 	return fmt.Errorf("site %q: no channel is on, so a run would read its sitemaps and send nothing: turn one on, "+
-		"like indexnow: {enabled: true, key: …}, bing: {enabled: true, apiKey: …} or feed: {enabled: true}", s.ID)
+		"like %s", s.ID, turnOn)
 }
+
+// turnOn shows how each channel is turned on: "indexnow: {enabled: true, key: …}", its
+// credential given, joined like ChannelList.
+var turnOn = func() string {
+	var ways []string
+	for _, c := range channelSpecs {
+		way := c.name + ": {" + leaf(c.enabledKey()) + ": true"
+		if c.credential != nil {
+			way += ", " + c.credential.Key + ": …"
+		}
+		ways = append(ways, way+"}")
+	}
+	return orList(ways)
+}()
 
 // NothingOn is the problem of each site with no channel on (Site.NothingOn), joined.
 func (c *Config) NothingOn() error {
@@ -34,17 +48,27 @@ func (s *Site) Warnings() []string { return s.warnings }
 // site wrote itself.
 func (s *Site) offChannels(own keySet) []string {
 	var out []string
-	if !s.IndexNow.Enabled && s.IndexNow.Key != "" && !own.has("indexnow.enabled") {
-		out = append(out, "indexnow.key is set but indexnow.enabled is not: nothing goes to IndexNow; add indexnow.enabled: true (or remove the key)")
+	warn := func(w string) {
+		if w != "" {
+			out = append(out, w)
+		}
 	}
-	if !s.Bing.Enabled && s.Bing.APIKey != "" && !own.has("bing.enabled") {
-		out = append(out, "bing.apiKey is set but bing.enabled is not: nothing goes to Bing; add bing.enabled: true (or remove the key)")
+	for _, c := range channelSpecs {
+		if c.credential != nil {
+			warn(c.credential.offWarning(&s.Settings, own))
+		}
 	}
-	if !s.Google.Enabled && s.Google.Credentials != "" && !own.has("google.enabled") {
-		out = append(out, "google.credentials is set but google.enabled is not: nothing goes to Google; add google.enabled: true (or remove the credentials)")
-	}
-	if !s.Feed.Enabled && own != nil && (own["feed.out"] || own["feed.title"] || own["feed.url"]) && !own["feed.enabled"] {
-		out = append(out, "the feed is set up (feed.out, title or url) but feed.enabled is not: no feed is kept; add feed.enabled: true")
+	warn(googleCredentials.offWarning(&s.Settings, own))
+	for _, c := range channelSpecs {
+		if *c.enabled(&s.Settings) || own == nil || own[c.enabledKey()] {
+			continue
+		}
+		for _, k := range c.setUp {
+			if own[k] {
+				warn(c.offWarning)
+				break
+			}
+		}
 	}
 	return out
 }

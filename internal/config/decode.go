@@ -11,7 +11,7 @@ import (
 // sites share one), which is exactly the documented inheritance.
 func decode(root *yaml.Node) (*Config, error) {
 	c := builtinConfig()
-	if lookup(root, "webhook") != nil {
+	if lookup(root, keyWebhook) != nil {
 		c.Webhook = &Webhook{FailureRate: defaultFailureRate}
 	}
 	if err := root.Decode(&c); err != nil {
@@ -20,7 +20,7 @@ func decode(root *yaml.Node) (*Config, error) {
 	c.Sites = nil // decoded without their layers above; built again below
 	for _, n := range siteNodes(root) {
 		s := Site{Settings: Builtin()}
-		if d := lookup(root, "defaults"); d != nil {
+		if d := lookup(root, keyDefaults); d != nil {
 			if err := d.Decode(&s.Settings); err != nil {
 				return nil, err
 			}
@@ -35,7 +35,7 @@ func decode(root *yaml.Node) (*Config, error) {
 
 // siteNodes returns the mappings of the sites, in file order.
 func siteNodes(root *yaml.Node) []*yaml.Node {
-	if sites := lookup(root, "sites"); sites != nil {
+	if sites := lookup(root, keySites); sites != nil {
 		return sites.Content
 	}
 	return nil

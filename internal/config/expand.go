@@ -66,11 +66,11 @@ func expandTree(root *yaml.Node, lookupEnv func(string) (string, bool), needs Ne
 	for i := 1; i < len(root.Content); i += 2 {
 		key, v := root.Content[i-1].Value, root.Content[i]
 		switch {
-		case (key == "adminToken" || key == "metricsToken") && !needs.Tokens:
+		case (key == keyAdminToken || key == keyMetricsToken) && !needs.Tokens:
 			root.Content[i] = x.optional(v, Unread{Setting: key, NeededBy: tokenReaders(key), site: -1})
-		case key == "defaults":
-			x.scope(v, "defaults", -1)
-		case key == "sites" && v.Kind == yaml.SequenceNode:
+		case key == keyDefaults:
+			x.scope(v, keyDefaults, -1)
+		case key == keySites && v.Kind == yaml.SequenceNode:
 			for j, s := range v.Content {
 				x.scope(s, siteLabel(idOf(s), j), j)
 			}
@@ -140,7 +140,7 @@ func redactable(v string) bool {
 
 // tokenReaders says what reads adminToken or metricsToken: the Worker has no /metrics.
 func tokenReaders(key string) string {
-	if key == "metricsToken" {
+	if key == keyMetricsToken {
 		return "sitepush serve needs it (run, check, submit and feed do not)"
 	}
 	return "sitepush serve and the Cloudflare Worker need it (run, check, submit and feed do not)"
@@ -148,7 +148,7 @@ func tokenReaders(key string) string {
 
 // idOf returns the id a site's mapping gives, or "".
 func idOf(site *yaml.Node) string {
-	if v := lookup(site, "id"); v != nil && v.Kind == yaml.ScalarNode {
+	if v := lookup(site, keyID); v != nil && v.Kind == yaml.ScalarNode {
 		return v.Value
 	}
 	return ""

@@ -60,7 +60,7 @@ func (u Unread) String() string {
 func (c *Config) unreadOf(i int, own keySet) map[string]bool {
 	var out map[string]bool
 	for _, u := range c.Unread {
-		if u.site == i && i >= 0 || u.Scope == "defaults" && !own.has(u.Setting) {
+		if u.site == i && i >= 0 || u.Scope == keyDefaults && !own.has(u.Setting) {
 			if out == nil {
 				out = map[string]bool{}
 			}

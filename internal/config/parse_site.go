@@ -25,7 +25,7 @@ func (c *Config) ParseSite(data []byte) (*Site, error) {
 		return nil, err
 	}
 	id := ""
-	if v := lookup(root, "id"); v != nil && v.Kind == yaml.ScalarNode {
+	if v := lookup(root, keyID); v != nil && v.Kind == yaml.ScalarNode {
 		id = v.Value
 	}
 	label := place{label: siteLabel(id, 0)}
@@ -59,12 +59,16 @@ func (c *Config) ParseSite(data []byte) (*Site, error) {
 	return s, errors.Join(labelled(label.label, s.prepare(own))...)
 }
 
-// Masked returns a copy of the site fit to show: its IndexNow key and Bing API key masked
-// (MaskKey). The key stays whole inside keyLocation, where the site itself publishes it.
+// Masked returns a copy of the site fit to show: its secrets (Credentials: the IndexNow key, the
+// Bing API key) masked (MaskKey), but for the path of a key file, which is shown. The key stays
+// whole inside keyLocation, where the site itself publishes it.
 func (s *Site) Masked() Site {
 	m := *s
-	m.IndexNow.Key = MaskKey(s.IndexNow.Key)
-	m.Bing.APIKey = MaskKey(s.Bing.APIKey)
+	for _, c := range Credentials {
+		if !c.File {
+			*c.value(&m.Settings) = MaskKey(c.Value(&s.Settings))
+		}
+	}
 	return m
 }
 

@@ -79,7 +79,7 @@ func (c *checker) mapping(n *yaml.Node, t reflect.Type, p place) {
 // enter is the place of a field's value: the defaults get their own label, like a site.
 func enter(p place, f field) place {
 	if f.typ == settingsType {
-		return place{label: "defaults"}
+		return place{label: keyDefaults}
 	}
 	return p.field(f.name)
 }
@@ -97,7 +97,7 @@ func (c *checker) list(n *yaml.Node, elem reflect.Type, p place) {
 		}
 		if elem == siteType {
 			id := ""
-			if v := lookup(e, "id"); v != nil && v.Kind == yaml.ScalarNode {
+			if v := lookup(e, keyID); v != nil && v.Kind == yaml.ScalarNode {
 				id = v.Value
 			}
 			q = place{label: siteLabel(id, i)}
@@ -144,14 +144,14 @@ func typeRule(t reflect.Type) string {
 
 // unknownKey explains a key the type does not have, listing the known ones and the likely typo.
 func unknownKey(k *yaml.Node, p place, fields []field) error {
-	if p.label == "defaults" && p.path == "" {
+	if p.label == keyDefaults && p.path == "" {
 		if _, ok := findField(yamlFields(siteType), k.Value); ok {
 			return atLine(k, "defaults: %s belongs to each site and cannot be given in defaults", k.Value)
 		}
 	}
-	if p.path == "feed" && k.Value == "backlog" {
-		return atLine(k, "%sfeed.backlog is not a setting: the feed's first run is its own, and lists the newest "+
-			"feed.baselineItems pages; remove backlog here (backlog applies to indexnow and bing)", p.prefix())
+	if c := specOf(p.path); c != nil && c.backlog == nil && k.Value == keyBacklog {
+		return atLine(k, "%s%s.%s is not a setting: %s; remove %s here (%s applies to %s)", p.prefix(), c.name, keyBacklog,
+			c.firstRun, keyBacklog, keyBacklog, strings.Join(backlogChannels, " and "))
 	}
 	names := make([]string, len(fields))
 	for i, f := range fields {

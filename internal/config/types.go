@@ -3,8 +3,6 @@
 package config
 
 import (
-	"fmt"
-	"strings"
 	"time"
 )
 
@@ -57,44 +55,6 @@ type Webhook struct {
 	FailureRate float64 `yaml:"failureRate" json:"failureRate"`
 }
 
-// Channels are the channels a site can have, in the order a run delivers them. Commands, the
-// API and their messages take the names from here.
-var Channels = []string{"indexnow", "bing", "feed"}
-
-// ChannelOff says that a channel is not on for a site, in the words of the API (docs/api.md).
-func ChannelOff(channel string) string {
-	switch channel {
-	case "indexnow":
-		return "IndexNow submission is not enabled for this site"
-	case "bing":
-		return "Bing submission is not enabled for this site"
-	case "feed":
-		return "The feed is not enabled for this site"
-	}
-	return fmt.Sprintf("There is no channel %q", channel)
-}
-
-// ChannelList writes the channels for a message, with the last joined by "or": "indexnow,
-// bing or feed".
-func ChannelList() string {
-	return strings.Join(Channels[:len(Channels)-1], ", ") + " or " + Channels[len(Channels)-1]
-}
-
-// Enabled reports whether the site has channel turned on; "all" means any of them.
-func (s *Site) Enabled(channel string) bool {
-	switch channel {
-	case "indexnow":
-		return s.IndexNow.Enabled
-	case "bing":
-		return s.Bing.Enabled
-	case "feed":
-		return s.Feed.Enabled
-	case "all":
-		return s.IndexNow.Enabled || s.Bing.Enabled || s.Feed.Enabled
-	}
-	return false
-}
-
 // Site is one website sitepush watches.
 type Site struct {
 	// ID names the site in commands, URLs (/feeds/{id}.xml) and file names, so it is unique in a
@@ -118,22 +78,6 @@ type Site struct {
 	// feedServed is set when the feed is only served by sitepush (Needs.FeedsServed) and feed.url
 	// was not given: it does not default to the website's.
 	feedServed bool
-}
-
-// Preflights reports whether channel checks each URL before it sends it (docs/runs.md,
-// "Preflight"): Bing and IndexNow when their preflight setting is on; the feed whenever it fetches
-// its new pages (fetchTitles), so that a page no engine would index — a noindex draft — never
-// becomes an item.
-func (s *Site) Preflights(channel string) bool {
-	switch channel {
-	case "bing":
-		return s.Bing.Preflight
-	case "indexnow":
-		return s.IndexNow.Preflight
-	case "feed":
-		return s.Feed.FetchTitles
-	}
-	return false
 }
 
 // PreflightWait is how long a URL a preflight held back on channel waits, unchanged, before it is

@@ -96,9 +96,9 @@ func (c *Config) validate(root *yaml.Node, needs Needs) error {
 	c.Metrics.check(&top)
 	checkServe(c.Serve, &top)
 	errs := labelled("", top)
-	defaults := problems{own: keysOf(lookup(root, "defaults"))}
+	defaults := problems{own: keysOf(lookup(root, keyDefaults))}
 	checkSettings(&c.Defaults, &defaults)
-	errs = append(errs, labelled("defaults", defaults)...)
+	errs = append(errs, labelled(keyDefaults, defaults)...)
 	nodes := siteNodes(root)
 	seen := taken{ids: map[string]int{}, outs: map[string]int{}}
 	for i := range c.Sites {

@@ -171,19 +171,13 @@ func checkSitemapLimits(s *Sitemap, p *problems) {
 // not read), and the key file's host, which must be baseUrl's.
 func checkRequired(s *Site, p *problems) {
 	in := &s.IndexNow
-	if in.Enabled && in.Key == "" && !s.unread["indexnow.key"] {
-		p.addf("indexnow.key is required when indexnow.enabled is true")
-	}
+	indexNowKey.require(s, p)
 	if in.Enabled && len(in.Endpoints) == 0 {
 		p.addf("indexnow.endpoints needs at least one endpoint when indexnow.enabled is true, like [https://api.indexnow.org/indexnow]")
 	}
 	checkKeyLocation(in.KeyLocation, s.BaseURL, p)
-	if s.Bing.Enabled && s.Bing.APIKey == "" && !s.unread["bing.apiKey"] {
-		p.addf("bing.apiKey is required when bing.enabled is true")
-	}
-	if g := &s.Google; g.Enabled && g.Credentials == "" && !s.unread["google.credentials"] {
-		p.addf("google.credentials is required when google.enabled is true: the path of the service account's JSON key file")
-	}
+	bingAPIKey.require(s, p)
+	googleCredentials.require(s, p)
 	if g := &s.Google; g.Enabled && g.Property == "" {
 		p.addf("google.property is required when google.enabled is true: the Search Console property, like sc-domain:example.com or https://example.com/")
 	}
