@@ -59,18 +59,19 @@ func given(id string, body, stored []byte, current *config.Site) ([]byte, error)
 
 // unmask puts a key given back masked back as the site has it: its own, or none when inherited.
 func unmask(m, own map[string]any, site *config.Site) {
-	for _, k := range []struct {
-		block, key, value string
-	}{{"indexnow", "key", site.IndexNow.Key}, {"bing", "apiKey", site.Bing.APIKey}} {
-		block, _ := m[k.block].(map[string]any)
-		given, _ := block[k.key].(string)
-		if block == nil || !config.IsMasked(given, k.value) {
+	for _, k := range config.Credentials {
+		if k.File { // shown as it is, never masked
 			continue
 		}
-		if ownBlock, _ := own[k.block].(map[string]any); ownBlock != nil && ownBlock[k.key] != nil {
-			block[k.key] = ownBlock[k.key]
+		block, _ := m[k.Block].(map[string]any)
+		given, _ := block[k.Key].(string)
+		if block == nil || !config.IsMasked(given, k.Value(&site.Settings)) {
+			continue
+		}
+		if ownBlock, _ := own[k.Block].(map[string]any); ownBlock != nil && ownBlock[k.Key] != nil {
+			block[k.Key] = ownBlock[k.Key]
 		} else {
-			delete(block, k.key)
+			delete(block, k.Key)
 		}
 	}
 }
