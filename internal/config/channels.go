@@ -21,8 +21,13 @@ type channelSpec struct {
 	// its own, which firstRun then explains.
 	backlog  func(*Settings) *Backlog
 	firstRun string
-	// credential is the secret the channel needs once it is on, nil when it needs none.
+	// check checks the values of the channel's block (validate_channels.go), in a scope that may
+	// inherit them: the defaults or a site.
+	check func(*Settings, *problems)
+	// credential is the secret the channel needs once it is on, nil when it needs none; require,
+	// when set, checks what else only a whole site can satisfy (checkRequired).
 	credential *Credential
+	require    func(*Site, *problems)
 	// setUp lists the settings whose being written, with the channel not turned on, is worth a
 	// warning (Site.Warnings); offWarning is that warning. A channel with a credential is warned
 	// about by it instead.
@@ -44,7 +49,9 @@ var channelSpecs = []channelSpec{
 		enabled:    func(s *Settings) *bool { return &s.IndexNow.Enabled },
 		preflights: func(s *Settings) bool { return s.IndexNow.Preflight },
 		backlog:    func(s *Settings) *Backlog { return &s.IndexNow.Backlog },
+		check:      func(s *Settings, p *problems) { checkIndexNow(&s.IndexNow, p) },
 		credential: &indexNowKey,
+		require:    requireIndexNow,
 	},
 	{
 		name:       blockOf(func(s *Settings) any { return &s.Bing }),
@@ -52,6 +59,7 @@ var channelSpecs = []channelSpec{
 		enabled:    func(s *Settings) *bool { return &s.Bing.Enabled },
 		preflights: func(s *Settings) bool { return s.Bing.Preflight },
 		backlog:    func(s *Settings) *Backlog { return &s.Bing.Backlog },
+		check:      func(s *Settings, p *problems) { checkBing(&s.Bing, p) },
 		credential: &bingAPIKey,
 	},
 	{
@@ -61,6 +69,7 @@ var channelSpecs = []channelSpec{
 		// would index never becomes an item.
 		preflights: func(s *Settings) bool { return s.Feed.FetchTitles },
 		enabled:    func(s *Settings) *bool { return &s.Feed.Enabled },
+		check:      func(s *Settings, p *problems) { checkFeed(&s.Feed, p) },
 		firstRun:   "the feed's first run is its own, and lists the newest " + settingKey(func(s *Settings) any { return &s.Feed.BaselineItems }) + " pages",
 		setUp: []string{
 			settingKey(func(s *Settings) any { return &s.Feed.Out }),

@@ -72,6 +72,10 @@ func TestChannelTable(t *testing.T) {
 		if _, ok := blocks[c.name]; !ok {
 			t.Errorf("channel %q is no block of the settings", c.name)
 		}
+		if c.enabled == nil || c.preflights == nil || c.check == nil || c.off == "" {
+			t.Errorf("channel %q: enabled, preflights, check and off are required", c.name)
+			continue
+		}
 		if got := c.enabledKey(); got != c.name+".enabled" {
 			t.Errorf("channel %q: enabled key %q", c.name, got)
 		}

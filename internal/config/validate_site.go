@@ -116,9 +116,9 @@ func checkSettings(s *Settings, p *problems) compiled {
 	c.include = checkGlobs("include", s.Include, p)
 	c.exclude = checkGlobs("exclude", s.Exclude, p)
 	checkSitemapLimits(&s.Sitemap, p)
-	checkIndexNow(&s.IndexNow, p)
-	checkBing(&s.Bing, p)
-	checkFeed(&s.Feed, p)
+	for _, ch := range channelSpecs {
+		ch.check(s, p)
+	}
 	checkGoogle(&s.Google, p)
 	return c
 }
@@ -170,17 +170,28 @@ func checkSitemapLimits(s *Sitemap, p *problems) {
 // channel needs once it is enabled (but for one whose ${VAR} is unset and that the command does
 // not read), and the key file's host, which must be baseUrl's.
 func checkRequired(s *Site, p *problems) {
-	in := &s.IndexNow
-	indexNowKey.require(s, p)
-	if in.Enabled && len(in.Endpoints) == 0 {
-		p.addf("indexnow.endpoints needs at least one endpoint when indexnow.enabled is true, like [https://api.indexnow.org/indexnow]")
+	for _, ch := range channelSpecs {
+		if ch.credential != nil {
+			ch.credential.require(s, p)
+		}
+		if ch.require != nil {
+			ch.require(s, p)
+		}
 	}
-	checkKeyLocation(in.KeyLocation, s.BaseURL, p)
-	bingAPIKey.require(s, p)
 	googleCredentials.require(s, p)
 	if g := &s.Google; g.Enabled && g.Property == "" {
 		p.addf("google.property is required when google.enabled is true: the Search Console property, like sc-domain:example.com or https://example.com/")
 	}
+}
+
+// requireIndexNow checks what IndexNow needs of a whole site: an endpoint once it is on, and a
+// key file on baseUrl's host.
+func requireIndexNow(s *Site, p *problems) {
+	in := &s.IndexNow
+	if in.Enabled && len(in.Endpoints) == 0 {
+		p.addf("indexnow.endpoints needs at least one endpoint when indexnow.enabled is true, like [https://api.indexnow.org/indexnow]")
+	}
+	checkKeyLocation(in.KeyLocation, s.BaseURL, p)
 }
 
 func checkKeyLocation(loc, baseURL string, p *problems) {
