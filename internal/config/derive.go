@@ -52,23 +52,28 @@ func resolvePath(dir, p string) string {
 	return filepath.Join(dir, p)
 }
 
-// resolvePaths resolves the file paths of the configuration against c.Dir: sitemaps given as
-// paths, feed.out, google.credentials, and the path of a sqlite: state. A sitemap that looks like a host stays as
-// written, for its error message.
+// resolvePaths resolves the file paths of the configuration against c.Dir: those of each site
+// (Site.resolveFiles), and the path of a sqlite: state.
 func (c *Config) resolvePaths() {
 	if p, ok := strings.CutPrefix(c.State, "sqlite:"); ok && p != ":memory:" && !strings.HasPrefix(p, "file:") {
 		c.State = "sqlite:" + resolvePath(c.Dir, p)
 	}
 	for i := range c.Sites {
-		s := &c.Sites[i]
-		for j, sm := range s.Sitemaps {
-			if isFilePath(sm) && !looksLikeHost(sm) {
-				s.Sitemaps[j] = resolvePath(c.Dir, sm)
-			}
-		}
-		s.Feed.Out = resolvePath(c.Dir, s.Feed.Out)
-		s.Google.Credentials = resolvePath(c.Dir, s.Google.Credentials)
+		c.Sites[i].resolveFiles(c.Dir)
 	}
+}
+
+// resolveFiles resolves the file paths of a site against dir — sitemaps given as paths,
+// feed.out, google.credentials — for the file's sites and the API's alike. A sitemap that looks
+// like a host stays as written, for its error message.
+func (s *Site) resolveFiles(dir string) {
+	for j, sm := range s.Sitemaps {
+		if isFilePath(sm) && !looksLikeHost(sm) {
+			s.Sitemaps[j] = resolvePath(dir, sm)
+		}
+	}
+	s.Feed.Out = resolvePath(dir, s.Feed.Out)
+	s.Google.Credentials = resolvePath(dir, s.Google.Credentials)
 }
 
 // httpURL parses s as an absolute http or https URL with a host, or returns nil.

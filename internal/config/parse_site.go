@@ -43,13 +43,7 @@ func (c *Config) ParseSite(data []byte) (*Site, error) {
 	if err := root.Decode(s); err != nil {
 		return nil, err
 	}
-	for j, sm := range s.Sitemaps {
-		if isFilePath(sm) && !looksLikeHost(sm) {
-			s.Sitemaps[j] = resolvePath(c.Dir, sm)
-		}
-	}
-	s.Feed.Out = resolvePath(c.Dir, s.Feed.Out)
-	s.Google.Credentials = resolvePath(c.Dir, s.Google.Credentials)
+	s.resolveFiles(c.Dir)
 	own := keysOf(root)
 	s.unread = c.unreadOf(-1, own)
 	if !own.has("feed.url") && s.Feed.URL == "" {
