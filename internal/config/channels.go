@@ -9,8 +9,9 @@ import (
 // differs by channel reads it from channelSpecs, so that a new channel is one entry there, its
 // settings block, its defaults and its checks (docs/architecture.md, "What a change touches").
 type channelSpec struct {
-	// name is the key of the channel's block, from the yaml tag of its field of Settings.
-	name string
+	// name is the key of the channel's block, and enabledAt and backlogAt the key paths of its
+	// enabled and backlog settings: keyed derives them from the struct tags.
+	name, enabledAt, backlogAt string
 	// off says, in the words of the API (docs/api.md), that the channel is not on for a site.
 	off string
 	// enabled points at the block's enabled setting.
@@ -42,9 +43,8 @@ func blockOf(at func(*Settings) any) string {
 }
 
 // channelSpecs are the channels, in the order a run delivers them.
-var channelSpecs = []channelSpec{
+var channelSpecs = keyed([]channelSpec{
 	{
-		name:       blockOf(func(s *Settings) any { return &s.IndexNow }),
 		off:        "IndexNow submission is not enabled for this site",
 		enabled:    func(s *Settings) *bool { return &s.IndexNow.Enabled },
 		preflights: func(s *Settings) bool { return s.IndexNow.Preflight },
@@ -54,7 +54,6 @@ var channelSpecs = []channelSpec{
 		require:    requireIndexNow,
 	},
 	{
-		name:       blockOf(func(s *Settings) any { return &s.Bing }),
 		off:        "Bing submission is not enabled for this site",
 		enabled:    func(s *Settings) *bool { return &s.Bing.Enabled },
 		preflights: func(s *Settings) bool { return s.Bing.Preflight },
@@ -63,8 +62,7 @@ var channelSpecs = []channelSpec{
 		credential: &bingAPIKey,
 	},
 	{
-		name: blockOf(func(s *Settings) any { return &s.Feed }),
-		off:  "The feed is not enabled for this site",
+		off: "The feed is not enabled for this site",
 		// The feed checks a page whenever it fetches it for its title, so that a page no engine
 		// would index never becomes an item.
 		preflights: func(s *Settings) bool { return s.Feed.FetchTitles },
@@ -78,6 +76,19 @@ var channelSpecs = []channelSpec{
 		},
 		offWarning: "the feed is set up (feed.out, title or url) but feed.enabled is not: no feed is kept; add feed.enabled: true",
 	},
+})
+
+// keyed fills in the names and key paths of the channels, from the struct tags, once.
+func keyed(specs []channelSpec) []channelSpec {
+	for i := range specs {
+		c := &specs[i]
+		c.name = blockOf(func(s *Settings) any { return c.enabled(s) })
+		c.enabledAt = settingKey(func(s *Settings) any { return c.enabled(s) })
+		if c.backlog != nil {
+			c.backlogAt = settingKey(func(s *Settings) any { return c.backlog(s) })
+		}
+	}
+	return specs
 }
 
 // Channels are the channels a site can have, in the order a run delivers them. Commands, the
@@ -103,14 +114,10 @@ func specOf(name string) *channelSpec {
 }
 
 // enabledKey is the key path of the channel's enabled setting: "feed.enabled".
-func (c *channelSpec) enabledKey() string {
-	return settingKey(func(s *Settings) any { return c.enabled(s) })
-}
+func (c *channelSpec) enabledKey() string { return c.enabledAt }
 
 // backlogKey is the key path of the channel's own backlog setting: "bing.backlog".
-func (c *channelSpec) backlogKey() string {
-	return settingKey(func(s *Settings) any { return c.backlog(s) })
-}
+func (c *channelSpec) backlogKey() string { return c.backlogAt }
 
 // ChannelOff says that a channel is not on for a site, in the words of the API (docs/api.md).
 func ChannelOff(channel string) string {

@@ -15,6 +15,9 @@ type Credential struct {
 	// the path is shown, not masked, and no request can give the file's content.
 	File bool
 
+	// at and enabledAt are the key paths of the secret and of its block's enabled setting.
+	at, enabledAt string
+
 	value   func(*Settings) *string
 	dests   func(*Settings) []string
 	enabled func(*Settings) *bool
@@ -30,7 +33,9 @@ type Credential struct {
 // newCredential derives a credential's keys from the settings it points at.
 func newCredential(c Credential) Credential {
 	c.Block = blockOf(func(s *Settings) any { return c.value(s) })
-	c.Key = leaf(settingKey(func(s *Settings) any { return c.value(s) }))
+	c.at = settingKey(func(s *Settings) any { return c.value(s) })
+	c.Key = leaf(c.at)
+	c.enabledAt = settingKey(func(s *Settings) any { return c.enabled(s) })
 	return c
 }
 
@@ -99,12 +104,10 @@ func (c *Credential) Value(s *Settings) string { return *c.value(s) }
 func (c *Credential) Dests(s *Settings) []string { return c.dests(s) }
 
 // path is the key path of the secret: "bing.apiKey".
-func (c *Credential) path() string { return c.Block + "." + c.Key }
+func (c *Credential) path() string { return c.at }
 
 // enabledKey is the key path of its block's enabled setting: "bing.enabled".
-func (c *Credential) enabledKey() string {
-	return settingKey(func(s *Settings) any { return c.enabled(s) })
-}
+func (c *Credential) enabledKey() string { return c.enabledAt }
 
 // require reports the credential missing from a site whose block is on, unless its ${VAR} is
 // unset in a setting the command does not read.
