@@ -48,7 +48,8 @@ type Reporter interface {
 
 // Selection says which URLs a channel wants due, where it differs from the rule every channel
 // gets (docs/runs.md, "What is due"): a URL never delivered, changed, due again after
-// resubmitAfter, or failed.
+// resubmitAfter, or failed; and what the channel can do besides delivering them, which the run
+// asks of it by these fields, never by its name.
 type Selection struct {
 	// OnlyNew makes due only URLs the channel never had, and those whose last attempt failed: a
 	// newer lastmod or resubmitAfter does not bring a URL back (a feed announces new pages once).
@@ -58,10 +59,18 @@ type Selection struct {
 	// FirstRun says that the channel will deliver only the Newest pages in this run and take
 	// every other due URL as known (reporting it Skipped): what a dry run then shows.
 	FirstRun bool
+	// Ranked says that the channel orders its due URLs with every page in hand (Bing's quota
+	// goes newest first): a read of the sitemaps over several runs hands them to it from the run
+	// that reaches the end of the read, not as it goes.
+	Ranked bool
+	// Removals says that the channel takes removal notices (Due.Removal): the run probes the
+	// URLs that left every sitemap, and queues on it those the site answers 404 or 410 for.
+	Removals bool
 }
 
-// Selective is a Channel that selects its due URLs itself. The run asks it once, before it reads
-// the sitemaps; a Channel that is not Selective gets the rule every channel gets.
+// Selective is a Channel that selects its due URLs itself, or can do more than deliver them. The
+// run asks it once, before it reads the sitemaps; a Channel that is not Selective gets the rule
+// every channel gets, and is asked nothing else.
 type Selective interface {
 	Selection(ctx context.Context) Selection
 }

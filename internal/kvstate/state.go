@@ -8,8 +8,6 @@ import (
 	"reflect"
 	"sync"
 	"time"
-
-	"github.com/sitepush/sitepush/internal/runner"
 )
 
 // Options bound a State.
@@ -61,18 +59,6 @@ type State struct {
 	syncs   uint64           // SyncCatalog calls so far
 	clock   uint64           // ticks of shard use, for dropping the longest unused
 }
-
-// The State is the runner's state, keeps the day's statistics of requests, and the URLs that
-// left the sitemaps until a run probes them; it takes a run's lease only once the run has work
-// (LazyLease). It has no fast first run (its catalogue shards are read once a run anyway, so
-// every page is looked up), no floors of resubmissions to settle (a shard's summary is made as it
-// is written), and no log of removal notices (the Worker tells no URL's story).
-var (
-	_ runner.State          = (*State)(nil)
-	_ runner.RequestCounter = (*State)(nil)
-	_ runner.Removals       = (*State)(nil)
-	_ runner.LazyLease      = (*State)(nil)
-)
 
 // New returns a State over kv.
 func New(kv KV, opt Options) *State {

@@ -153,7 +153,7 @@ func (c *collector) baseline(ctx context.Context, ch int, rep *recorder) error {
 		return nil
 	}
 	old := q.Split(func(m channel.Meta) bool {
-		_, notice := rep.removals[m.Hash]
+		_, notice := rep.removals.status[m.Hash]
 		return m.Retry || notice || !c.base.covers(m.Hash, m.Lastmod)
 	})
 	for from := 0; from < old.Len(); from += lookUpBatch {
@@ -181,8 +181,7 @@ func (c *collector) uncovered(pages []channel.Page) []channel.Page {
 // run probes them next (probeLeft), and announces those that answer 404 or 410. They are added
 // to the catalogue first: a removal notice is sent by URL.
 func (r *Runner) baselineLeft(ctx context.Context, col *collector, res *sitemap.Result) error {
-	rm, _ := r.removals(col.site, col.channels)
-	if rm == nil || col.base == nil || !col.mode.writes || col.mode.chosen || len(res.Failed()) > 0 || ctx.Err() != nil {
+	if col.removalsOn() < 0 || col.base == nil || !col.mode.writes || col.mode.chosen || len(res.Failed()) > 0 || ctx.Err() != nil {
 		return nil
 	}
 	var listed []int64
@@ -226,7 +225,7 @@ func (r *Runner) baselineLeft(ctx context.Context, col *collector, res *sitemap.
 		return err
 	}
 	col.rec.AddNote(fmt.Sprintf("indexnow: %s the baseline lists left every sitemap: asked what became of them", human.Count(len(hashes), "URL")))
-	return rm.MarkLeft(ctx, col.site.ID, hashes, col.now)
+	return r.State.MarkLeft(ctx, col.site.ID, hashes, col.now)
 }
 
 // What a page of a sitemap is to a baseline (Change.Kind).

@@ -40,7 +40,7 @@ func TestABaseline(t *testing.T) {
 		t.Cleanup(func() { st.Close() })
 		r := runner.New(st)
 		r.Client = &http.Client{Transport: answers}
-		in, bing := &fakeChannel{name: "indexnow", batch: 100}, &fakeChannel{name: "bing", batch: 100}
+		in, bing := &fakeChannel{name: "indexnow", batch: 100, removals: true}, &fakeChannel{name: "bing", batch: 100}
 		rec := run(t, r, s, runner.Options{Channels: []channel.Channel{in, bing}, Baseline: base, DryRun: dryRun})
 		got, sentBing := in.take(), bing.take()
 		slices.Sort(got)
@@ -103,7 +103,7 @@ func TestABaselineOtherHosts(t *testing.T) {
 	t.Cleanup(func() { st.Close() })
 	r := runner.New(st)
 	r.Client = &http.Client{Transport: answers}
-	in := &fakeChannel{name: "indexnow", batch: 100}
+	in := &fakeChannel{name: "indexnow", batch: 100, removals: true}
 	run(t, r, s, runner.Options{Channels: []channel.Channel{in}, Baseline: base})
 	if got := in.take(); !slices.Equal(got, urls("/gone")) {
 		t.Errorf("IndexNow got %v; want only the site's own removal notice, %v", got, urls("/gone"))

@@ -37,7 +37,7 @@ func (r *Runner) carryOn(ctx, budget context.Context, col *collector, chans []ch
 		q := col.due[i]
 		// A channel that ranks what is due (Bing's quota goes newest first) gets it from the run
 		// that reaches the end of the read, when it can rank every page.
-		if _, ranks := ch.(channel.Previewer); q.Len() == 0 || ranks || col.waitsForWholeRead(i) {
+		if q.Len() == 0 || col.selection[i].Ranked || col.waitsForWholeRead(i) {
 			continue // kept for the end of the read
 		}
 		col.rec.Channels[ch.Name()].Due -= q.SortByHash()

@@ -12,7 +12,6 @@ import (
 	"github.com/sitepush/sitepush/internal/kvstate"
 	"github.com/sitepush/sitepush/internal/model"
 	"github.com/sitepush/sitepush/internal/runner"
-	"github.com/sitepush/sitepush/internal/store"
 	"github.com/sitepush/sitepush/internal/store/storetest"
 )
 
@@ -28,24 +27,9 @@ func (s *scanned) PendingDeliveries(ctx context.Context, site string, q model.Pe
 	return p, err
 }
 
-// state returns s as the state of a run, with the optional parts of the state it wraps: a
-// decorator that embeds runner.State alone would hide them, and the run take another path.
-func (s *scanned) state() runner.State {
-	switch st := s.State.(type) {
-	case *store.Store:
-		return struct {
-			*scanned
-			runner.NewSiteLoader
-			runner.ResubmitSettler
-			runner.RequestCounter
-		}{s, st, st, st}
-	case *kvstate.State:
-		return struct {
-			*scanned
-			runner.RequestCounter
-		}{s, st}
-	}
-	return s
+// state returns s as the state of a run, with the optional parts of the state it wraps.
+func (s *scanned) state(t testing.TB) runner.State {
+	return decorate(t, s, s.State)
 }
 
 // states are the two states a run may have, each opened for a run at a time: the SQL store, and
@@ -119,7 +103,7 @@ func TestAFeedIsNotAskedToResubmit(t *testing.T) {
 			feed := onlyNew{&fakeChannel{name: "feed", batch: 10}}
 			runAt := func(at time.Time) *scanned {
 				st := &scanned{State: open(at)}
-				r := runner.New(st.state())
+				r := runner.New(st.state(t))
 				r.Now = func() time.Time { return at }
 				run(t, r, s, runner.Options{Channels: []channel.Channel{feed}})
 				return st
@@ -146,7 +130,7 @@ func TestARemovedURLDoesNotHoldTheFloor(t *testing.T) {
 	in := &fakeChannel{name: "indexnow", batch: 10}
 	runAt := func(day int) *scanned {
 		sc := &scanned{State: st}
-		r := runner.New(sc.state()) // the store's floors are what the test is about
+		r := runner.New(sc.state(t)) // the store's floors are what the test is about
 		r.Now = func() time.Time { return start.Add(time.Duration(day) * 24 * time.Hour) }
 		run(t, r, s, runner.Options{Channels: []channel.Channel{in}})
 		return sc

@@ -25,31 +25,34 @@ const (
 	probeRead = 4 << 10
 )
 
-// removals returns the state's Removals when a run of site over chans announces removed pages:
-// the state keeps them, IndexNow is among the run's channels, and indexnow.removed is on.
-func (r *Runner) removals(site *config.Site, chans []string) (Removals, int) {
-	rm, ok := r.State.(Removals)
-	ch := slices.Index(chans, "indexnow")
-	if !ok || ch < 0 || !site.IndexNow.Removed {
-		return nil, -1
-	}
-	return rm, ch
+// removalsOn returns the index, among the run's channels, of the channel that takes removal
+// notices (channel.Selection.Removals: IndexNow's, unless indexnow.removed is off), the first
+// when several do; -1 when none does: the run then neither marks nor probes the URLs that left.
+func (c *collector) removalsOn() int {
+	return slices.IndexFunc(c.selection, func(s channel.Selection) bool { return s.Removals })
+}
+
+// notices are the removal notices a run queued (probeLeft): on which channel, and the status each
+// URL answered, by hash. Their outcomes on that channel are recorded (recorder.announced).
+type notices struct {
+	channel string
+	status  map[int64]int
 }
 
 // markLeft records, after a whole read that settled everything it found, the URLs that left
 // every sitemap since the read before (leftTheSitemaps): the next run probes them. It runs before
 // the memos it compares with are replaced.
 func (r *Runner) markLeft(ctx context.Context, col *collector) error {
-	rm, _ := r.removals(col.site, col.channels)
-	if rm == nil || !col.mode.useMemos {
+	ch := col.removalsOn()
+	if ch < 0 || !col.mode.useMemos {
 		return nil
 	}
 	gone, err := col.leftTheSitemaps(ctx)
 	if err != nil || len(gone) == 0 {
 		return err
 	}
-	col.rec.AddNote(fmt.Sprintf("indexnow: %s left every sitemap: the next run asks the site what became of them", human.Count(len(gone), "URL")))
-	return rm.MarkLeft(ctx, col.site.ID, gone, col.now)
+	col.rec.AddNote(fmt.Sprintf("%s: %s left every sitemap: the next run asks the site what became of them", col.channels[ch], human.Count(len(gone), "URL")))
+	return r.State.MarkLeft(ctx, col.site.ID, gone, col.now)
 }
 
 // leftTheSitemaps returns the URLs the memos of the sitemaps that changed or went remembered,
@@ -94,20 +97,21 @@ func (c *collector) unlisted(ctx context.Context, hashes []int64) ([]int64, erro
 }
 
 // probeLeft asks the site, in a run that writes, what became of the URLs that left its sitemaps
-// (a GET, redirects not followed): one that answers 404 or 410 is queued on IndexNow as a removal
-// notice, once; one that answers otherwise moved or stays, and is not sent. It returns the
-// notices queued, by hash, with the status each answered.
-func (r *Runner) probeLeft(ctx context.Context, col *collector) map[int64]int {
-	rm, ch := r.removals(col.site, col.channels)
-	if rm == nil || !col.mode.writes || col.mode.chosen || ctx.Err() != nil {
-		return nil
+// (a GET, redirects not followed): one that answers 404 or 410 is queued as a removal notice,
+// once, on the channel that takes them (removalsOn); one that answers otherwise moved or stays,
+// and is not sent. It returns the notices queued.
+func (r *Runner) probeLeft(ctx context.Context, col *collector) notices {
+	ch := col.removalsOn()
+	if ch < 0 || !col.mode.writes || col.mode.chosen || ctx.Err() != nil {
+		return notices{}
 	}
-	left, err := rm.LeftToProbe(ctx, col.site.ID, probesPerRun)
+	name := col.channels[ch]
+	left, err := r.State.LeftToProbe(ctx, col.site.ID, probesPerRun)
 	if err != nil {
 		if !budgetEnded(ctx, err) {
-			col.rec.AddError("indexnow: " + err.Error())
+			col.rec.AddError(name + ": " + err.Error())
 		}
-		return nil
+		return notices{}
 	}
 	statuses := make([]int, len(left))
 	client := r.probeClient()
@@ -131,10 +135,10 @@ func (r *Runner) probeLeft(ctx context.Context, col *collector) map[int64]int {
 	}
 	wg.Wait()
 	if refused.Load() {
-		col.rec.AddNote(fmt.Sprintf("indexnow: %s that left the sitemaps wait to be asked about by a later run: %v",
-			human.Count(len(left)-countNonZero(statuses), "URL"), channel.ErrNoFetch))
+		col.rec.AddNote(fmt.Sprintf("%s: %s that left the sitemaps wait to be asked about by a later run: %v",
+			name, human.Count(len(left)-countNonZero(statuses), "URL"), channel.ErrNoFetch))
 	}
-	notices := map[int64]int{}
+	queued := notices{channel: name, status: map[int64]int{}}
 	for i, p := range left {
 		switch {
 		case statuses[i] == 0 || statuses[i] >= 500:
@@ -142,22 +146,22 @@ func (r *Runner) probeLeft(ctx context.Context, col *collector) map[int64]int {
 		case statuses[i] == http.StatusNotFound || statuses[i] == http.StatusGone:
 			// Its probe is recorded with the notice's outcome (recorder.announced): a run that
 			// ends before sending it leaves the URL to probe again, and the notice is not lost.
-			notices[p.Hash] = statuses[i]
+			queued.status[p.Hash] = statuses[i]
 			col.due[ch].Add(channel.Due{Hash: p.Hash, Removal: true})
-			col.rec.Channels["indexnow"].Due++
+			col.rec.Channels[name].Due++
 		default:
-			if err := rm.RecordProbe(ctx, col.site.ID, p.Hash, statuses[i], r.now()); err != nil {
+			if err := r.State.RecordProbe(ctx, col.site.ID, p.Hash, statuses[i], r.now()); err != nil {
 				if !budgetEnded(ctx, err) {
-					col.rec.AddError("indexnow: " + err.Error())
+					col.rec.AddError(name + ": " + err.Error())
 				}
-				return notices // the rest are probed again by the next run
+				return queued // the rest are probed again by the next run
 			}
 		}
 	}
-	if len(notices) > 0 {
-		col.rec.AddNote(fmt.Sprintf("indexnow: %s gone from the sitemaps and from the site (404 or 410): a removal notice each", human.Count(len(notices), "URL")))
+	if len(queued.status) > 0 {
+		col.rec.AddNote(fmt.Sprintf("%s: %s gone from the sitemaps and from the site (404 or 410): a removal notice each", name, human.Count(len(queued.status), "URL")))
 	}
-	return notices
+	return queued
 }
 
 // countNonZero counts the statuses of the probes that got an answer.

@@ -66,7 +66,7 @@ func TestRemovedPagesAreAnnounced(t *testing.T) {
 		s.site.Sitemaps = []string{f.url("/s.xml")}
 		all := urls("/a", "/b", "/c", "/gone", "/stays")
 		f.set("/s.xml", false, all...)
-		in, bing := &fakeChannel{name: "indexnow", batch: 100}, &fakeChannel{name: "bing", batch: 100}
+		in, bing := &fakeChannel{name: "indexnow", batch: 100, removals: on}, &fakeChannel{name: "bing", batch: 100}
 		opt := runner.Options{Channels: []channel.Channel{in, bing}}
 		run(t, r, s, opt)
 		if a, b := in.take(), bing.take(); len(a) != 5 || len(b) != 5 {
@@ -161,7 +161,7 @@ func TestABudgetSpentWhileAskingWhatLeft(t *testing.T) {
 	s := newSite(t, "")
 	s.site.Sitemaps = []string{f.url("/s.xml")}
 	f.set("/s.xml", false, urls("/a", "/gone")...)
-	in := &fakeChannel{name: "indexnow", batch: 100}
+	in := &fakeChannel{name: "indexnow", batch: 100, removals: true}
 	opt := runner.Options{Channels: []channel.Channel{in}}
 	run(t, r, s, opt)
 	f.set("/s.xml", false, urls("/a")...)

@@ -34,9 +34,9 @@ type recorder struct {
 	// onOutcome, when set, is told of every outcome once it is recorded.
 	onOutcome func(site string, o channel.Outcome)
 
-	// removals are the removal notices queued on IndexNow, by hash (probeLeft): their acceptance
-	// is recorded.
-	removals map[int64]int
+	// removals are the removal notices queued on the channel that takes them (probeLeft): their
+	// acceptance is recorded.
+	removals notices
 
 	mu      sync.Mutex
 	latency map[*model.EndpointStats]time.Duration
@@ -79,7 +79,7 @@ func (r *recorder) Requested(req channel.Request) {
 	r.latency[ep] += req.Latency
 	ep.AvgResponseMS = float64(r.latency[ep].Microseconds()) / 1000 / float64(ep.Requests+ep.Retries)
 	// Statistics are best effort: a failure to count one request must not stop delivery.
-	_ = recordRequests(r.ctx, r.state, r.site, r.now(), []channel.Request{req})
+	_ = r.state.RecordRequests(r.ctx, r.site, r.now(), []channel.Request{req})
 	if r.onRequest != nil {
 		r.onRequest(r.site, req)
 	}
@@ -200,29 +200,27 @@ func statusKey(status int) string {
 }
 
 // announced records what became of the removal notices an outcome answers: the probe that found
-// each URL gone, so that it is not probed again, and the notices IndexNow accepted. A notice no
+// each URL gone, so that it is not probed again, and the notices the channel accepted. A notice no
 // outcome answers — the run stopped first — leaves its URL to be probed and announced by a later run.
 func (r *recorder) announced(o channel.Outcome) {
-	if len(r.removals) == 0 || o.Channel != "indexnow" {
+	if len(r.removals.status) == 0 || o.Channel != r.removals.channel {
 		return
 	}
 	var hashes []int64
 	for _, d := range o.URLs {
-		if _, ok := r.removals[d.Hash]; ok {
+		if _, ok := r.removals.status[d.Hash]; ok {
 			hashes = append(hashes, d.Hash)
 		}
 	}
-	if rm, ok := r.state.(Removals); ok {
-		for _, h := range hashes {
-			if err := rm.RecordProbe(r.ctx, r.site, h, r.removals[h], r.now()); err != nil {
-				r.rec.AddError("indexnow: " + err.Error())
-				return
-			}
+	for _, h := range hashes {
+		if err := r.state.RecordProbe(r.ctx, r.site, h, r.removals.status[h], r.now()); err != nil {
+			r.rec.AddError(o.Channel + ": " + err.Error())
+			return
 		}
 	}
 	if log, ok := r.state.(RemovalLog); ok && o.Delivered {
 		if err := log.RecordAnnounced(r.ctx, r.site, hashes, r.now()); err != nil {
-			r.rec.AddError("indexnow: " + err.Error())
+			r.rec.AddError(o.Channel + ": " + err.Error())
 		}
 	}
 }

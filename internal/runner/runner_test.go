@@ -25,15 +25,20 @@ import (
 // fakeChannel delivers by accepting every URL, unless failing says otherwise, and remembers what
 // it got.
 type fakeChannel struct {
-	name    string
-	batch   int
-	failing func(channel.Due) string
-	block   bool // after the first batch, wait for the run to end
-	mu      sync.Mutex
-	got     []string
+	name     string
+	batch    int
+	failing  func(channel.Due) string
+	block    bool // after the first batch, wait for the run to end
+	removals bool // it takes removal notices, as IndexNow does with indexnow.removed on
+	mu       sync.Mutex
+	got      []string
 }
 
 func (c *fakeChannel) Name() string { return c.name }
+
+func (c *fakeChannel) Selection(context.Context) channel.Selection {
+	return channel.Selection{Removals: c.removals}
+}
 
 func (c *fakeChannel) Deliver(ctx context.Context, q *channel.Queue, rep channel.Reporter) error {
 	for from := 0; from < q.Len(); from += c.batch {

@@ -10,8 +10,8 @@ import (
 
 // State is the store as a run needs it: what every state means, whatever keeps it (the SQL
 // store, the Worker's KV). What only some states do is an optional interface the runner asks a
-// state for (NewSiteLoader, ResubmitSettler, RequestCounter), as it does of channels. The core
-// never imports the store, so that it builds for other targets (a Worker with KV) too.
+// state for (NewSiteLoader, ResubmitSettler, LazyLease, RemovalLog), as it does of channels. The
+// core never imports the store, so that it builds for other targets (a Worker with KV) too.
 type State interface {
 	// AcquireLease takes the site's lease for holder until now+ttl, unless another holder's
 	// lease is still valid: then its error is a *model.LeaseHeld, which says who holds it until
@@ -40,6 +40,23 @@ type State interface {
 	channel.URLs
 	// RecordOutcome stores an outcome as it arrives, with the day's statistics, in one transaction.
 	RecordOutcome(ctx context.Context, site string, now time.Time, o channel.Outcome) error
+	// RecordRequests adds requests to the day's per-endpoint statistics of requests, for the
+	// dashboard, the API and the Worker's /status.
+	RecordRequests(ctx context.Context, site string, now time.Time, reqs []channel.Request) error
+
+	// The URLs that left every sitemap of a site (MarkLeft, after a whole read) wait to be probed
+	// by the runs after (LeftToProbe, RecordProbe): those that answer 404 or 410 are announced on
+	// the channel that takes removal notices (channel.Selection.Removals).
+
+	// MarkLeft records that the URLs of hashes left every sitemap of site at at: each waits to
+	// be probed. A URL that left before starts afresh.
+	MarkLeft(ctx context.Context, site string, hashes []int64, at time.Time) error
+	// LeftToProbe returns at most limit of the URLs waiting to be probed, those that left first
+	// first, with their URLs.
+	LeftToProbe(ctx context.Context, site string, limit int) ([]channel.Page, error)
+	// RecordProbe records the HTTP status a URL waiting to be probed answered at at: it waits
+	// no more.
+	RecordProbe(ctx context.Context, site string, hash int64, status int, at time.Time) error
 
 	// Runs returns the site's execution records, newest first, at most limit: a run going (or
 	// killed) has only its start.
@@ -70,14 +87,6 @@ type ResubmitSettler interface {
 	SettleResubmits(ctx context.Context, site string, q model.PendingQuery) error
 }
 
-// RequestCounter is a state that keeps the day's per-endpoint statistics of requests, for the
-// dashboard and the API. With a state without it, a run counts its requests in its execution
-// record only.
-type RequestCounter interface {
-	// RecordRequests adds requests to the day's per-endpoint statistics.
-	RecordRequests(ctx context.Context, site string, now time.Time, reqs []channel.Request) error
-}
-
 // settleResubmits tells s, when it is a ResubmitSettler, that a complete run that asked q
 // answered every URL present it made due.
 func settleResubmits(ctx context.Context, s State, site string, q model.PendingQuery) error {
@@ -85,29 +94,6 @@ func settleResubmits(ctx context.Context, s State, site string, q model.PendingQ
 		return r.SettleResubmits(ctx, site, q)
 	}
 	return nil
-}
-
-// recordRequests adds requests to the day's statistics of s, when it keeps them.
-func recordRequests(ctx context.Context, s State, site string, now time.Time, reqs []channel.Request) error {
-	if c, ok := s.(RequestCounter); ok {
-		return c.RecordRequests(ctx, site, now, reqs)
-	}
-	return nil
-}
-
-// Removals is a state that keeps the URLs that left every sitemap of a site (MarkLeft, after a
-// whole read), so that the runs after probe them (LeftToProbe, RecordProbe): those that answer
-// 404 or 410 are announced through IndexNow. The SQL store and the Worker's KV state.
-type Removals interface {
-	// MarkLeft records that the URLs of hashes left every sitemap of site at at: each waits to
-	// be probed. A URL that left before starts afresh.
-	MarkLeft(ctx context.Context, site string, hashes []int64, at time.Time) error
-	// LeftToProbe returns at most limit of the URLs waiting to be probed, those that left first
-	// first, with their URLs.
-	LeftToProbe(ctx context.Context, site string, limit int) ([]channel.Page, error)
-	// RecordProbe records the HTTP status a URL waiting to be probed answered at at: it waits
-	// no more.
-	RecordProbe(ctx context.Context, site string, hash int64, status int, at time.Time) error
 }
 
 // LazyLease is a state whose runs write their lease only once they have work — the Worker's KV,
@@ -121,9 +107,9 @@ type LazyLease interface {
 	Working(ctx context.Context, site string) error
 }
 
-// RemovalLog is a state that keeps, for each URL's story, when IndexNow accepted its removal
-// notice: the SQL store. The Worker, which tells no URL's story, does not.
+// RemovalLog is a state that keeps, for each URL's story, when a channel (IndexNow) accepted its
+// removal notice: the SQL store. The Worker, which tells no URL's story, does not.
 type RemovalLog interface {
-	// RecordAnnounced records that IndexNow accepted the removal notices of hashes at at.
+	// RecordAnnounced records that a channel accepted the removal notices of hashes at at.
 	RecordAnnounced(ctx context.Context, site string, hashes []int64, at time.Time) error
 }

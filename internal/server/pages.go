@@ -466,8 +466,9 @@ func (s *Server) urlStories(w http.ResponseWriter, r *http.Request) {
 			s.failedPage(w, r, err)
 			return
 		}
+		only := onlyNew(r.Context(), s.state, e.Site, s.now())
 		for _, u := range found {
-			p.URLs = append(p.URLs, story{URLState: u, Channels: channelStories(e.Site, u, s.now(), held)})
+			p.URLs = append(p.URLs, story{URLState: u, Channels: channelStories(e.Site, only, u, s.now(), held)})
 		}
 	}
 	s.render(w, r, http.StatusOK, "urls.html", page{Title: "URLs of " + e.Site.ID + " — sitepush", Flash: flashOf(r), Data: p})

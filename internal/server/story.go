@@ -9,10 +9,12 @@ import (
 	"time"
 
 	"github.com/sitepush/sitepush/internal/answer"
+	"github.com/sitepush/sitepush/internal/channel"
 	"github.com/sitepush/sitepush/internal/channel/bing"
 	"github.com/sitepush/sitepush/internal/config"
 	"github.com/sitepush/sitepush/internal/model"
 	"github.com/sitepush/sitepush/internal/runner"
+	"github.com/sitepush/sitepush/internal/sitechannels"
 	"github.com/sitepush/sitepush/internal/store"
 )
 
@@ -139,7 +141,7 @@ func StoryOf(ctx context.Context, st *store.Store, site *config.Site, u string, 
 			out.Removed.Status = &rm.Status
 		}
 	}
-	for _, c := range channelStories(site, f, now, held) {
+	for _, c := range channelStories(site, onlyNew(ctx, st, site, now), f, now, held) {
 		cs := ChannelStory{LastAttempt: timeOrNil(c.Delivery.LastAttempt), LastDelivery: timeOrNil(c.Delivery.State.DeliveredAt),
 			Due: c.Due != "", Why: stringOrNil(c.Due), HeldByQuota: c.Held}
 		if c.Delivered {
@@ -188,9 +190,23 @@ func preflightStory(u store.URLState) *PreflightStory {
 	return out
 }
 
-// channelStories tells whether a URL is due on each channel of site that is on, and why; held
-// says why Bing's quota holds its due URLs today, "" when it does not.
-func channelStories(site *config.Site, u store.URLState, now time.Time, held string) []channelStory {
+// onlyNew says, by name, which channels of site want only URLs they never had: those whose
+// selection says so (channel.Selection.OnlyNew, the feed's), as it says to their runs. The
+// channels are built as a run builds them, and asked nothing else: they send nothing.
+func onlyNew(ctx context.Context, st *store.Store, site *config.Site, now time.Time) map[string]bool {
+	out := map[string]bool{}
+	for _, ch := range sitechannels.For(site, "all", nil, "", st, now) {
+		if s, ok := ch.(channel.Selective); ok {
+			out[ch.Name()] = s.Selection(ctx).OnlyNew
+		}
+	}
+	return out
+}
+
+// channelStories tells whether a URL is due on each channel of site that is on, and why, by the
+// rule its runs follow: only new URLs for those of onlyNew (by name). held says why Bing's quota
+// holds its due URLs today, "" when it does not.
+func channelStories(site *config.Site, onlyNew map[string]bool, u store.URLState, now time.Time, held string) []channelStory {
 	var out []channelStory
 	for _, name := range config.Channels {
 		if !site.Enabled(name) {
@@ -198,7 +214,7 @@ func channelStories(site *config.Site, u store.URLState, now time.Time, held str
 		}
 		d, ok := u.Channels[name]
 		c := channelStory{Name: name, Delivery: d, Delivered: ok}
-		c.Due = runner.DueReason(d.State, u.Lastmod, site.ResubmitAfter.D(), site.PreflightWait(name), now, name == "feed")
+		c.Due = runner.DueReason(d.State, u.Lastmod, site.ResubmitAfter.D(), site.PreflightWait(name), now, onlyNew[name])
 		if c.Due != "" && name == "bing" {
 			c.Held = held
 		}

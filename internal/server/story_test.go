@@ -64,3 +64,28 @@ func TestURLStoryAPI(t *testing.T) {
 		}
 	}
 }
+
+// TestAStoryIsDueByTheChannelsSelection: a URL's story says it is due on a channel by the rule the
+// channel's runs follow, which its selection gives: once resubmitAfter has passed, a URL sent is
+// due again on IndexNow, and never on the feed, which takes only new URLs.
+func TestAStoryIsDueByTheChannelsSelection(t *testing.T) {
+	w := newWorld(t)
+	w.run("all")
+	site := &w.config.Sites[0]
+	u := w.site.URL + "/blog/post-24" // the newest page: an item of the feed's first run
+	doc, err := StoryOf(context.Background(), w.store, site, u, time.Now().Add(site.ResubmitAfter.D()+time.Hour))
+	if err != nil {
+		t.Fatal(err)
+	}
+	in, fd := doc.Channels["indexnow"], doc.Channels["feed"]
+	why := func(c ChannelStory) string {
+		if c.Why == nil {
+			return ""
+		}
+		return *c.Why
+	}
+	if fd.LastOutcome == nil || !in.Due || why(in) != runner.DueResubmit || fd.Due {
+		t.Errorf("after resubmitAfter, IndexNow: due %v (%q); the feed (sent: %v): due %v (%q); want IndexNow due to resubmit, the feed not due",
+			in.Due, why(in), fd.LastOutcome != nil, fd.Due, why(fd))
+	}
+}

@@ -7,7 +7,6 @@ import (
 
 	"github.com/sitepush/sitepush/internal/channel"
 	"github.com/sitepush/sitepush/internal/model"
-	"github.com/sitepush/sitepush/internal/runner"
 )
 
 // testIneligible: a URL a preflight held back is kept ineligible, with the lastmod checked and
@@ -93,10 +92,7 @@ func testIneligible(t *testing.T, b Backend) {
 // their URLs; a probe ends the wait; a URL that leaves again waits afresh; sites are apart.
 func testRemovals(t *testing.T, b Backend) {
 	s := b.Open(t)
-	if _, ok := s.(runner.Removals); !ok {
-		t.Skip("the state keeps no URLs that left the sitemaps")
-	}
-	rm := func() runner.Removals { return s.(runner.Removals) }
+	rm := func() State { return s }
 	pages := []channel.Page{page(1, t0), page(2, t0), page(3, t0), page(-1<<62, t0)}
 	sync(t, s, "a", t0, pages, nil)
 	toProbe := func(site string, limit int) []channel.Page {

@@ -43,6 +43,9 @@ type QuotaStore interface {
 	QuotaDay(ctx context.Context, site, day string) (model.BingDay, error)
 }
 
+// The run asks Bing what it can do: rank its URLs.
+var _ channel.Selective = (*Channel)(nil)
+
 // Channel delivers a site's due URLs to Bing.
 type Channel struct {
 	cfg       config.Bing
@@ -92,6 +95,13 @@ func (c *Channel) Preflight(pc *preflight.Checker) { c.checker = pc }
 
 // Name is "bing".
 func (c *Channel) Name() string { return name }
+
+// Selection declares that Bing ranks its due URLs (Ranked): its daily quota goes to the newest
+// pages first, so a read of the sitemaps over several runs hands it its URLs from the run that
+// reaches the end of the read, with every page in hand.
+func (c *Channel) Selection(context.Context) channel.Selection {
+	return channel.Selection{Ranked: true}
+}
 
 // Deliver sends the due URLs, in order of priority, in batches of batchSize, one request at a
 // time, until the day's quota is spent; then it asks Bing whether it crawled the URLs submitted

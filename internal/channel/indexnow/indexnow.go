@@ -23,7 +23,11 @@ const (
 	requestTimeout = 30 * time.Second
 )
 
-// Channel delivers a site's due URLs through IndexNow.
+// The run asks IndexNow what it can do: removal notices, and when it wants its URLs.
+var _ channel.Selective = (*Channel)(nil)
+
+// Channel delivers a site's due URLs through IndexNow, and the removal notices of the URLs gone
+// from the site.
 type Channel struct {
 	cfg       config.IndexNow
 	host      string // baseUrl's host, as the protocol's "host"
@@ -44,6 +48,14 @@ func (c *Channel) Preflight(pc *preflight.Checker) { c.checker = pc }
 
 // Name is "indexnow".
 func (c *Channel) Name() string { return name }
+
+// Selection declares what IndexNow does besides delivering due URLs: it takes removal notices
+// when indexnow.removed is on (the protocol's way to say a URL is gone). A read of the sitemaps
+// over several runs hands it its URLs from the run that reaches the end of the read (Ranked), as
+// it does Bing's, since IndexNow previews its preflight checks.
+func (c *Channel) Selection(context.Context) channel.Selection {
+	return channel.Selection{Ranked: true, Removals: c.cfg.Removed}
+}
 
 // Deliver sends every due URL to every endpoint: batches of batchSize in post mode, one URL a
 // request in get mode, at most maxConcurrent requests in flight and interval between the starts of

@@ -1,6 +1,7 @@
 package indexnow_test
 
 import (
+	"context"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -10,6 +11,7 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/sitepush/sitepush/internal/channel/indexnow"
 	"github.com/sitepush/sitepush/internal/config"
 	"github.com/sitepush/sitepush/internal/enginetest"
 )
@@ -249,4 +251,21 @@ func TestARefusalOfEverythingIsNotBisected(t *testing.T) {
 			t.Errorf("URLs refused for a cause not their own must stay due: %d due next run", len(next))
 		}
 	})
+}
+
+// TestSelectionTakesRemovalsAsConfigured: IndexNow declares that it takes removal notices while
+// indexnow.removed is on (the default), and not once it is off: the run asks the channel, never
+// the configuration, whether to announce the URLs gone from a site.
+func TestSelectionTakesRemovalsAsConfigured(t *testing.T) {
+	for _, on := range []bool{true, false} {
+		w := newWorld(t, func(in *config.IndexNow) {
+			if !on {
+				in.Removed = false
+			}
+		})
+		sel := indexnow.New(w.site, w.client, "sitepush-test").Selection(context.Background())
+		if sel.Removals != on || sel.OnlyNew || sel.Newest != 0 {
+			t.Errorf("indexnow.removed %v: selection %+v, want removal notices %v and every due URL", on, sel, on)
+		}
+	}
 }
