@@ -13,6 +13,9 @@ import (
 	"time"
 
 	"github.com/sitepush/sitepush/internal/channel"
+	"github.com/sitepush/sitepush/internal/channel/indexnow"
+	"github.com/sitepush/sitepush/internal/channel/preflight"
+	"github.com/sitepush/sitepush/internal/enginetest"
 	"github.com/sitepush/sitepush/internal/model"
 	"github.com/sitepush/sitepush/internal/runner"
 	"github.com/sitepush/sitepush/internal/store/storetest"
@@ -322,5 +325,31 @@ func TestAStallCountsWhatItAskedFor(t *testing.T) {
 	}
 	if rec.Status != model.StatusFailed || len(rec.Errors) != 1 || !strings.Contains(rec.Errors[0], "this run asked for 2 files (indexes included)") {
 		t.Errorf("%s %q; want it failed, having asked for the index and 1.xml", rec.Status, rec.Errors)
+	}
+}
+
+// TestIndexNowDeliversAsTheReadGoes checks that the real IndexNow channel, preflight on, gets
+// the pages of a read over several runs as the read goes, as docs/runs.md says: only a channel
+// that ranks what is due (Bing's quota) waits for the run that reaches the end of the read.
+func TestIndexNowDeliversAsTheReadGoes(t *testing.T) {
+	big := newBigSite(t, 9, 10)
+	st := storetest.Open(t)
+	r := runner.New(st)
+	s := newSite(t, "    sitemap: {retries: 0}\n"+
+		"    indexnow: {enabled: true, key: a1b2c3d4e5f6a7b8c9d0, endpoints: [https://engine.example/indexnow], interval: 1ms, preflight: true}\n")
+	s.site.Sitemaps = []string{big.srv.URL + "/index.xml"}
+	engine := &enginetest.IndexNow{FetchKey: func(string) (string, error) { return "a1b2c3d4e5f6a7b8c9d0", nil }}
+	pages := &siteAnswers{status: map[string]int{}}
+	engineClient := &http.Client{Transport: engineAt{engine: enginetest.Client(engine).Transport, site: pages}}
+	for i := 1; i <= 3; i++ {
+		budget, spend := context.WithCancelCause(context.Background())
+		r.Client = &http.Client{Transport: &countedClient{limit: 4, spend: spend}}
+		in := indexnow.New(s.site, engineClient, "sitepush-test")
+		in.Preflight(preflight.New(engineClient, "sitepush-test"))
+		rec := run(t, r, s, runner.Options{Channels: []channel.Channel{in}, Budget: budget})
+		if want := 20 * (i - 1); len(engine.Accepted()) != want {
+			t.Fatalf("after run %d (%s), IndexNow got %d URLs; want %d: the pages of the sitemaps read whole by the runs before, as the read goes",
+				i, rec.Status, len(engine.Accepted()), want)
+		}
 	}
 }

@@ -50,11 +50,10 @@ func (c *Channel) Preflight(pc *preflight.Checker) { c.checker = pc }
 func (c *Channel) Name() string { return name }
 
 // Selection declares what IndexNow does besides delivering due URLs: it takes removal notices
-// when indexnow.removed is on (the protocol's way to say a URL is gone). A read of the sitemaps
-// over several runs hands it its URLs from the run that reaches the end of the read (Ranked), as
-// it does Bing's, since IndexNow previews its preflight checks.
+// when indexnow.removed is on (the protocol's way to say a URL is gone). It ranks nothing: a read
+// of the sitemaps over several runs hands it its URLs as the read goes.
 func (c *Channel) Selection(context.Context) channel.Selection {
-	return channel.Selection{Ranked: true, Removals: c.cfg.Removed}
+	return channel.Selection{Removals: c.cfg.Removed}
 }
 
 // Deliver sends every due URL to every endpoint: batches of batchSize in post mode, one URL a
