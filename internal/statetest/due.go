@@ -17,15 +17,17 @@ import (
 // testDue: a state's reads are filters that miss no URL the runner's one rule of what is due
 // (runner.DueReason) calls due. The runner decides; a state only finds candidates, and may find
 // more than are due, never fewer. Randomized histories, each from a seed, play runs as the runner
-// makes them: pages move between three sitemaps' versions (lastmods that move on or not, pages
-// that leave and come back), every channel answers each URL due there as an engine may
+// makes them: the pages of three sitemaps change (lastmods that move on or not, pages that leave
+// and come back), every channel answers each URL due there as an engine may
 // (accepted, failed, rejected, held back by a preflight, skipped as backlog, or not at all, as
 // under a quota), times advance on a grid of hours so that the boundaries of resubmitAfter and
 // of preflight rechecks are met exactly, and runs use memos of the sitemaps when the last run
 // settled them, or not. In a run that uses memos, a page of a sitemap that did not change is
 // not looked up: it is due only if PendingDeliveries returns it. Each such page DueReason calls
 // due, given the state's own DeliveryState of it, must be among what PendingDeliveries
-// returned, with that same state.
+// returned, with that same state. Lastmods only move on: a sitemap that goes back to what an
+// older memo holds is not played, as no filter of delivery states could find a URL held back by
+// a preflight whose lastmod went back (DueChanged): only a lookup does.
 func testDue(t *testing.T, b Backend) {
 	s := b.Open(t)
 	for seed := range uint64(48) {
