@@ -129,7 +129,10 @@ type Pending struct {
 	State   DeliveryState
 }
 
-// PendingQuery asks a state for the URLs due whatever their sitemap says.
+// PendingQuery asks a state for the URLs that may be due whatever their sitemap says: a filter
+// by the fields of their delivery states, which the runner sets. A state may return more than
+// it asks for, never fewer; the runner decides what is due (runner.DueReason), and the contract
+// in internal/statetest (due.go) holds every state to it.
 type PendingQuery struct {
 	// Failed names the channels whose URLs whose last attempt failed are asked for; Resubmit
 	// those whose URLs accepted ResubmitAfter or longer before Now are (not a channel that

@@ -31,6 +31,7 @@ type Backend struct {
 	Open func(t *testing.T) State
 	// Reopen returns another view of what s has written: another process of the SQL store, the
 	// next invocation of the Worker (which writes what a run did when it finishes, or at Flush).
+	// s is not used again.
 	Reopen func(t *testing.T, s State) State
 }
 
@@ -64,6 +65,7 @@ func Run(t *testing.T, b Backend) {
 		{"UnfinishedMemos", testUnfinishedMemos},
 		{"PendingDeliveries", testPendingDeliveries},
 		{"Ineligible", testIneligible},
+		{"Due", testDue},
 		{"Removals", testRemovals},
 	} {
 		t.Run(tc.name, func(t *testing.T) { tc.test(t, b) })

@@ -41,7 +41,8 @@ func (s *Store) SyncCatalog(ctx context.Context, site string, now time.Time, pag
 			hashes = append(hashes, p.Hash)
 		}
 	}
-	have, err := s.readCatalog(ctx, site, hashes, index, channels, states)
+	accepted := map[string]int64{}
+	have, err := s.readCatalog(ctx, site, hashes, index, channels, states, accepted)
 	if err != nil {
 		return nil, err
 	}
@@ -57,7 +58,48 @@ func (s *Store) SyncCatalog(ctx context.Context, site string, now time.Time, pag
 	if err := s.writeCatalog(ctx, site, now, pages, index, have); err != nil {
 		return nil, err
 	}
+	if err := s.lowerFloors(ctx, site, accepted); err != nil {
+		return nil, err
+	}
 	return states, nil
+}
+
+// lowerFloors moves the floor of each channel (resubmit_floors) back to the earliest acceptance
+// of the pages looked up, where that is earlier. A floor passes the URLs accepted early enough
+// that a settled run found absent (SettleResubmits); one of them that comes back is looked up
+// here, and when it is not due then (resubmitAfter was off, or longer), the next runs take it
+// from a memo: PendingDeliveries must find it once resubmitAfter makes it due. accepted holds,
+// by channel, the earliest time a page looked up was last accepted.
+func (s *Store) lowerFloors(ctx context.Context, site string, accepted map[string]int64) error {
+	if len(accepted) == 0 {
+		return nil
+	}
+	rows, err := s.rdb.QueryContext(ctx, `SELECT channel, floor FROM resubmit_floors WHERE site_id = $1`, site)
+	if err != nil {
+		return err
+	}
+	lower := map[string]int64{}
+	for rows.Next() {
+		var ch string
+		var floor int64
+		if err := rows.Scan(&ch, &floor); err != nil {
+			rows.Close()
+			return err
+		}
+		if at, ok := accepted[ch]; ok && at < floor {
+			lower[ch] = at
+		}
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	for ch, at := range lower {
+		if err := s.setFloor(ctx, site, ch, at); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // CatalogEmpty reports whether the store holds no URL of site.
@@ -90,8 +132,10 @@ func (s *Store) AddPages(ctx context.Context, site string, now time.Time, pages 
 	return tx.Commit()
 }
 
-// readCatalog fills states from the deliveries of the given hashes and returns the catalogue rows.
-func (s *Store) readCatalog(ctx context.Context, site string, hashes []int64, index map[int64]int, channels []string, states []model.DeliveryState) (map[int64]known, error) {
+// readCatalog fills states from the deliveries of the given hashes, and accepted with the
+// earliest time one of them was last accepted on each channel (lowerFloors), and returns the
+// catalogue rows.
+func (s *Store) readCatalog(ctx context.Context, site string, hashes []int64, index map[int64]int, channels []string, states []model.DeliveryState, accepted map[string]int64) (map[int64]known, error) {
 	rows, err := s.rdb.QueryContext(ctx, `SELECT u.url_hash, u.url, u.lastmod, u.last_seen,
 			d.channel, d.lastmod, d.delivered_at, d.outcome, d.attempts, d.last_attempt
 		FROM urls u LEFT JOIN deliveries d ON d.site_id = u.site_id AND d.url_hash = u.url_hash
@@ -110,6 +154,11 @@ func (s *Store) readCatalog(ctx context.Context, site string, hashes []int64, in
 			return nil, err
 		}
 		have[h] = k
+		if (outcome.String == "ok" || outcome.String == "rejected") && dAt.Valid {
+			if at, seen := accepted[channel.String]; !seen || dAt.Int64 < at {
+				accepted[channel.String] = dAt.Int64
+			}
+		}
 		for c, name := range channels {
 			if channel.Valid && channel.String == name {
 				states[index[h]*len(channels)+c] = deliveryState(dLastmod, dAt, outcome.String, int(attempts.Int64), lastAttempt.Int64)

@@ -11,7 +11,7 @@ import (
 
 // TestContract runs the contract every state keeps on the SQL store (on PostgreSQL too, with
 // SITEPUSH_TEST_POSTGRES): another view of it is a second store on the same database, as
-// another process would open it.
+// another process would open it once the first stopped.
 func TestContract(t *testing.T) {
 	states := map[statetest.State]string{}
 	statetest.Run(t, statetest.Backend{
@@ -22,7 +22,11 @@ func TestContract(t *testing.T) {
 			return s
 		},
 		Reopen: func(t *testing.T, s statetest.State) statetest.State {
+			// The view reopened is not used again: closed, as the process that had it stopped,
+			// it holds no connection while a long history reopens the store many times.
 			state := states[s]
+			delete(states, s)
+			s.(*store.Store).Close()
 			again := openStore(t, state)
 			states[again] = state
 			return again

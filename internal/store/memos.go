@@ -170,7 +170,8 @@ func (s *Store) PendingDeliveries(ctx context.Context, site string, q model.Pend
 // URLs a channel accepted at or before q.Before() and did not accept again are no longer in the
 // sitemaps, and its floor moves past them to the earliest acceptance after — or the floor of a
 // URL removed from the sitemaps would hold it, and every run would scan again. A URL that comes
-// back comes through a sitemap that changed, and is looked up.
+// back comes through a sitemap that changed, and is looked up: SyncCatalog moves the floor back
+// to it (lowerFloors).
 func (s *Store) SettleResubmits(ctx context.Context, site string, q model.PendingQuery) (err error) {
 	defer s.failed(&err, "settling the resubmitted deliveries", site)
 	before := q.Before()

@@ -123,6 +123,34 @@ func TestSettleResubmits(t *testing.T) {
 	}
 }
 
+// A URL that left the sitemaps when a run settled the resubmits, and comes back, is looked up:
+// its acceptance moves the floor back, so that it is found when resubmitAfter makes it due, even
+// when it came back while resubmitAfter was off — not only once the floor grows old enough.
+func TestFloorOfAURLThatCameBack(t *testing.T) {
+	ctx := context.Background()
+	s := storetest.Open(t)
+	day := 24 * time.Hour
+	q := func(at time.Time) model.PendingQuery { return indexnowQuery(at, 30*day) }
+	pages := []channel.Page{{Hash: 1, URL: "https://f.example/1"}, {Hash: 2, URL: "https://f.example/2"}}
+	if _, err := s.SyncCatalog(ctx, "f", t0, pages, nil, false); err != nil {
+		t.Fatal(err)
+	}
+	must(t, s.RecordOutcome(ctx, "f", t0, channel.Outcome{Channel: "indexnow", URLs: []channel.Due{{Hash: 1}, {Hash: 2}}, Delivered: true}))
+	if _, err := s.PendingDeliveries(ctx, "f", q(t0.Add(31*day))); err != nil {
+		t.Fatal(err)
+	}
+	// The second has left the sitemaps: the run resubmits the first only, and settles.
+	must(t, s.RecordOutcome(ctx, "f", t0.Add(31*day), channel.Outcome{Channel: "indexnow", URLs: []channel.Due{{Hash: 1}}, Delivered: true}))
+	must(t, s.SettleResubmits(ctx, "f", q(t0.Add(31*day))))
+	// It comes back at a run without resubmitAfter: looked up, not due.
+	if _, err := s.SyncCatalog(ctx, "f", t0.Add(32*day), pages[1:], []string{"indexnow"}, false); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := s.PendingDeliveries(ctx, "f", q(t0.Add(33*day))); err != nil || len(got) != 1 || got[0].Hash != 2 {
+		t.Errorf("resubmitAfter on again, the URL that came back: %+v, %v; want it found", got, err)
+	}
+}
+
 // URLs reads hashes in order by a scan of their range when the catalogue holds few others there,
 // by lookups otherwise; both give each hash its URL, "" for one unknown.
 func TestURLsDenseAndSparse(t *testing.T) {
