@@ -29,6 +29,7 @@ func (r *Runner) deliverAll(ctx, budget context.Context, col *collector, opt Opt
 	case !res.Unreadable():
 		for i, ch := range opt.Channels {
 			q := col.due[i]
+			rep.answers.owe(col.channels[i], q)
 			newest, err := col.newestOf(ctx, i)
 			if err != nil {
 				rep.Failed(col.channels[i], err.Error())

@@ -224,8 +224,11 @@ func (r *Runner) run(ctx context.Context, site *config.Site, opt Options, rec *m
 		follow(budget, site, followers, rep)
 	}
 	if !res.Unreadable() {
-		ended := readEnd(rec, cut, complete, budget)
-		if ended == readSettled && col.mode.keepMemos {
+		for i, q := range col.due {
+			rep.answers.owe(col.channels[i], q) // those no channel was handed
+		}
+		ended := outcomeOfRead(cut, complete, rep.answers.all(), budget)
+		if ended.whole() && col.mode.keepMemos {
 			if err := r.markLeft(context.WithoutCancel(ctx), col); err != nil {
 				rec.AddError(err.Error())
 			}
