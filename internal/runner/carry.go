@@ -24,7 +24,7 @@ const stallLimit = 3
 // goes on, on each channel that need not wait for a whole read. So a site whose sitemaps take
 // several runs to read delivers as it goes, whatever the rest of the read costs.
 func (r *Runner) carryOn(ctx, budget context.Context, col *collector, chans []channel.Channel, rep *recorder) error {
-	taken := col.memo.carryOn()
+	taken := col.memo.toTake()
 	for _, memo := range taken {
 		if err := col.takeMemo(ctx, memo); err != nil {
 			return err

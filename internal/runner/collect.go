@@ -64,7 +64,7 @@ func newCollector(state State, site *config.Site, rec *model.Record, channels []
 		host: site.Host(), due: make([]*channel.Queue, len(channels)),
 		memo: &memos{state: state, site: site.ID, scope: scopeOf(site.Sitemaps, site.Host(), site.Include, site.Exclude, channels),
 			mode:    m,
-			settled: map[string]model.SitemapMemo{}, whole: map[string]model.SitemapMemo{}, unfinished: map[string]model.SitemapMemo{}, known: map[string]model.SitemapMemo{}, met: map[string]bool{}, has: map[string]bool{}},
+			settled: map[string]model.SitemapMemo{}, whole: map[string]model.SitemapMemo{}, unfinished: map[string]model.SitemapMemo{}, inUse: map[string]model.SitemapMemo{}, met: map[string]bool{}, has: map[string]bool{}},
 		selection: selection, newest: make([]newest, len(channels)), known: make([]bool, len(channels))}
 	c.look = c.syncCatalog
 	if !m.writes {

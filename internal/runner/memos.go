@@ -30,9 +30,9 @@ type memos struct {
 	// scope is the run's: its filter and channels.
 	scope string
 	// settled, whole and unfinished are the memos of the run's scope (an unsettled or unfinished
-	// one needs only its filter): settled, unsettled (read whole) and unfinished; known holds the
+	// one needs only its filter): settled, unsettled (read whole) and unfinished; inUse holds the
 	// settled ones the run uses (on).
-	settled, whole, unfinished, known map[string]model.SitemapMemo
+	settled, whole, unfinished, inUse map[string]model.SitemapMemo
 	// met holds the unfinished memos whose sitemaps the read met: taken, not read again.
 	met    map[string]bool
 	kept   []model.SitemapMemo // of the sitemaps that did not change, with their validators now
@@ -81,7 +81,7 @@ func (m *memos) load(ctx context.Context, q model.PendingQuery) error {
 	if !m.mode.useMemos || len(m.settled) == 0 {
 		return nil
 	}
-	m.known, m.query = m.settled, &q
+	m.inUse, m.query = m.settled, &q
 	outstanding, err := m.state.PendingDeliveries(ctx, m.site, q)
 	if err != nil {
 		return err
@@ -99,7 +99,7 @@ func (m *memos) Known(name string) (sitemap.Validators, bool) {
 	if memo, ok := m.unfinished[name]; ok {
 		return validators(memo, true), true
 	}
-	memo, ok := m.known[name]
+	memo, ok := m.inUse[name]
 	return validators(memo, false), ok
 }
 
@@ -107,9 +107,9 @@ func validators(memo model.SitemapMemo, current bool) sitemap.Validators {
 	return sitemap.Validators{ETag: memo.ETag, LastModified: memo.LastModified, Size: memo.Size, ModTime: memo.ModTime, Hash: memo.Hash, Current: current}
 }
 
-// carryOn returns the unfinished memos of sitemaps of pages, in the order of their names: what
+// toTake returns the unfinished memos of sitemaps of pages, in the order of their names: what
 // the run takes before it reads.
-func (m *memos) carryOn() []model.SitemapMemo {
+func (m *memos) toTake() []model.SitemapMemo {
 	out := slices.Collect(func(yield func(model.SitemapMemo) bool) {
 		for _, memo := range m.unfinished {
 			if !memo.Index && !yield(memo) {
@@ -134,7 +134,7 @@ func (m *memos) carried(sm sitemap.Sitemap) bool {
 // unchanged takes a sitemap the reader found unchanged, and returns its memo, with the validators
 // of this read, if it has one.
 func (m *memos) unchanged(sm sitemap.Sitemap) (model.SitemapMemo, bool) {
-	memo, ok := m.known[sm.URL]
+	memo, ok := m.inUse[sm.URL]
 	if !ok || !sm.NotModified {
 		return memo, false
 	}
@@ -161,7 +161,7 @@ func (m *memos) readIndex(index sitemap.Sitemap, below []sitemap.Sitemap) {
 // pages returns the pages of the settled memo of a sitemap the run uses; nil for none, and for
 // pages that are not whole (usable): the sitemap's pages are then each looked up.
 func (m *memos) pages(ctx context.Context, name string) ([]byte, error) {
-	if _, ok := m.known[name]; !ok {
+	if _, ok := m.inUse[name]; !ok {
 		return nil, nil
 	}
 	pages, err := m.state.SitemapPages(ctx, m.site, name)
