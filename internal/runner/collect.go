@@ -47,8 +47,10 @@ type collector struct {
 	// its first run for the site, where the backlog setting applies.
 	known []bool
 	// look looks a batch of pages up in the state (chooseLookUp).
-	look      lookUpFunc
-	lookUpErr error // why a look-up failed: the read stops, the run ends with it
+	look lookUpFunc
+	// doneErr is why taking a sitemap the reader ended failed (done, which returns nothing): the
+	// read stops, the run ends with it.
+	doneErr error
 	// urls holds the text of the due URLs in a dry run, which writes nothing to the state: the
 	// queues read their URLs from it.
 	urls channel.URLMap

@@ -198,8 +198,11 @@ func (r *Runner) run(ctx context.Context, site *config.Site, opt Options, rec *m
 	if res == nil {
 		res = &sitemap.Result{} // cut short before the read began
 	}
-	// What was read is recorded even when the read was cut short.
-	if err = errors.Join(err, col.endRead(ctx)); err != nil {
+	// What was read is recorded even when the read was cut short; one that failed ends there.
+	if err == nil {
+		err = col.endRead(ctx)
+	}
+	if err != nil {
 		rec.Status = model.StatusFailed
 		rec.AddError(err.Error())
 		return err

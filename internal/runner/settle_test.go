@@ -2,13 +2,18 @@ package runner_test
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/sitepush/sitepush/internal/channel"
+	"github.com/sitepush/sitepush/internal/model"
 	"github.com/sitepush/sitepush/internal/runner"
+	"github.com/sitepush/sitepush/internal/store"
+	"github.com/sitepush/sitepush/internal/store/storetest"
 )
 
 // quota is a channel like Bing's: it sends, in the queue's order, as many URLs as its quota has
@@ -113,5 +118,49 @@ func TestAQuotaDoesNotHideTheSitemaps(t *testing.T) {
 				t.Errorf("a run after everything was sent sent %v to Bing and %v to IndexNow; want nothing", got, gotIn)
 			}
 		})
+	}
+}
+
+// failingLookUp is the real store, whose look-ups of pages in the catalogue fail while fail is set.
+type failingLookUp struct {
+	*store.Store
+	fail bool
+}
+
+func (s *failingLookUp) SyncCatalog(ctx context.Context, site string, now time.Time, pages []channel.Page, channels []string, dryRun bool) ([]model.DeliveryState, error) {
+	if s.fail {
+		return nil, errors.New("the catalogue is out of reach")
+	}
+	return s.Store.SyncCatalog(ctx, site, now, pages, channels, dryRun)
+}
+
+// TestAFailedLookUpEndsTheRun: a look-up that fails ends the read and the run, failed with its
+// cause, nothing sent and nothing remembered of the read: the next run sends what it would have.
+func TestAFailedLookUpEndsTheRun(t *testing.T) {
+	f := newFiles(t)
+	st := &failingLookUp{Store: storetest.Open(t)}
+	r := runner.New(st)
+	s := newSite(t, "")
+	s.site.Sitemaps = []string{f.url("/s.xml")}
+	f.set("/s.xml", false, urls("/a", "/b")...)
+	in := &fakeChannel{name: "indexnow", batch: 100}
+	opt := runner.Options{Channels: []channel.Channel{in}, Trigger: "cli"}
+	run(t, r, s, opt)
+	in.take()
+	f.set("/s.xml", false, urls("/a", "/b", "/c")...)
+	st.fail = true
+	rec, err := r.Run(context.Background(), s.site, opt)
+	if err == nil || rec.Status != model.StatusFailed || !slices.ContainsFunc(rec.Errors, func(e string) bool {
+		return strings.Contains(e, "the catalogue is out of reach")
+	}) {
+		t.Errorf("a run whose look-up failed: %v, %s, errors %q; want it failed with the cause", err, rec.Status, rec.Errors)
+	}
+	if got := in.take(); len(got) != 0 {
+		t.Errorf("a run whose look-up failed sent %v", got)
+	}
+	st.fail = false
+	run(t, r, s, opt)
+	if got := in.take(); !slices.Equal(got, urls("/c")) {
+		t.Errorf("the run after a failed look-up sent %v; want /c", got)
 	}
 }
