@@ -23,7 +23,8 @@ const stallLimit = 3
 // again — looks each up, and, in a run that writes, delivers what is due of them before the read
 // goes on, on each channel that need not wait for a whole read. So a site whose sitemaps take
 // several runs to read delivers as it goes, whatever the rest of the read costs.
-func (r *Runner) carryOn(ctx, budget context.Context, col *collector, chans []channel.Channel, rep *recorder) error {
+func (r *Runner) carryOn(run contexts, col *collector, chans []channel.Channel, rep *recorder) error {
+	ctx, budget := run.ctx, run.budget
 	taken := col.memo.toTake()
 	for _, memo := range taken {
 		if err := col.takeMemo(ctx, memo); err != nil {
@@ -196,7 +197,8 @@ func outcomeOfRead(cut, complete, answered bool, budget context.Context) readOut
 // stall counts the run among those its budget stopped before they made progress — or ends the
 // count, when it got anywhere or was not stopped — and fails the site at stallLimit in a row,
 // saying what to raise.
-func (r *Runner) stall(ctx, budget context.Context, col *collector, rec *model.Record, res *sitemap.Result, before int) {
+func (r *Runner) stall(run contexts, col *collector, rec *model.Record, res *sitemap.Result, before int) {
+	ctx, budget := run.ctx, run.budget
 	if !rec.Stopped || ctx.Err() != nil || budget.Err() == nil || progressed(col, rec) {
 		return
 	}

@@ -13,7 +13,8 @@ import (
 // read is a run's read: the chosen URLs, or the sitemaps — first those of a read over several
 // runs that earlier runs read whole (carryOn), then the others — each page carried through the
 // steps of doc.go as the reader delivers it.
-func (r *Runner) read(ctx, budget context.Context, site *config.Site, opt Options, col *collector, query model.PendingQuery, rep *recorder) (*sitemap.Result, error) {
+func (r *Runner) read(run contexts, site *config.Site, opt Options, col *collector, query model.PendingQuery, rep *recorder) (*sitemap.Result, error) {
+	ctx, budget := run.ctx, run.budget
 	if err := col.chooseLookUp(ctx); err != nil {
 		return nil, err
 	}
@@ -24,7 +25,7 @@ func (r *Runner) read(ctx, budget context.Context, site *config.Site, opt Option
 	if err := col.memo.load(ctx, query); err != nil {
 		return nil, err
 	}
-	if err := r.carryOn(ctx, budget, col, opt.Channels, rep); err != nil {
+	if err := r.carryOn(run, col, opt.Channels, rep); err != nil {
 		return nil, err
 	}
 	col.lastDone = time.Now()
