@@ -73,7 +73,8 @@ func (s *State) writeMemos(ctx context.Context, st *site) error {
 // SitemapMemos returns what runs remember of site's sitemaps, by sitemap, without their pages:
 // no settled one while they were written less than memosSettle ago. An unfinished memo's pages
 // are each looked up, whatever the memo says: it is returned at once, so that the next run reads
-// on where the last one stopped.
+// on where the last one stopped. An unsettled one spares no page a look-up either: it is returned
+// at once, so that what the sitemaps list is known.
 func (s *State) SitemapMemos(ctx context.Context, site string) (_ map[string]model.SitemapMemo, err error) {
 	defer failed(&err, "reading what is known of the sitemaps", site)
 	s.mu.Lock()
@@ -85,7 +86,7 @@ func (s *State) SitemapMemos(ctx context.Context, site string) (_ map[string]mod
 	settling := s.now().Sub(set.written) < memosSettle
 	out := make(map[string]model.SitemapMemo, len(set.byName))
 	for name, m := range set.byName {
-		if settling && !m.Unfinished {
+		if settling && !m.Unfinished && !m.Unsettled {
 			continue
 		}
 		m.Pages = nil
@@ -142,7 +143,7 @@ func sameMemos(a, b map[string]model.SitemapMemo) bool {
 	for name, x := range a {
 		y, ok := b[name]
 		if !ok || x.ETag != y.ETag || x.LastModified != y.LastModified || x.Size != y.Size || x.ModTime != y.ModTime ||
-			x.Hash != y.Hash || x.Scope != y.Scope || x.URLs != y.URLs || x.Filtered != y.Filtered || x.Unfinished != y.Unfinished || x.Index != y.Index ||
+			x.Hash != y.Hash || x.Scope != y.Scope || x.URLs != y.URLs || x.Filtered != y.Filtered || x.Unfinished != y.Unfinished || x.Unsettled != y.Unsettled || x.Index != y.Index ||
 			!bytes.Equal(x.Pages, y.Pages) {
 			return false
 		}

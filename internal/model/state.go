@@ -110,6 +110,12 @@ type SitemapMemo struct {
 	// from here instead of reading it again, and read on from the sitemaps not yet read, until
 	// one reaches the end. Its pages are not settled: each is looked up in the state.
 	Unfinished bool
+	// Unsettled marks the memo of a sitemap read whole by a read that reached its end while not
+	// every URL due was answered (a quota held some back): its pages say which URLs the sitemaps
+	// list — for a URL's story, and for the URLs that leave them — but not that they are no news,
+	// so the next run reads the sitemap again and looks each page up. A memo is settled when
+	// neither this nor Unfinished is set.
+	Unsettled bool
 	// Index marks the memo, unfinished, of an index that the unfinished read read whole with
 	// every sitemap below it: it has no pages, and is not read again until the read ends.
 	Index bool

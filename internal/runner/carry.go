@@ -23,8 +23,9 @@ const stallLimit = 3
 // again — looks each up, and, in a run that writes, delivers what is due of them before the read
 // goes on, on each channel that need not wait for a whole read. So a site whose sitemaps take
 // several runs to read delivers as it goes, whatever the rest of the read costs.
-func (r *Runner) carryOn(ctx, budget context.Context, col *collector, chans []channel.Channel, rep *recorder) error {
-	taken := col.memo.carryOn()
+func (r *Runner) carryOn(run contexts, col *collector, chans []channel.Channel, rep *recorder) error {
+	ctx, budget := run.ctx, run.budget
+	taken := col.memo.toTake()
 	for _, memo := range taken {
 		if err := col.takeMemo(ctx, memo); err != nil {
 			return err
@@ -42,6 +43,7 @@ func (r *Runner) carryOn(ctx, budget context.Context, col *collector, chans []ch
 		}
 		col.rec.Channels[ch.Name()].Due -= q.SortByHash()
 		q.Read(nil, false)
+		rep.answers.owe(ch.Name(), q)
 		r.deliver(budget, ch, q, rep)
 		col.due[i] = col.newQueue()
 	}
@@ -62,8 +64,7 @@ func (c *collector) takeMemo(ctx context.Context, memo model.SitemapMemo) error 
 	c.rec.TotalURLs += len(f.pages)
 	c.rec.Filtered += memo.Filtered
 	_, unseen := c.tellApart(f.pages)
-	c.lookUp(ctx, unseen, nil)
-	return c.lookUpErr
+	return c.lookUp(ctx, unseen, nil)
 }
 
 // waitsForWholeRead reports whether channel ch delivers only once the read of the sitemaps is
@@ -176,30 +177,28 @@ func roundUp(d time.Duration) time.Duration {
 	return time.Duration(math.Ceil(max(d.Seconds(), 1))) * time.Second
 }
 
-// readEnd says how a run's read of the sitemaps ended, for what it keeps of them (memos.save):
-// it goes on when the run stopped before its end with sitemaps not read or due URLs not sent,
-// and is settled when every sitemap was read whole and every due URL answered — sent, failed or
-// held back by a preflight: a failure, or a verdict to check again, is found again through its
-// delivery state.
-func readEnd(rec *model.Record, cut, complete bool, budget context.Context) int {
-	left, settled := 0, complete && budget.Err() == nil
-	for _, st := range rec.Channels {
-		left += st.Left
-		settled = settled && st.Due == st.Submitted+st.Failed+st.Ineligible // a held-back URL's state says when it is due again
-	}
+// outcomeOfRead says how a run's read of the sitemaps ended, for what it keeps of them
+// (memos.save), from what happened: whether the run's end cut a sitemap short (cut), whether
+// every sitemap was read whole (complete), and whether every URL due on every channel was
+// answered (answers.all) — sent, failed, skipped or held back by a preflight: a failure, or a
+// verdict to check again, is found again through its delivery state.
+func outcomeOfRead(cut, complete, answered bool, budget context.Context) readOutcome {
 	switch {
-	case cut || left > 0 && budget.Err() != nil:
-		return readOn
-	case settled:
+	case cut || !answered && budget.Err() != nil:
+		return readGoesOn
+	case !complete:
+		return readPartial
+	case answered && budget.Err() == nil:
 		return readSettled
 	}
-	return readEnded
+	return readWhole
 }
 
 // stall counts the run among those its budget stopped before they made progress — or ends the
 // count, when it got anywhere or was not stopped — and fails the site at stallLimit in a row,
 // saying what to raise.
-func (r *Runner) stall(ctx, budget context.Context, col *collector, rec *model.Record, res *sitemap.Result, before int) {
+func (r *Runner) stall(run contexts, col *collector, rec *model.Record, res *sitemap.Result, before int) {
+	ctx, budget := run.ctx, run.budget
 	if !rec.Stopped || ctx.Err() != nil || budget.Err() == nil || progressed(col, rec) {
 		return
 	}

@@ -47,8 +47,10 @@ type collector struct {
 	// its first run for the site, where the backlog setting applies.
 	known []bool
 	// look looks a batch of pages up in the state (chooseLookUp).
-	look      lookUpFunc
-	lookUpErr error // why a look-up failed: the read stops, the run ends with it
+	look lookUpFunc
+	// doneErr is why taking a sitemap the reader ended failed (done, which returns nothing): the
+	// read stops, the run ends with it.
+	doneErr error
 	// urls holds the text of the due URLs in a dry run, which writes nothing to the state: the
 	// queues read their URLs from it.
 	urls channel.URLMap
@@ -64,7 +66,7 @@ func newCollector(state State, site *config.Site, rec *model.Record, channels []
 		host: site.Host(), due: make([]*channel.Queue, len(channels)),
 		memo: &memos{state: state, site: site.ID, scope: scopeOf(site.Sitemaps, site.Host(), site.Include, site.Exclude, channels),
 			mode:    m,
-			settled: map[string]model.SitemapMemo{}, unfinished: map[string]model.SitemapMemo{}, known: map[string]model.SitemapMemo{}, met: map[string]bool{}, has: map[string]bool{}},
+			settled: map[string]model.SitemapMemo{}, whole: map[string]model.SitemapMemo{}, unfinished: map[string]model.SitemapMemo{}, inUse: map[string]model.SitemapMemo{}, met: map[string]bool{}, has: map[string]bool{}},
 		selection: selection, newest: make([]newest, len(channels)), known: make([]bool, len(channels))}
 	c.look = c.syncCatalog
 	if !m.writes {

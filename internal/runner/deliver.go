@@ -12,7 +12,8 @@ import (
 
 // deliverAll hands each channel what is due on it, in turn — or, in a dry run, shows what each
 // would send — once the read is over: complete says whether every sitemap was read whole.
-func (r *Runner) deliverAll(ctx, budget context.Context, col *collector, opt Options, rep *recorder, res *sitemap.Result, complete bool) {
+func (r *Runner) deliverAll(run contexts, col *collector, opt Options, rep *recorder, res *sitemap.Result, complete bool) {
+	ctx, budget := run.ctx, run.budget
 	switch {
 	case !col.mode.writes:
 		for i := range opt.Channels {
@@ -29,6 +30,7 @@ func (r *Runner) deliverAll(ctx, budget context.Context, col *collector, opt Opt
 	case !res.Unreadable():
 		for i, ch := range opt.Channels {
 			q := col.due[i]
+			rep.answers.owe(col.channels[i], q)
 			newest, err := col.newestOf(ctx, i)
 			if err != nil {
 				rep.Failed(col.channels[i], err.Error())

@@ -38,17 +38,16 @@ func (c *collector) chooseLookUp(ctx context.Context) error {
 }
 
 // lookUp looks pages up in the state (look), lookUpBatch at a time, and queues those due on
-// each channel (choose).
-func (c *collector) lookUp(ctx context.Context, pages []filePage, arena []byte) {
-	for from := 0; from < len(pages) && c.lookUpErr == nil; from += lookUpBatch {
+// each channel (choose). A failed look-up stops the read: the run ends with its error.
+func (c *collector) lookUp(ctx context.Context, pages []filePage, arena []byte) error {
+	for from := 0; from < len(pages); from += lookUpBatch {
 		c.batch = c.batch[:0]
 		for _, p := range pages[from:min(from+lookUpBatch, len(pages))] {
 			c.batch = append(c.batch, p.page(arena))
 		}
 		states, err := c.look(ctx, c.batch, arena != nil)
 		if err != nil {
-			c.lookUpErr = err
-			return
+			return err
 		}
 		n := len(c.channels)
 		for i, p := range c.batch {
@@ -64,4 +63,5 @@ func (c *collector) lookUp(ctx context.Context, pages []filePage, arena []byte) 
 			c.progress()
 		}
 	}
+	return nil
 }

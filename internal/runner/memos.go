@@ -14,7 +14,9 @@ import (
 )
 
 // memos is what a run knows of the site's sitemaps from earlier runs, and what it learns. A memo
-// is settled — its pages were settled on every channel, so a page as it has it is no news — or
+// is settled — its pages were settled on every channel, so a page as it has it is no news —,
+// unsettled — the sitemap was read whole by a read that reached its end, but not everything due
+// was answered: its pages say which URLs the sitemaps list, and the sitemap is read again — or
 // unfinished: the sitemap was read whole by a read of the site's sitemaps that a run's end cut
 // short, and is not read again until the read reaches its end (docs/runs.md, "A read over several
 // runs"); its pages are looked up.
@@ -27,9 +29,10 @@ type memos struct {
 	mode mode
 	// scope is the run's: its filter and channels.
 	scope string
-	// settled and unfinished are the memos of the run's scope (an unfinished one needs only its
-	// filter); known holds the settled ones the run uses (on).
-	settled, unfinished, known map[string]model.SitemapMemo
+	// settled, whole and unfinished are the memos of the run's scope (an unsettled or unfinished
+	// one needs only its filter): settled, unsettled (read whole) and unfinished; inUse holds the
+	// settled ones the run uses (on).
+	settled, whole, unfinished, inUse map[string]model.SitemapMemo
 	// met holds the unfinished memos whose sitemaps the read met: taken, not read again.
 	met    map[string]bool
 	kept   []model.SitemapMemo // of the sitemaps that did not change, with their validators now
@@ -69,14 +72,16 @@ func (m *memos) load(ctx context.Context, q model.PendingQuery) error {
 		switch {
 		case memo.Unfinished && sameFilter(memo.Scope, m.scope):
 			m.unfinished[name] = memo
-		case !memo.Unfinished && covers(memo.Scope, m.scope):
+		case memo.Unsettled && sameFilter(memo.Scope, m.scope):
+			m.whole[name] = memo
+		case !memo.Unfinished && !memo.Unsettled && covers(memo.Scope, m.scope):
 			m.settled[name] = memo
 		}
 	}
 	if !m.mode.useMemos || len(m.settled) == 0 {
 		return nil
 	}
-	m.known, m.query = m.settled, &q
+	m.inUse, m.query = m.settled, &q
 	outstanding, err := m.state.PendingDeliveries(ctx, m.site, q)
 	if err != nil {
 		return err
@@ -94,7 +99,7 @@ func (m *memos) Known(name string) (sitemap.Validators, bool) {
 	if memo, ok := m.unfinished[name]; ok {
 		return validators(memo, true), true
 	}
-	memo, ok := m.known[name]
+	memo, ok := m.inUse[name]
 	return validators(memo, false), ok
 }
 
@@ -102,9 +107,9 @@ func validators(memo model.SitemapMemo, current bool) sitemap.Validators {
 	return sitemap.Validators{ETag: memo.ETag, LastModified: memo.LastModified, Size: memo.Size, ModTime: memo.ModTime, Hash: memo.Hash, Current: current}
 }
 
-// carryOn returns the unfinished memos of sitemaps of pages, in the order of their names: what
+// toTake returns the unfinished memos of sitemaps of pages, in the order of their names: what
 // the run takes before it reads.
-func (m *memos) carryOn() []model.SitemapMemo {
+func (m *memos) toTake() []model.SitemapMemo {
 	out := slices.Collect(func(yield func(model.SitemapMemo) bool) {
 		for _, memo := range m.unfinished {
 			if !memo.Index && !yield(memo) {
@@ -129,7 +134,7 @@ func (m *memos) carried(sm sitemap.Sitemap) bool {
 // unchanged takes a sitemap the reader found unchanged, and returns its memo, with the validators
 // of this read, if it has one.
 func (m *memos) unchanged(sm sitemap.Sitemap) (model.SitemapMemo, bool) {
-	memo, ok := m.known[sm.URL]
+	memo, ok := m.inUse[sm.URL]
 	if !ok || !sm.NotModified {
 		return memo, false
 	}
@@ -156,7 +161,7 @@ func (m *memos) readIndex(index sitemap.Sitemap, below []sitemap.Sitemap) {
 // pages returns the pages of the settled memo of a sitemap the run uses; nil for none, and for
 // pages that are not whole (usable): the sitemap's pages are then each looked up.
 func (m *memos) pages(ctx context.Context, name string) ([]byte, error) {
-	if _, ok := m.known[name]; !ok {
+	if _, ok := m.inUse[name]; !ok {
 		return nil, nil
 	}
 	pages, err := m.state.SitemapPages(ctx, m.site, name)
@@ -277,60 +282,76 @@ func (m *memos) close() {
 	}
 }
 
-// How a run's read of the sitemaps ended, for what it keeps of them (memos.save).
+// readOutcome is how a run's read of the sitemaps ended, for what it keeps of them (memos.save).
+type readOutcome int
+
 const (
-	// readOn: the run stopped before its end (its budget, a signal) with sitemaps not read yet
-	// or due URLs not sent: the runs after take what it read and go on from there.
-	readOn = iota
+	// readGoesOn: the run stopped before its end (its budget, a signal) with sitemaps not read
+	// yet or due URLs not answered: the runs after take what it read and go on from there.
+	readGoesOn readOutcome = iota
 	// readSettled: every sitemap read whole and every due URL answered.
 	readSettled
-	// readEnded: the read reached its end, but not everything found was settled (a sitemap
-	// failed, a quota held URLs back): the next run reads the sitemaps again.
-	readEnded
+	// readWhole: every sitemap read whole, but not every due URL answered (a quota held some
+	// back): what the sitemaps list is known, and the next run reads them again.
+	readWhole
+	// readPartial: the read reached its end without every sitemap read whole (one failed): the
+	// next run reads the sitemaps again.
+	readPartial
 )
 
-// save keeps what the run learnt, as its read ended (readOn, readSettled, readEnded). A read that
-// goes on remembers every sitemap read whole so far as unfinished, the others' settled memos as
-// they were. A settled run remembers the sitemaps it met as settled (a failure is found again
-// through its delivery state), and forgets the others. A read that ended unsettled forgets the
-// unfinished read, and keeps the settled memos as they were: the next run merges against them, so
-// that URLs held back are found again.
-func (m *memos) save(ctx context.Context, ended int) error {
+// whole reports whether the read read every sitemap whole: what they list now is known.
+func (o readOutcome) whole() bool { return o == readSettled || o == readWhole }
+
+// save keeps what the run learnt, as its read ended. A read that goes on remembers every sitemap
+// read whole so far as unfinished, the others' memos as they were. A whole read remembers the
+// sitemaps it met, at once, whatever the channels did: settled when every due URL was answered
+// (a failure is found again through its delivery state), else unsettled — which URLs they list,
+// not that these are no news — but for those that did not change, which stay settled; it forgets
+// the others. A partial read forgets the unfinished read, and keeps the other memos as they were:
+// the next run merges against them, so that URLs held back are found again.
+func (m *memos) save(ctx context.Context, ended readOutcome) error {
 	if !m.mode.keepMemos {
 		return nil
 	}
 	var out []model.SitemapMemo
 	switch {
-	case ended == readOn:
+	case ended == readGoesOn:
 		if err := m.pagesBack(); err != nil {
 			return err
 		}
 		read := map[string]bool{}
 		for _, memo := range slices.Concat(m.learnt, m.kept, m.indexes) {
-			memo.Unfinished, memo.Scope = true, m.scope
+			memo.Unfinished, memo.Unsettled, memo.Scope = true, false, m.scope
 			out, read[memo.Sitemap] = append(out, memo), true
 		}
-		for _, group := range []map[string]model.SitemapMemo{m.unfinished, m.settled} {
+		for _, group := range []map[string]model.SitemapMemo{m.unfinished, m.settled, m.whole} {
 			for name, memo := range group {
 				if !read[name] {
 					out, read[name] = append(out, memo), true
 				}
 			}
 		}
-	case ended == readSettled && m.mode.useMemos:
+	case ended.whole() && m.mode.useMemos:
 		if err := m.pagesBack(); err != nil {
 			return err
 		}
-		out = append(m.learnt, m.kept...)
+		unsettled := ended != readSettled
+		for _, memo := range m.learnt {
+			memo.Unsettled = unsettled
+			out = append(out, memo)
+		}
+		out = append(out, m.kept...) // their pages were no news: nothing of them was due
 		for name := range m.met {
 			if memo := m.unfinished[name]; !memo.Index { // an index is read at every read
-				memo.Unfinished, memo.Scope = false, m.scope
+				memo.Unfinished, memo.Unsettled, memo.Scope = false, unsettled, m.scope
 				out = append(out, memo)
 			}
 		}
 	case len(m.unfinished) > 0:
-		for _, memo := range m.settled {
-			out = append(out, memo)
+		for _, group := range []map[string]model.SitemapMemo{m.settled, m.whole} {
+			for _, memo := range group {
+				out = append(out, memo)
+			}
 		}
 	default:
 		return nil

@@ -35,7 +35,7 @@ func (m *memos) usable(name string, pages []byte) bool {
 	}
 	delete(m.unfinished, name)
 	delete(m.settled, name)
-	delete(m.known, name)
+	delete(m.inUse, name)
 	delete(m.has, name)
 	// A copy: endRead may be ranging over the kept memos.
 	m.kept = slices.DeleteFunc(slices.Clone(m.kept), func(k model.SitemapMemo) bool { return k.Sitemap == name })
@@ -58,7 +58,7 @@ func pagesOf(b []byte) iter.Seq[filePage] {
 func pageLastmod(b []byte, at int) int64 { return int64(binary.LittleEndian.Uint64(b[at+8:])) }
 
 // InSitemaps reports whether the site's sitemaps list a URL, as the runs remember them (their
-// memos, settled or of a read over several runs); known is false when no run remembers a
+// memos, settled, unsettled or of a read over several runs); known is false when no run remembers a
 // sitemap of the site, as before its first whole read, or after a forced run of a site without
 // memos. It reads each memo's pages, 16 bytes a page, and looks the URL's hash up in them.
 func InSitemaps(ctx context.Context, st State, site, u string) (in, known bool, err error) {

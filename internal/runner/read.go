@@ -13,7 +13,8 @@ import (
 // read is a run's read: the chosen URLs, or the sitemaps — first those of a read over several
 // runs that earlier runs read whole (carryOn), then the others — each page carried through the
 // steps of doc.go as the reader delivers it.
-func (r *Runner) read(ctx, budget context.Context, site *config.Site, opt Options, col *collector, query model.PendingQuery, rep *recorder) (*sitemap.Result, error) {
+func (r *Runner) read(run contexts, site *config.Site, opt Options, col *collector, query model.PendingQuery, rep *recorder) (*sitemap.Result, error) {
+	ctx, budget := run.ctx, run.budget
 	if err := col.chooseLookUp(ctx); err != nil {
 		return nil, err
 	}
@@ -24,7 +25,7 @@ func (r *Runner) read(ctx, budget context.Context, site *config.Site, opt Option
 	if err := col.memo.load(ctx, query); err != nil {
 		return nil, err
 	}
-	if err := r.carryOn(ctx, budget, col, opt.Channels, rep); err != nil {
+	if err := r.carryOn(run, col, opt.Channels, rep); err != nil {
 		return nil, err
 	}
 	col.lastDone = time.Now()
@@ -33,12 +34,14 @@ func (r *Runner) read(ctx, budget context.Context, site *config.Site, opt Option
 
 // add takes one page as the reader delivers it, into the file being read.
 func (c *collector) add(ctx context.Context, e sitemap.Entry) error {
-	if e.Sitemap != c.file.name {
-		c.endFile(ctx, nil)
-		c.file.name = e.Sitemap
+	if c.doneErr != nil {
+		return c.doneErr
 	}
-	if c.lookUpErr != nil {
-		return c.lookUpErr
+	if e.Sitemap != c.file.name {
+		if err := c.endFile(ctx, nil); err != nil {
+			return err
+		}
+		c.file.name = e.Sitemap
 	}
 	a := authorityOf(e.URL)
 	if !inScope(c.site, c.host, e.URL, a) {
@@ -53,9 +56,9 @@ func (c *collector) add(ctx context.Context, e sitemap.Entry) error {
 	c.rec.TotalURLs++
 	c.file.add(canonical(e.URL, a), e.Lastmod)
 	if len(c.file.pages) >= maxFilePages {
-		c.takePiece(ctx)
+		return c.takePiece(ctx)
 	}
-	return c.lookUpErr
+	return nil
 }
 
 // takePiece takes the pages of a file read so far, too many to hold with the rest
@@ -63,32 +66,41 @@ func (c *collector) add(ctx context.Context, e sitemap.Entry) error {
 // with the file's memo, the others looked up — and keeps of them only what the file's memo is
 // made of, 16 bytes a page: a big file is remembered as any other, and an unchanged one read again
 // looks no page up.
-func (c *collector) takePiece(ctx context.Context) {
+func (c *collector) takePiece(ctx context.Context) error {
 	f := &c.file
 	listed, unseen := c.tellApart(f.pages)
 	for _, p := range listed {
 		f.cut = append(f.cut, pageRec{hash: p.hash, lastmod: p.lastmod})
 	}
-	changed := c.changedOf(ctx, unseen)
+	changed, err := c.changedOf(ctx, unseen)
+	if err != nil {
+		return err
+	}
 	// Taken as remembered, and counted skipped as asRemembered counts them: when the file turns
 	// out unchanged, its memo counts them instead (done).
 	f.remembered += len(unseen) - len(changed)
-	c.lookUp(ctx, changed, f.arena)
+	if err := c.lookUp(ctx, changed, f.arena); err != nil {
+		return err
+	}
 	f.pages, f.arena = f.pages[:0], f.arena[:0]
+	return nil
 }
 
 // changedOf returns those of a file's pages, told apart, that its memo does not remember as they
 // are, taking the others as remembered: all of them when it has no memo.
-func (c *collector) changedOf(ctx context.Context, unseen []filePage) []filePage {
+func (c *collector) changedOf(ctx context.Context, unseen []filePage) ([]filePage, error) {
 	f := &c.file
 	if !f.oldRead {
-		f.old, c.lookUpErr = c.memo.pages(ctx, f.name)
-		f.oldRead = true
+		old, err := c.memo.pages(ctx, f.name)
+		if err != nil {
+			return nil, err
+		}
+		f.old, f.oldRead = old, true
 	}
-	if c.lookUpErr != nil || len(f.old) == 0 {
-		return unseen
+	if len(f.old) == 0 {
+		return unseen, nil
 	}
-	return c.merge(unseen, f.old)
+	return c.merge(unseen, f.old), nil
 }
 
 // takeChosen takes chosen URLs instead of the sitemaps' pages: each once (tellApart), without a
@@ -99,19 +111,22 @@ func (c *collector) takeChosen(ctx context.Context, urls []string) (*sitemap.Res
 			return nil, err
 		}
 	}
-	c.endFile(ctx, nil)
-	return &sitemap.Result{}, c.lookUpErr
+	return &sitemap.Result{}, c.endFile(ctx, nil)
 }
 
-// done is told by the reader that the read of a sitemap ended.
+// done is told by the reader that the read of a sitemap ended. The reader takes no error from
+// it: one is kept in doneErr, for the next page the reader delivers (add) or the read's end
+// (endRead) to return.
 func (c *collector) done(ctx context.Context, sm sitemap.Sitemap) {
 	now := time.Now()
 	c.lastTook, c.lastDone = now.Sub(c.lastDone), now
-	if sm.Kind == sitemap.KindIndex {
+	if sm.Kind == sitemap.KindIndex || c.doneErr != nil {
 		return
 	}
 	if c.file.name != sm.URL {
-		c.endFile(ctx, nil)
+		if c.doneErr = c.endFile(ctx, nil); c.doneErr != nil {
+			return
+		}
 		c.file.reset(sm.URL)
 	}
 	if c.memo.carried(sm) { // its pages were taken before the read
@@ -134,7 +149,7 @@ func (c *collector) done(ctx context.Context, sm sitemap.Sitemap) {
 		c.file.reset("")
 		return
 	}
-	c.endFile(ctx, &sm)
+	c.doneErr = c.endFile(ctx, &sm)
 }
 
 // endFile takes the pages of the file read so far through the steps of a sitemap (doc.go): tells
@@ -142,31 +157,36 @@ func (c *collector) done(ctx context.Context, sm sitemap.Sitemap) {
 // those its memo remembers — a page as remembered is no news, and due only where an outstanding
 // delivery makes it so — and looks the others up in the state, which chooses what is due of them.
 // What was read whole is remembered for the run's end.
-func (c *collector) endFile(ctx context.Context, sm *sitemap.Sitemap) {
+func (c *collector) endFile(ctx context.Context, sm *sitemap.Sitemap) error {
 	f := &c.file
 	defer f.reset("")
-	if c.lookUpErr != nil || len(f.pages) == 0 && sm == nil {
-		return
+	if len(f.pages) == 0 && sm == nil {
+		return nil
 	}
 	c.tellApartOut()
 	listed, unseen := c.tellApart(f.pages)
-	changed := c.changedOf(ctx, unseen)
-	if c.lookUpErr != nil {
-		return
+	changed, err := c.changedOf(ctx, unseen)
+	if err != nil {
+		return err
 	}
-	c.lookUp(ctx, changed, f.arena)
+	if err := c.lookUp(ctx, changed, f.arena); err != nil {
+		return err
+	}
 	if sm != nil && sm.Err == nil {
 		f.pages = listed
 		c.memo.learn(sm, f)
 	}
+	return nil
 }
 
 // endRead ends the read: the last file, then the sitemaps that did not change: their pages are
 // settled, but for those an outstanding delivery makes due.
 func (c *collector) endRead(ctx context.Context) error {
-	c.endFile(ctx, nil)
-	if c.lookUpErr != nil {
-		return c.lookUpErr
+	if c.doneErr != nil {
+		return c.doneErr
+	}
+	if err := c.endFile(ctx, nil); err != nil {
+		return err
 	}
 	for _, m := range c.memo.kept {
 		for ch, name := range c.channels {

@@ -13,6 +13,7 @@ import (
 	"github.com/sitepush/sitepush/internal/channel"
 	"github.com/sitepush/sitepush/internal/config"
 	"github.com/sitepush/sitepush/internal/human"
+	"github.com/sitepush/sitepush/internal/model"
 )
 
 const (
@@ -39,9 +40,9 @@ type notices struct {
 	status  map[int64]int
 }
 
-// markLeft records, after a whole read that settled everything it found, the URLs that left
-// every sitemap since the read before (leftTheSitemaps): the next run probes them. It runs before
-// the memos it compares with are replaced.
+// markLeft records, after a whole read — whatever the channels did of what it found — the URLs
+// that left every sitemap since the read before (leftTheSitemaps): the next run probes them. It
+// runs before the memos it compares with are replaced.
 func (r *Runner) markLeft(ctx context.Context, col *collector) error {
 	ch := col.removalsOn()
 	if ch < 0 || !col.mode.useMemos {
@@ -56,23 +57,26 @@ func (r *Runner) markLeft(ctx context.Context, col *collector) error {
 }
 
 // leftTheSitemaps returns the URLs the memos of the sitemaps that changed or went remembered,
-// that no sitemap lists now: none the run read, nor the memo of one that did not change.
+// settled or not, that no sitemap lists now: none the run read, nor the memo of one that did not
+// change.
 func (c *collector) leftTheSitemaps(ctx context.Context) ([]int64, error) {
 	kept := map[string]bool{}
 	for _, m := range c.memo.kept {
 		kept[m.Sitemap] = true
 	}
 	var before []int64
-	for name, m := range c.memo.settled {
-		if kept[name] || m.Index {
-			continue
-		}
-		pages, err := c.state.SitemapPages(ctx, c.site.ID, name)
-		if err != nil {
-			return nil, err
-		}
-		for p := range pagesOf(pages) {
-			before = append(before, p.hash)
+	for _, group := range []map[string]model.SitemapMemo{c.memo.settled, c.memo.whole} {
+		for name, m := range group {
+			if kept[name] || m.Index {
+				continue
+			}
+			pages, err := c.state.SitemapPages(ctx, c.site.ID, name)
+			if err != nil {
+				return nil, err
+			}
+			for p := range pagesOf(pages) {
+				before = append(before, p.hash)
+			}
 		}
 	}
 	slices.Sort(before)

@@ -34,6 +34,9 @@ type recorder struct {
 	// onOutcome, when set, is told of every outcome once it is recorded.
 	onOutcome func(site string, o channel.Outcome)
 
+	// answers keeps which due URLs the outcomes answered: what decides whether the read settled.
+	answers *answers
+
 	// removals are the removal notices queued on the channel that takes them (probeLeft): their
 	// acceptance is recorded.
 	removals notices
@@ -47,7 +50,7 @@ type recorder struct {
 func (r *Runner) newRecorder(ctx context.Context, site string, rec *model.Record) *recorder {
 	return &recorder{ctx: context.WithoutCancel(ctx), state: r.State, site: site, now: r.now, rec: rec,
 		onChange: r.progress(rec), onRequest: r.OnRequest, onWait: r.OnWait, onOutcome: r.OnOutcome,
-		latency: map[*model.EndpointStats]time.Duration{}, waits: map[string]*waits{}}
+		latency: map[*model.EndpointStats]time.Duration{}, waits: map[string]*waits{}, answers: newAnswers()}
 }
 
 func (r *recorder) Requested(req channel.Request) {
@@ -107,8 +110,9 @@ func (r *recorder) Finished(o channel.Outcome) error {
 	return nil
 }
 
-// count adds an outcome to the record's counters.
+// count adds an outcome to the record's counters, and its URLs to those answered.
 func (r *recorder) count(o channel.Outcome) {
+	r.answers.answer(o)
 	ch := r.rec.Channels[o.Channel]
 	switch {
 	case o.Ineligible():

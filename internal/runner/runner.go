@@ -191,15 +191,19 @@ func (r *Runner) run(ctx context.Context, site *config.Site, opt Options, rec *m
 	rep := r.newRecorder(ctx, site.ID, rec)
 	rep.dryRun, rep.chosen = !col.mode.writes, col.mode.chosen
 	// 1–4: read, tell pages apart, merge with what was known, choose what is due.
-	res, err := r.read(ctx, budget, site, opt, col, query, rep)
+	run := contexts{ctx, budget}
+	res, err := r.read(run, site, opt, col, query, rep)
 	if budget.Err() != nil && errors.Is(err, budget.Err()) {
 		err = nil // the budget or a signal cut the read short: not a failure of the run
 	}
 	if res == nil {
 		res = &sitemap.Result{} // cut short before the read began
 	}
-	// What was read is recorded even when the read was cut short.
-	if err = errors.Join(err, col.endRead(ctx)); err != nil {
+	// What was read is recorded even when the read was cut short; one that failed ends there.
+	if err == nil {
+		err = col.endRead(ctx)
+	}
+	if err != nil {
 		rec.Status = model.StatusFailed
 		rec.AddError(err.Error())
 		return err
@@ -220,12 +224,15 @@ func (r *Runner) run(ctx context.Context, site *config.Site, opt Options, rec *m
 		rec.AddError(err.Error())
 	} else {
 		followSitemaps(budget, site, followers, col.memo.changed, rep)
-		r.deliverAll(ctx, budget, col, opt, rep, res, complete)
+		r.deliverAll(run, col, opt, rep, res, complete)
 		follow(budget, site, followers, rep)
 	}
 	if !res.Unreadable() {
-		ended := readEnd(rec, cut, complete, budget)
-		if ended == readSettled && col.mode.keepMemos {
+		for i, q := range col.due {
+			rep.answers.owe(col.channels[i], q) // those no channel was handed
+		}
+		ended := outcomeOfRead(cut, complete, rep.answers.all(), budget)
+		if ended.whole() && col.mode.keepMemos {
 			if err := r.markLeft(context.WithoutCancel(ctx), col); err != nil {
 				rec.AddError(err.Error())
 			}
@@ -234,9 +241,9 @@ func (r *Runner) run(ctx context.Context, site *config.Site, opt Options, rec *m
 			rec.AddError(err.Error())
 		}
 	}
-	rec.Status = r.status(ctx, budget, rec, res, cut)
+	rec.Status = r.status(run, rec, res, cut)
 	if col.mode.writes && !col.mode.chosen {
-		r.stall(ctx, budget, col, rec, res, stalls)
+		r.stall(run, col, rec, res, stalls)
 	}
 	return nil
 }
@@ -314,7 +321,8 @@ func listedIn(sm sitemap.Sitemap) string {
 
 // status sums a run up (docs/runs.md, "The execution record"). Failures come first: a run that
 // failed in part and then ran out of budget is partial, not merely stopped.
-func (r *Runner) status(ctx, budget context.Context, rec *model.Record, res *sitemap.Result, cut bool) string {
+func (r *Runner) status(run contexts, rec *model.Record, res *sitemap.Result, cut bool) string {
+	ctx, budget := run.ctx, run.budget
 	due, done, failed, left := 0, 0, 0, 0
 	for _, st := range rec.Channels {
 		due, done, failed, left = due+st.Due, done+st.Submitted, failed+st.Failed, left+st.Left
@@ -342,6 +350,12 @@ func (r *Runner) status(ctx, budget context.Context, rec *model.Record, res *sit
 	}
 	return model.StatusOK
 }
+
+// contexts are a run's two contexts, passed together so that they are never swapped: ctx is the
+// run's own — a signal or the lost lease ends it, and what was answered is recorded under it — and
+// budget is ctx bounded by the site's runBudget (Runner.budget), under which runs the work that
+// the budget may cut short: reading the sitemaps, delivering.
+type contexts struct{ ctx, budget context.Context }
 
 // errRunBudget is why a run's budget ends when its runBudget has passed.
 var errRunBudget = errors.New("runBudget ran out")

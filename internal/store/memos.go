@@ -12,8 +12,8 @@ import (
 // SitemapMemos returns what runs remember of a site's sitemaps, by sitemap, without their pages.
 func (s *Store) SitemapMemos(ctx context.Context, site string) (_ map[string]model.SitemapMemo, err error) {
 	defer s.failed(&err, "reading what is known of the sitemaps", site)
-	rows, err := s.rdb.QueryContext(ctx, `SELECT sitemap, etag, last_modified, size, mod_time, content_hash, scope, urls, filtered, unfinished, is_index
-		FROM sitemap_memos WHERE site_id = $1`, site)
+	rows, err := s.rdb.QueryContext(ctx, `SELECT sitemap, etag, last_modified, size, mod_time, content_hash, scope, urls, filtered, unfinished, is_index,
+		unsettled FROM sitemap_memos WHERE site_id = $1`, site)
 	if err != nil {
 		return nil, err
 	}
@@ -22,11 +22,11 @@ func (s *Store) SitemapMemos(ctx context.Context, site string) (_ map[string]mod
 	for rows.Next() {
 		var m model.SitemapMemo
 		var hash int64
-		var unfinished, index int
-		if err := rows.Scan(&m.Sitemap, &m.ETag, &m.LastModified, &m.Size, &m.ModTime, &hash, &m.Scope, &m.URLs, &m.Filtered, &unfinished, &index); err != nil {
+		var unfinished, index, unsettled int
+		if err := rows.Scan(&m.Sitemap, &m.ETag, &m.LastModified, &m.Size, &m.ModTime, &hash, &m.Scope, &m.URLs, &m.Filtered, &unfinished, &index, &unsettled); err != nil {
 			return nil, err
 		}
-		m.Hash, m.Unfinished, m.Index = uint64(hash), unfinished != 0, index != 0
+		m.Hash, m.Unfinished, m.Index, m.Unsettled = uint64(hash), unfinished != 0, index != 0, unsettled != 0
 		out[m.Sitemap] = m
 	}
 	return out, rows.Err()
@@ -80,15 +80,15 @@ func (s *Store) SaveSitemapMemos(ctx context.Context, site string, memos []model
 	}
 	for _, m := range memos {
 		args := []any{site, m.Sitemap, m.ETag, m.LastModified, m.Size, m.ModTime, int64(m.Hash), m.Scope, m.URLs, m.Filtered,
-			flag(m.Unfinished), flag(m.Index)}
+			flag(m.Unfinished), flag(m.Index), flag(m.Unsettled)}
 		query := `UPDATE sitemap_memos SET etag = $3, last_modified = $4, size = $5, mod_time = $6, content_hash = $7,
-			scope = $8, urls = $9, filtered = $10, unfinished = $11, is_index = $12 WHERE site_id = $1 AND sitemap = $2`
+			scope = $8, urls = $9, filtered = $10, unfinished = $11, is_index = $12, unsettled = $13 WHERE site_id = $1 AND sitemap = $2`
 		if m.Pages != nil {
 			args = append(args, m.Pages)
-			query = `INSERT INTO sitemap_memos (site_id, sitemap, etag, last_modified, size, mod_time, content_hash, scope, urls, filtered, unfinished, is_index, pages)
-				VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
+			query = `INSERT INTO sitemap_memos (site_id, sitemap, etag, last_modified, size, mod_time, content_hash, scope, urls, filtered, unfinished, is_index, unsettled, pages)
+				VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
 				ON CONFLICT (site_id, sitemap) DO UPDATE SET etag = $3, last_modified = $4, size = $5, mod_time = $6,
-				content_hash = $7, scope = $8, urls = $9, filtered = $10, unfinished = $11, is_index = $12, pages = $13`
+				content_hash = $7, scope = $8, urls = $9, filtered = $10, unfinished = $11, is_index = $12, unsettled = $13, pages = $14`
 		}
 		if _, err := tx.ExecContext(ctx, query, args...); err != nil {
 			return err
