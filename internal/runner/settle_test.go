@@ -68,7 +68,7 @@ func TestAQuotaDoesNotHideTheSitemaps(t *testing.T) {
 			s.site.Sitemaps = []string{f.url("/s.xml")}
 			all := urls("/u0", "/u1", "/u2", "/u3", "/u4", "/u5")
 			f.set("/s.xml", false, all...)
-			in, bing := &fakeChannel{name: "indexnow", batch: 100}, &quota{left: 4}
+			in, bing := &fakeChannel{name: "indexnow", batch: 100, removals: true}, &quota{left: 4}
 			opt := runner.Options{Channels: []channel.Channel{in, bing}}
 			at := time.Now()
 			runAt := func() {
