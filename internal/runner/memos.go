@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/binary"
 	"fmt"
-	"os"
 	"slices"
 	"strings"
 
@@ -43,7 +42,7 @@ type memos struct {
 	has map[string]bool
 	// spill holds the pages of the sitemaps read, one after the other, out of memory until the
 	// run is settled (16 MB for a million pages); buf is where a sitemap's are made.
-	spill *os.File
+	spill *spill
 	end   int64     // of what spill holds
 	spans []spilled // of each learnt memo's pages in spill
 	buf   []byte
@@ -243,13 +242,13 @@ type spilled struct {
 // where; -1 when they could not be written.
 func (m *memos) setAside(pages []byte) int64 {
 	if m.spill == nil {
-		f, err := os.CreateTemp("", "sitepush-pages-*")
+		sp, err := newSpill("a run's pages")
 		if err != nil {
 			return -1
 		}
-		m.spill = f
+		m.spill = sp
 	}
-	if _, err := m.spill.WriteAt(pages, m.end); err != nil {
+	if _, err := m.spill.f.WriteAt(pages, m.end); err != nil {
 		return -1
 	}
 	at := m.end
@@ -267,8 +266,8 @@ func (m *memos) pagesBack() error {
 			continue
 		}
 		m.learnt[i].Pages = make([]byte, sp.n)
-		if _, err := m.spill.ReadAt(m.learnt[i].Pages, sp.at); err != nil {
-			return fmt.Errorf("reading back the pages set aside in %s: %w", m.spill.Name(), err)
+		if _, err := m.spill.f.ReadAt(m.learnt[i].Pages, sp.at); err != nil {
+			return fmt.Errorf("reading back the pages set aside in a temporary file: %w", err)
 		}
 	}
 	return nil
@@ -278,7 +277,6 @@ func (m *memos) pagesBack() error {
 func (m *memos) close() {
 	if m.spill != nil {
 		m.spill.Close()
-		os.Remove(m.spill.Name())
 	}
 }
 

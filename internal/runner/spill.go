@@ -14,9 +14,10 @@ import (
 	"unsafe"
 )
 
-// spill is a temporary file for what a baseline or a diff would otherwise hold in memory, one
-// entry a URL. Where the system lets an open file be removed, it is removed as soon as it is
-// made, so that nothing is left behind however the process ends; elsewhere Close removes it.
+// spill is a temporary file for what a run, a baseline or a diff would otherwise hold in memory:
+// a run's pages, a baseline's URLs. Where the system lets an open file be removed, it is removed
+// as soon as it is made, so that nothing is left behind however the process ends; elsewhere
+// Close removes it.
 type spill struct {
 	f    *os.File
 	name string // the file's name while it still has one
