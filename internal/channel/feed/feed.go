@@ -68,9 +68,7 @@ func New(site *config.Site, client *http.Client, userAgent string, store Store, 
 			client = http.DefaultClient
 		}
 		s := site.Sitemap
-		noRedirect := *client // a redirect is a verdict: the page is elsewhere
-		noRedirect.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
-		c.fetch = &fetcher{client: &noRedirect, userAgent: userAgent, timeout: s.Timeout.D(), retries: s.Retries, retryInterval: s.RetryInterval.D()}
+		c.fetch = &fetcher{client: preflight.PageClient(client), userAgent: userAgent, timeout: s.Timeout.D(), retries: s.Retries, retryInterval: s.RetryInterval.D()}
 		c.checker = preflight.New(client, userAgent)
 	}
 	return c

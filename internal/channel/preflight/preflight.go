@@ -70,11 +70,17 @@ func New(client *http.Client, userAgent string) *Checker {
 	if client == nil {
 		client = http.DefaultClient
 	}
-	noRedirect := *client
-	noRedirect.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
-	return &Checker{client: &noRedirect, robotsCl: robotsClient(client), userAgent: userAgent, now: time.Now,
+	return &Checker{client: PageClient(client), robotsCl: robotsClient(client), userAgent: userAgent, now: time.Now,
 		slots: make(chan struct{}, parallel), pages: map[string]*page{}, robots: map[string]*robotsFile{},
 		reported: map[string]bool{}}
+}
+
+// PageClient returns a copy of client that follows no redirect: a page's redirect is a verdict
+// (the page is elsewhere), for the Checker and for whoever judges a page's answer with Judge.
+func PageClient(client *http.Client) *http.Client {
+	c := *client
+	c.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	return &c
 }
 
 // Check returns the verdict on u for e; ok is false when ctx ended before one was reached.
