@@ -184,16 +184,15 @@ func (r *Runner) lastRun(ctx context.Context, site string) (model.Record, error)
 // run does the work of Run between the lease and the record, in the steps of doc.go; stalls counts
 // the runs before it that made no progress.
 func (r *Runner) run(ctx context.Context, site *config.Site, opt Options, rec *model.Record, stalls int) error {
-	budget, stop := r.budget(ctx, site, opt)
+	run, stop := r.contexts(ctx, site, opt)
 	defer stop()
-	col, query := r.collector(ctx, site, opt, rec)
+	col, query := r.collector(run.ctx, site, opt, rec)
 	defer col.memo.close()
-	rep := r.newRecorder(ctx, site.ID, rec)
+	rep := r.newRecorder(run.ctx, site.ID, rec)
 	rep.dryRun, rep.chosen = !col.mode.writes, col.mode.chosen
 	// 1–4: read, tell pages apart, merge with what was known, choose what is due.
-	run := contexts{ctx, budget}
 	res, err := r.read(run, site, opt, col, query, rep)
-	if budget.Err() != nil && errors.Is(err, budget.Err()) {
+	if run.budget.Err() != nil && errors.Is(err, run.budget.Err()) {
 		err = nil // the budget or a signal cut the read short: not a failure of the run
 	}
 	if res == nil {
@@ -201,43 +200,43 @@ func (r *Runner) run(ctx context.Context, site *config.Site, opt Options, rec *m
 	}
 	// What was read is recorded even when the read was cut short; one that failed ends there.
 	if err == nil {
-		err = col.endRead(ctx)
+		err = col.endRead(run.ctx)
 	}
 	if err != nil {
 		rec.Status = model.StatusFailed
 		rec.AddError(err.Error())
 		return err
 	}
-	if err := r.baselineLeft(ctx, col, res); err != nil {
+	if err := r.baselineLeft(run.ctx, col, res); err != nil {
 		rec.AddError(err.Error())
 	}
-	rep.removals = r.probeLeft(budget, col)
+	rep.removals = r.probeLeft(run.budget, col)
 	for i, q := range col.due {
 		rec.Channels[col.channels[i]].Due -= q.SortByHash()
 	}
-	cut := r.countSitemaps(rec, res, budget)
+	cut := r.countSitemaps(rec, res, run.budget)
 	complete := rec.Sitemaps.Failed == 0 && !cut
 	// 5: hand to channels, with the followers told of the sitemaps that changed before, and
 	// following the run up after.
 	followers := r.followersOf(site, col.mode)
-	if err := r.working(ctx, col, len(followers) > 0); err != nil {
+	if err := r.working(run.ctx, col, len(followers) > 0); err != nil {
 		rec.AddError(err.Error())
 	} else {
-		followSitemaps(budget, site, followers, col.memo.changed, rep)
+		followSitemaps(run.budget, site, followers, col.memo.changed, rep)
 		r.deliverAll(run, col, opt, rep, res, complete)
-		follow(budget, site, followers, rep)
+		follow(run.budget, site, followers, rep)
 	}
 	if !res.Unreadable() {
 		for i, q := range col.due {
 			rep.answers.owe(col.channels[i], q) // those no channel was handed
 		}
-		ended := outcomeOfRead(cut, complete, rep.answers.all(), budget)
+		ended := outcomeOfRead(cut, complete, rep.answers.all(), run.budget)
 		if ended.whole() && col.mode.keepMemos {
-			if err := r.markLeft(context.WithoutCancel(ctx), col); err != nil {
+			if err := r.markLeft(context.WithoutCancel(run.ctx), col); err != nil {
 				rec.AddError(err.Error())
 			}
 		}
-		if err := col.memo.save(context.WithoutCancel(ctx), ended); err != nil {
+		if err := col.memo.save(context.WithoutCancel(run.ctx), ended); err != nil {
 			rec.AddError(err.Error())
 		}
 	}
@@ -360,16 +359,17 @@ type contexts struct{ ctx, budget context.Context }
 // errRunBudget is why a run's budget ends when its runBudget has passed.
 var errRunBudget = errors.New("runBudget ran out")
 
-// budget is the context of a run's work: it ends when the site's runBudget has passed, or when
-// opt.Budget ends (what a Worker's invocation may spend), with the cause the record notes.
-func (r *Runner) budget(ctx context.Context, site *config.Site, opt Options) (context.Context, context.CancelFunc) {
+// contexts returns a run's contexts under ctx: its budget ends when the site's runBudget has
+// passed, or when opt.Budget ends (what a Worker's invocation may spend), with the cause the
+// record notes.
+func (r *Runner) contexts(ctx context.Context, site *config.Site, opt Options) (contexts, context.CancelFunc) {
 	spent, cancel := context.WithCancelCause(ctx)
 	budget, stop := context.WithTimeoutCause(spent, site.RunBudget.D(), errRunBudget)
 	if opt.Budget == nil {
-		return budget, func() { stop(); cancel(nil) }
+		return contexts{ctx, budget}, func() { stop(); cancel(nil) }
 	}
 	unwatch := context.AfterFunc(opt.Budget, func() { cancel(context.Cause(opt.Budget)) })
-	return budget, func() { unwatch(); stop(); cancel(nil) }
+	return contexts{ctx, budget}, func() { unwatch(); stop(); cancel(nil) }
 }
 
 // reader builds the sitemap reader of a site, which tells col of each sitemap it ends and, when
