@@ -9,6 +9,8 @@ import (
 	"context"
 	"errors"
 	"time"
+
+	"github.com/sitepush/sitepush/internal/model"
 )
 
 // Channel is one destination of new and changed URLs. A channel reads its due URLs from the
@@ -95,6 +97,19 @@ type Page struct {
 	Hash    int64
 	URL     string
 	Lastmod time.Time // zero when the sitemap gives none
+	// Check is set when the page's sitemap is checked by content (docs/runs.md, "What changed"):
+	// the state puts it in the rotation of content checks, a suspect when it is new or its
+	// lastmod moved.
+	Check bool
+}
+
+// PageReader reads a site's pages for a run's content checks (docs/runs.md, "What changed"):
+// over HTTP, sharing each fetch with the preflight (preflight.Checker), or from the site's
+// build on disk (changes.dir).
+type PageReader interface {
+	// ReadPage reads u, conditionally on v when it holds validators. An error says why the page
+	// could not be read (its answer, a timeout, a file not there): the page stays a suspect.
+	ReadPage(ctx context.Context, u string, v model.Validators) (model.PageRead, error)
 }
 
 // Due is a URL due on a channel.

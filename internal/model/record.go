@@ -45,6 +45,8 @@ type Record struct {
 	TotalURLs int                      `json:"totalUrls"`
 	Filtered  int                      `json:"filtered"`
 	Channels  map[string]*ChannelStats `json:"channels"`
+	// Changes is what the run's content checks found; nil when no sitemap was checked by content.
+	Changes *Changes `json:"changes,omitempty"`
 	Errors    []string                 `json:"errors"`
 	// Notes tell what is worth knowing but went as it should (a quota spent).
 	Notes []string `json:"notes,omitempty"`

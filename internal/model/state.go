@@ -51,6 +51,11 @@ type DeliveryState struct {
 	// "Preflight"): Lastmod is then the lastmod checked, and CheckedAt when it was checked.
 	Ineligible bool
 	CheckedAt  time.Time
+	// Content is the page's fingerprint at its last content check (zero: never checked), and
+	// Sent the fingerprint the channel last delivered (zero: none recorded) — the page's
+	// content at its check before the delivery. A page whose Content is not Sent changed since
+	// the channel had it (docs/runs.md, "What changed").
+	Content, Sent uint64
 }
 
 // ChannelDay is what a channel did with URLs on one UTC day: the URLs whose delivery ended, how
