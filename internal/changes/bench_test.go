@@ -1,7 +1,12 @@
 package changes
 
 import (
+	"io"
 	"math/rand/v2"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 )
@@ -29,4 +34,36 @@ func BenchmarkLastmods(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*n), "ns/URL")
+}
+
+// BenchmarkDirOpen reads a 20 KB page whose file is the second one looked for (/a/c is
+// a/c/index.html, after a/c.html), as Hugo and Astro build pages: the cost of changes.dir
+// against a fetch.
+func BenchmarkDirOpen(b *testing.B) {
+	dir := b.TempDir()
+	page := strings.Repeat("<p>words of a page</p>\n", 20<<10/24)
+	if err := os.MkdirAll(filepath.Join(dir, "a", "c"), 0o755); err != nil {
+		b.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "a", "c", "index.html"), []byte(page), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	d, err := OpenDir(dir)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer d.Close()
+	u := &url.URL{Scheme: "https", Host: "example.com", Path: "/a/c"}
+	b.SetBytes(int64(len(page)))
+	b.ReportAllocs()
+	for b.Loop() {
+		f, _, _, err := d.Open(u)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := io.Copy(io.Discard, f); err != nil {
+			b.Fatal(err)
+		}
+		f.Close()
+	}
 }
