@@ -24,10 +24,10 @@ const StampWindow = 2 * time.Minute
 // whether they tell pages apart. The zero value is ready for use.
 //
 // It keeps each lastmod, as 8 bytes of Unix milliseconds, because the largest group of
-// lastmods within StampWindow can only be found exactly over all of them: at most 400 KB for
-// the 50,000 URLs a sitemap may hold, and at most a sixth of the reader's cap on a sitemap's
-// size for one that breaks that limit (an entry with a lastmod takes 50 bytes at the least).
-// Entries without a lastmod are only counted.
+// lastmods within StampWindow can only be found exactly over all of them: 400 KB for the
+// 50,000 URLs a sitemap may hold (about a quarter more while the slice grows), and at most a
+// sixth of the reader's cap on a sitemap's size for one that breaks that limit (an entry with
+// a lastmod takes 50 bytes at the least). Entries without a lastmod are only counted.
 type Lastmods struct {
 	urls int
 	ms   []int64
