@@ -25,9 +25,10 @@ const StampWindow = 2 * time.Minute
 //
 // It keeps each lastmod, as 8 bytes of Unix milliseconds, because the largest group of
 // lastmods within StampWindow can only be found exactly over all of them: 400 KB for the
-// 50,000 URLs a sitemap may hold (about a quarter more while the slice grows), and at most a
-// sixth of the reader's cap on a sitemap's size for one that breaks that limit (an entry with
-// a lastmod takes 50 bytes at the least). Entries without a lastmod are only counted.
+// 50,000 URLs a sitemap may hold, and for one that breaks that limit 8 bytes for every 50 of
+// the sitemap at the most (an entry with a lastmod takes 50 bytes at the least), under the
+// reader's cap on its size; the slice's growth adds about a quarter while it is filled.
+// Entries without a lastmod are only counted.
 type Lastmods struct {
 	urls int
 	ms   []int64
