@@ -24,6 +24,10 @@ func Builtin() Settings {
 			MaxBytes:      50 << 20,
 			MaxDepth:      5,
 		},
+		Changes: Changes{
+			Detect:       DetectAuto,
+			ChecksPerRun: 1000,
+		},
 		IndexNow: IndexNow{
 			Endpoints:     []string{"https://api.indexnow.org/indexnow"},
 			Method:        "post",

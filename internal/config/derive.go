@@ -64,7 +64,7 @@ func (c *Config) resolvePaths() {
 }
 
 // resolveFiles resolves the file paths of a site against dir — sitemaps given as paths,
-// feed.out, google.credentials — for the file's sites and the API's alike. A sitemap that looks
+// feed.out, google.credentials, changes.dir — for the file's sites and the API's alike. A sitemap that looks
 // like a host stays as written, for its error message.
 func (s *Site) resolveFiles(dir string) {
 	for j, sm := range s.Sitemaps {
@@ -74,6 +74,7 @@ func (s *Site) resolveFiles(dir string) {
 	}
 	s.Feed.Out = resolvePath(dir, s.Feed.Out)
 	s.Google.Credentials = resolvePath(dir, s.Google.Credentials)
+	s.Changes.Dir = resolvePath(dir, s.Changes.Dir)
 }
 
 // httpURL parses s as an absolute http or https URL with a host, or returns nil.

@@ -2,13 +2,14 @@ package config
 
 import (
 	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
 )
 
 // TestDocsExample keeps the example of docs/configuration.md loadable and complete: it must parse,
-// and name every key the file format has.
+// next to the built site its changes.dir names, and name every key the file format has.
 func TestDocsExample(t *testing.T) {
 	doc, err := os.ReadFile("../../docs/configuration.md")
 	if err != nil {
@@ -22,7 +23,14 @@ func TestDocsExample(t *testing.T) {
 	}
 	vars := map[string]string{"SITEPUSH_ADMIN_TOKEN": "t", "SITEPUSH_METRICS_TOKEN": "m", "SITEPUSH_WEBHOOK_URL": "https://hooks.example.com/x",
 		"EXAMPLE_INDEXNOW_KEY": "abcd1234", "EXAMPLE_BING_KEY": "k"}
-	c := mustParse(t, example, vars)
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, "public", "docs"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	c, err := Parse([]byte(example), dir, env(vars))
+	if err != nil {
+		t.Fatalf("the example does not load: %v", err)
+	}
 	if len(c.Sites) != 2 || c.Sites[0].Sitemaps[0] != "https://example.com/sitemap.xml" {
 		t.Errorf("sites: %+v", c.Sites)
 	}

@@ -72,6 +72,10 @@ func (c *checker) mapping(n *yaml.Node, t reflect.Type, p place) {
 			c.errs = append(c.errs, unknownKey(k, p, fields))
 			continue
 		}
+		if path := join(p.path, k.Value); p.label == keyDefaults && siteOnly(path) != "" {
+			c.add(k, "defaults: %s belongs to each site and cannot be given in defaults (%s); give it on the site", path, siteOnly(path))
+			continue
+		}
 		c.value(v, f.typ, enter(p, f))
 	}
 }
@@ -153,9 +157,11 @@ func unknownKey(k *yaml.Node, p place, fields []field) error {
 		return atLine(k, "%s%s.%s is not a setting: %s; remove %s here (%s applies to %s)", p.prefix(), c.name, keyBacklog,
 			c.firstRun, keyBacklog, keyBacklog, strings.Join(backlogChannels, " and "))
 	}
-	names := make([]string, len(fields))
-	for i, f := range fields {
-		names[i] = f.name
+	names := make([]string, 0, len(fields))
+	for _, f := range fields {
+		if p.label != keyDefaults || siteOnly(join(p.path, f.name)) == "" {
+			names = append(names, f.name)
+		}
 	}
 	msg := fmt.Sprintf("%sunknown key %q%s (known: %s)", p.prefix(), k.Value, p.in(), strings.Join(names, ", "))
 	if s := suggest(k.Value, names); s != "" {

@@ -19,7 +19,7 @@ func TestStrictKeys(t *testing.T) {
 				`endpoints, method, batchSize, maxConcurrent, interval, maxRetries, backoff, throttleWait, preflight, backlog, removed); did you mean "endpoints"?`},
 		{name: "case only", doc: siteDoc("baseURL: https://example.com"),
 			want: `line 4: site "example.com": unknown key "baseURL" (known: id, sitemaps, baseUrl, schedule, runBudget, ` +
-				`resubmitAfter, preflightAfter, backlog, include, exclude, sitemap, indexnow, bing, feed, google); did you mean "baseUrl"?`},
+				`resubmitAfter, preflightAfter, backlog, include, exclude, sitemap, changes, indexnow, bing, feed, google); did you mean "baseUrl"?`},
 		{name: "case and a letter", doc: siteDoc("feed:\n  maxitem: 3"), want: `did you mean "maxItems"?`},
 		{name: "no suggestion when far", doc: "defaults:\n  color: blue\n",
 			want: `line 2: defaults: unknown key "color" (known: schedule, runBudget,`, notWant: "did you mean"},

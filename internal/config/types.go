@@ -111,6 +111,8 @@ type Settings struct {
 	Exclude []string `yaml:"exclude" json:"exclude,omitempty"`
 	// Sitemap bounds the reading of the site's sitemaps.
 	Sitemap Sitemap `yaml:"sitemap" json:"sitemap"`
+	// Changes says how a run tells a changed page from an unchanged one; its dir is the site's own.
+	Changes Changes `yaml:"changes" json:"changes"`
 	// IndexNow is the IndexNow channel.
 	IndexNow IndexNow `yaml:"indexnow" json:"indexnow"`
 	// Bing is the Bing Webmaster API channel.

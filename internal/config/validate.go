@@ -112,6 +112,7 @@ func (c *Config) validate(root *yaml.Node, needs Needs) error {
 			}
 		}
 		p := s.prepare(own)
+		c.checkChangesDir(s, &p)
 		c.checkTaken(i, nodes, seen, &p)
 		errs = append(errs, labelled(siteLabel(s.ID, i), p)...)
 	}

@@ -116,6 +116,7 @@ func checkSettings(s *Settings, p *problems) compiled {
 	c.include = checkGlobs("include", s.Include, p)
 	c.exclude = checkGlobs("exclude", s.Exclude, p)
 	checkSitemapLimits(&s.Sitemap, p)
+	checkChanges(&s.Changes, p)
 	for _, ch := range channelSpecs {
 		ch.check(s, p)
 	}

@@ -257,6 +257,10 @@ func (r *Registry) parse(body []byte) (*config.Site, error) {
 		return nil, errorOf(ErrInvalid, "site %q: feed.out cannot be set through the API, as it writes a file on the server: readers find the feed at "+
 			"/feeds/%s.xml (declare the site in the configuration file to write a file)", site.ID, site.ID)
 	}
+	if site.Changes.Dir != "" {
+		return nil, errorOf(ErrInvalid, "site %q: changes.dir cannot be set through the API, as it reads files of the server: the pages of a site "+
+			"created through the API are fetched (declare the site in the configuration file to read its built pages from a directory)", site.ID)
+	}
 	return site, nil
 }
 

@@ -102,6 +102,18 @@ func TestChangesRefused(t *testing.T) {
 			_, err := r.Create(ctx, []byte(`{"id": "x", "sitemaps": ["https://x.example/s.xml", "/etc/shadow"], "feed": {"enabled": true}}`), t0)
 			return err
 		}, ErrInvalid, `site "x": sitemaps[1] must be an http(s) URL: a site created through the API cannot read files of the server`},
+		{"a directory to read", func() error {
+			_, err := r.Create(ctx, []byte(`{"id": "x", "sitemaps": ["https://x.example/s.xml"], "feed": {"enabled": true}, "changes": {"dir": "/etc"}}`), t0)
+			return err
+		}, ErrInvalid, `site "x": changes.dir cannot be set through the API, as it reads files of the server`},
+		{"a directory that is not there", func() error {
+			_, err := r.Create(ctx, []byte(`{"id": "x", "sitemaps": ["https://x.example/s.xml"], "feed": {"enabled": true}, "changes": {"dir": "/no/such/dir"}}`), t0)
+			return err
+		}, ErrInvalid, `site "x": changes.dir cannot be set through the API, as it reads files of the server`},
+		{"a directory to read, on a replace", func() error {
+			_, err := r.Replace(ctx, "shop", []byte(`{"sitemaps": ["https://shop.example/s.xml"], "feed": {"enabled": true}, "changes": {"dir": "public"}}`), t0)
+			return err
+		}, ErrInvalid, `site "shop": changes.dir cannot be set through the API`},
 		{"an id that is not text", func() error {
 			_, err := r.Replace(ctx, "shop", []byte(`{"id": 5, "sitemaps": ["https://shop.example/s.xml"], "feed": {"enabled": true}}`), t0)
 			return err

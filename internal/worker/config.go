@@ -81,7 +81,7 @@ func workerKeys(text string) error {
 	return errors.Join(errs...)
 }
 
-// workerSite refuses what a site cannot do on Workers: read a file, write one, talk to Google.
+// workerSite refuses what a site cannot do on Workers: read a file or a directory, write a file, talk to Google.
 func workerSite(s *config.Site) error {
 	var errs []error
 	for i, sm := range s.Sitemaps {
@@ -91,6 +91,9 @@ func workerSite(s *config.Site) error {
 	}
 	if s.Feed.Out != "" {
 		errs = append(errs, fmt.Errorf("site %q: feed.out cannot be written by the Worker, which has no files: readers find the feed at /feeds/%s.xml", s.ID, s.ID))
+	}
+	if s.Changes.Dir != "" {
+		errs = append(errs, fmt.Errorf("site %q: changes.dir cannot be read by the Worker, which has no files: it fetches the pages it checks; remove changes.dir", s.ID))
 	}
 	if s.Google.Enabled {
 		errs = append(errs, fmt.Errorf("site %q: google.enabled: the Worker does not talk to Google (its key file is a file, and its state keeps no inspections); run sitepush run or serve for Google, or set google.enabled: false", s.ID))

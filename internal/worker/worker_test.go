@@ -324,6 +324,8 @@ func TestABadConfiguration(t *testing.T) {
 			`site "a": feed.backlog is not a setting`},
 		{"a file", `{"sites": [{"id": "a", "baseUrl": "https://a.example", "sitemaps": ["sitemap.xml"], "indexnow": {"enabled": true, "key": "abcdefgh"}}]}`,
 			`site "a": sitemaps[0] "sitemap.xml" must be an http(s) URL`},
+		{"a built site", `{"sites": [{"id": "a", "sitemaps": ["https://a.example/s.xml"], "indexnow": {"enabled": true, "key": "abcdefgh"}, "changes": {"dir": "public"}}]}`,
+			`site "a": changes.dir cannot be read by the Worker, which has no files: it fetches the pages it checks; remove changes.dir`},
 		{"google", `{"sites": [{"id": "a", "sitemaps": ["https://a.example/s.xml"], "indexnow": {"enabled": true, "key": "abcdefgh"},
 			"google": {"enabled": true, "credentials": "/k.json", "property": "sc-domain:a.example"}}]}`,
 			`site "a": google.enabled: the Worker does not talk to Google`},
