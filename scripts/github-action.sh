@@ -1,21 +1,31 @@
 #!/usr/bin/env bash
 # The GitHub Action's step (action.yml), as a script that runs anywhere: it gets sitepush, makes a
-# configuration from the inputs (unless one is given), runs sitepush once with the baseline, and
-# writes the outputs. Its inputs come in the environment, as action.yml's step passes them:
+# configuration from the inputs (unless one is given), runs sitepush once — with the state the
+# Actions cache kept of the earlier runs, else with the baseline — and writes the outputs. Its
+# inputs come in the environment, as action.yml's step passes them:
 #
 #   SITEPUSH_SITEMAP        the sitemap just built: a path or a URL
 #   SITEPUSH_BASELINE       the sitemap before the deploy: a path or a URL (default: the live one)
 #   SITEPUSH_INDEXNOW_KEY   the site's IndexNow key
 #   SITEPUSH_BING_API_KEY   a Bing Webmaster API key (optional)
+#   SITEPUSH_SITE_DIR       the directory the site was built into: its pages are compared from there
 #   SITEPUSH_CONFIG_FILE    a whole configuration instead of the one made from the above
 #   SITEPUSH_DRY_RUN        true: read and compare, submit nothing
 #   SITEPUSH_VERSION        the release to install (latest, or a tag)
 #   SITEPUSH_INSTALL        release (download the archive, checksum verified) or go (go install)
 #   SITEPUSH_BINARY         use this sitepush binary instead of installing one (offline, tests)
+#   SITEPUSH_CACHE          true (the default): keep the state in SITEPUSH_STATE_DIR, false: none
+#   SITEPUSH_STATE_DIR      the directory the Actions cache restores before the step and saves
+#                           after it; unset, nothing is kept between runs (state: memory)
 #
-# It writes submitted, failed and record to $GITHUB_OUTPUT when set, else to stdout, and exits
-# as sitepush run does: 0 when everything due was submitted, 1 when something failed, 2 on bad
-# input.
+# The state is sitepush.db in SITEPUSH_STATE_DIR. When it is there (restored), the earlier runs'
+# record says what was sent, and no baseline is read: it would take a page it lists without a
+# lastmod for unchanged, whatever its content. A configuration given whole reads the file as
+# ${SITEPUSH_STATE_FILE}, and the site's directory as ${SITEPUSH_SITE_DIR}, made absolute.
+#
+# It writes submitted, failed and record to $GITHUB_OUTPUT when set, else to stdout, and state
+# (the directory, when a run that was no dry run left a state to keep), and exits as sitepush run
+# does: 0 when everything due was submitted, 1 when something failed, 2 on bad input.
 set -euo pipefail
 
 repo=sitepush/sitepush
@@ -121,12 +131,19 @@ configure() {
 	*) sitemap=$(cd "$(dirname "$sitemap")" && pwd)/$(basename "$sitemap") ;;
 	esac
 	{
-		echo "state: memory"
+		if [[ -n $state ]]; then
+			echo "state: $(literal "sqlite:$state")"
+		else
+			echo "state: memory"
+		fi
 		echo "sites:"
 		echo "  - id: site"
 		echo "    sitemaps: [$(literal "$sitemap")]"
 		echo "    baseUrl: $(literal "$site")"
 		echo "    indexnow: {enabled: true, key: $(literal "$key")}"
+		if [[ -n ${SITEPUSH_SITE_DIR:-} ]]; then
+			echo "    changes: {dir: $(literal "$SITEPUSH_SITE_DIR")}"
+		fi
 		if [[ -n ${SITEPUSH_BING_API_KEY:-} ]]; then
 			echo "    bing: {enabled: true, apiKey: \"\${SITEPUSH_BING_API_KEY}\"}"
 		fi
@@ -150,12 +167,41 @@ total() {
 	fi
 }
 
+# sitedir makes the input site-dir absolute, as the workspace has it, so that it means the same
+# to a configuration in another directory; it must be the directory the build wrote.
+sitedir() {
+	local dir=${SITEPUSH_SITE_DIR:-}
+	[[ -z $dir ]] && return
+	[[ $dir != *[[:cntrl:]]* ]] || die "the input site-dir holds a control character (a line break?): give one directory"
+	[[ -d $dir ]] || die "the input site-dir $dir is not a directory: give the directory the site was built into (like public), and run the action after the build"
+	(cd "$dir" && pwd)
+}
+
+# statefile prints the path of the state the Actions cache keeps, and makes its directory; nothing
+# when there is none to keep.
+statefile() {
+	[[ -n ${SITEPUSH_STATE_DIR:-} && ${SITEPUSH_CACHE:-true} != false ]] || return 0
+	[[ ${SITEPUSH_CACHE:-true} == true ]] || die "cache must be true or false, got ${SITEPUSH_CACHE}"
+	mkdir -p "$SITEPUSH_STATE_DIR"
+	echo "$SITEPUSH_STATE_DIR/sitepush.db"
+}
+
 sitepush=$(install)
+SITEPUSH_SITE_DIR=$(sitedir)
+state=$(statefile)
+[[ -n $SITEPUSH_SITE_DIR ]] && export SITEPUSH_SITE_DIR
+[[ -n $state ]] && export SITEPUSH_STATE_FILE=$state
 config=${SITEPUSH_CONFIG_FILE:-}
 [[ -z $config ]] && config=$(configure)
 [[ -f $config ]] || die "config $config is not a file"
+if [[ -n $SITEPUSH_SITE_DIR && -n ${SITEPUSH_CONFIG_FILE:-} ]] && ! grep -q 'SITEPUSH_SITE_DIR' "$config"; then
+	annotate warning "site-dir is not read: the config input names no \${SITEPUSH_SITE_DIR}; give its site changes: {dir: \"\${SITEPUSH_SITE_DIR}\"}"
+fi
 baseline=${SITEPUSH_BASELINE:-}
-if [[ -z $baseline && -n ${SITEPUSH_SITEMAP:-} ]]; then
+if [[ -n $state && -s $state ]]; then
+	annotate notice "sitepush's state was restored from the cache: the earlier runs' record says what was sent, so no baseline is read"
+	baseline=
+elif [[ -z $baseline && -n ${SITEPUSH_SITEMAP:-} ]]; then
 	live=$(origin "$SITEPUSH_SITEMAP")/$(basename "${SITEPUSH_SITEMAP%%\?*}")
 	if curl -fsSL --retry 2 -o "$work/live-sitemap.xml" "$live"; then
 		baseline=$work/live-sitemap.xml
@@ -173,6 +219,10 @@ record=$work/record.jsonl
 echo "sitepush ${args[*]}" >&2
 status=0
 "$sitepush" "${args[@]}" >"$record" || status=$?
+# Whatever the run's outcome: what it sent before it failed is known, and is not sent again.
+if [[ -n $state && -e $state && ${SITEPUSH_DRY_RUN:-false} != true ]]; then
+	output state "$SITEPUSH_STATE_DIR"
+fi
 if [[ ! -s $record ]]; then
 	exit "$status"
 fi

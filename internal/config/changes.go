@@ -83,9 +83,9 @@ func checkChanges(c *Changes, p *problems) {
 
 // checkChangesDir checks that a site's changes.dir is a directory, for a site of a configuration
 // file. A configuration read from no file (Parse with dir "": the Worker's, from its vars) has
-// no directory of its own to look in, and the Worker refuses the key itself; a site of the API
-// never gets this far with one (internal/sites refuses it), so that the API tells nothing of the
-// server's files.
+// no directory of its own to look in, and the Worker refuses the key itself. A site of the API
+// is never looked for (ParseSite does not call this): internal/sites refuses the key with one
+// answer whether the directory exists or not, so that the API tells nothing of the server's files.
 func (c *Config) checkChangesDir(s *Site, p *problems) {
 	if s.Changes.Dir == "" || c.Dir == "" {
 		return
