@@ -18,8 +18,8 @@ const attemptsSQL = `CASE WHEN deliveries.outcome IN ('ok', 'skipped') THEN 1 EL
 
 // RecordOutcome stores what a channel did with some URLs, and counts it in the day's statistics,
 // in one transaction: called as each answer arrives, so that a crash loses nothing that was
-// answered. A failure keeps the lastmod and time of the last success. The URLs are written in
-// hash order, rowsPerStatement to a statement.
+// answered. A failure keeps the lastmod and time of the last success, and what was sent. The
+// URLs are written in hash order, rowsPerStatement to a statement.
 func (s *Store) RecordOutcome(ctx context.Context, site string, now time.Time, o channel.Outcome) (err error) {
 	defer s.failed(&err, "recording an outcome", site)
 	if len(o.URLs) == 0 {
@@ -66,7 +66,7 @@ func (s *Store) RecordOutcome(ctx context.Context, site string, now time.Time, o
 // URL is recorded like a delivered one, so that it is not due again until it changes, but with
 // its outcome and error; a failure keeps the lastmod and time of the last success.
 func (s *Store) recordDeliveries(ctx context.Context, tx *sql.Tx, site string, now time.Time, o channel.Outcome) error {
-	shared, query, withLastmod := []any{site, o.Channel, now.UnixMilli(), o.Err}, failureSQL, true
+	shared, query, answered := []any{site, o.Channel, now.UnixMilli(), o.Err}, failureSQL, true
 	switch {
 	case o.Rejected:
 		shared, query = []any{site, o.Channel, now.UnixMilli(), "rejected", o.Err}, answerSQL
@@ -75,16 +75,16 @@ func (s *Store) recordDeliveries(ctx context.Context, tx *sql.Tx, site string, n
 	case o.Delivered:
 		shared, query = []any{site, o.Channel, now.UnixMilli(), "ok", nil}, answerSQL
 	default:
-		withLastmod = false
+		answered = false
 	}
-	perRow := make([]any, 0, 2*min(len(o.URLs), rowsPerStatement))
+	perRow := make([]any, 0, 3*min(len(o.URLs), rowsPerStatement))
 	prep := prepared{}
 	return inChunks(len(o.URLs), func(i int) int64 { return o.URLs[i].Hash }, func(lo, hi int) error {
 		perRow = perRow[:0]
 		for _, d := range o.URLs[lo:hi] {
 			perRow = append(perRow, d.Hash)
-			if withLastmod {
-				perRow = append(perRow, ms(d.Lastmod))
+			if answered {
+				perRow = append(perRow, ms(d.Lastmod), d.Hash)
 			}
 		}
 		q, args := s.bind(query(hi-lo), shared, perRow)
@@ -93,13 +93,14 @@ func (s *Store) recordDeliveries(ctx context.Context, tx *sql.Tx, site string, n
 }
 
 // answerSQL records n URLs delivered, rejected or skipped: $1 the site, $2 the channel, $3 the
-// time, $4 the outcome, $5 the error, then each URL's hash and lastmod.
+// time, $4 the outcome, $5 the error, then each URL's hash, lastmod and hash again. What the
+// channel was sent is the page's content now (NULL when it was never checked).
 func answerSQL(n int) string {
-	return `INSERT INTO deliveries (site_id, url_hash, channel, lastmod, delivered_at, outcome, attempts, last_error, last_attempt)
-		VALUES ` + valuesList(n, `$1, ?, $2, ?, $3, $4, 1, $5, $3`) + `
+	return `INSERT INTO deliveries (site_id, url_hash, channel, lastmod, delivered_at, outcome, attempts, last_error, last_attempt, sent)
+		VALUES ` + valuesList(n, `$1, ?, $2, ?, $3, $4, 1, $5, $3, (SELECT content FROM urls WHERE site_id = $1 AND url_hash = ?)`) + `
 		ON CONFLICT (site_id, url_hash, channel) DO UPDATE SET lastmod = excluded.lastmod,
 			delivered_at = excluded.delivered_at, outcome = excluded.outcome, attempts = ` + attemptsSQL + `,
-			last_error = excluded.last_error, last_attempt = excluded.last_attempt`
+			last_error = excluded.last_error, last_attempt = excluded.last_attempt, sent = excluded.sent`
 }
 
 // failureSQL records n URLs whose request failed: $1 the site, $2 the channel, $3 the time, $4

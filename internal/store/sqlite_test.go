@@ -29,8 +29,26 @@ func openTestSQLite(t *testing.T) *Store {
 // TestLastGoodRunSeeks checks that a site's last good run is found through an index, never by a
 // scan of the runs: metrics read it for every site at every refresh, whatever the history.
 func TestLastGoodRunSeeks(t *testing.T) {
-	s := openTestSQLite(t)
-	rows, err := s.db.Query("EXPLAIN QUERY PLAN "+lastFinishSQL, "a", "ok")
+	text := queryPlan(t, openTestSQLite(t), lastFinishSQL, "a", "ok")
+	if strings.Contains(text, "SCAN runs") || !strings.Contains(text, "runs_by_outcome") {
+		t.Errorf("the last good run is not read by an index seek: %s", text)
+	}
+}
+
+// TestPagesToCheckReadsTheRotation checks that the pages to check are a range read of the index
+// of the rotation, in its order: a site of many pages reads the head of its line alone, and one
+// with no page in the rotation reads nothing.
+func TestPagesToCheckReadsTheRotation(t *testing.T) {
+	text := queryPlan(t, openTestSQLite(t), pagesToCheckSQL, "a", 10)
+	if !strings.Contains(text, "SEARCH urls USING INDEX urls_rotation") || strings.Contains(text, "TEMP B-TREE") {
+		t.Errorf("the pages to check are not a range read of the rotation's index: %s", text)
+	}
+}
+
+// queryPlan returns SQLite's plan of query, its steps joined by "; ".
+func queryPlan(t *testing.T, s *Store, query string, args ...any) string {
+	t.Helper()
+	rows, err := s.db.Query("EXPLAIN QUERY PLAN "+query, args...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -44,10 +62,7 @@ func TestLastGoodRunSeeks(t *testing.T) {
 		}
 		plan = append(plan, detail)
 	}
-	text := strings.Join(plan, "; ")
-	if strings.Contains(text, "SCAN runs") || !strings.Contains(text, "runs_by_outcome") {
-		t.Errorf("the last good run is not read by an index seek: %s", text)
-	}
+	return strings.Join(plan, "; ")
 }
 
 // TestSQLitePoolIsBounded checks that concurrent requests share a few connections: each SQLite
