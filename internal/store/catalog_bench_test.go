@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/sitepush/sitepush/internal/channel"
+	"github.com/sitepush/sitepush/internal/model"
 	"github.com/sitepush/sitepush/internal/store/storetest"
 )
 
@@ -43,25 +44,39 @@ func BenchmarkSyncCatalog(b *testing.B) {
 	}
 }
 
-// BenchmarkRecordOutcome is a channel's acceptance of 10,000 known URLs, recorded as it arrives.
+// BenchmarkRecordOutcome is a channel's acceptance of 10,000 known URLs, recorded as it arrives:
+// of a site that never checked content ("lastmod"), and of one whose pages were checked
+// ("checked"), whose deliveries record the content sent.
 func BenchmarkRecordOutcome(b *testing.B) {
-	s := storetest.Open(b)
-	pages := make([]channel.Page, 10_000)
-	due := make([]channel.Due, len(pages))
-	for i := range pages {
-		h := int64(uint64(i+1) * 0x9E3779B97F4A7C15)
-		pages[i] = channel.Page{Hash: h, URL: fmt.Sprintf("https://a.example/posts/%d", i), Lastmod: t0}
-		due[i] = channel.Due{Hash: h, Lastmod: t0}
-	}
-	if _, err := s.SyncCatalog(ctx, "a", t0, pages, nil, false); err != nil {
-		b.Fatal(err)
-	}
-	b.SetBytes(int64(len(due)) * 16)
-	at := t0
-	for b.Loop() {
-		at = at.Add(time.Second)
-		if err := s.RecordOutcome(ctx, "a", at, channel.Outcome{Channel: "indexnow", URLs: due, Delivered: true}); err != nil {
-			b.Fatal(err)
-		}
+	for _, check := range []bool{false, true} {
+		name := map[bool]string{false: "lastmod", true: "checked"}[check]
+		b.Run(name, func(b *testing.B) {
+			s := storetest.Open(b)
+			pages := make([]channel.Page, 10_000)
+			due := make([]channel.Due, len(pages))
+			checks := make([]model.PageCheck, len(pages))
+			for i := range pages {
+				h := int64(uint64(i+1) * 0x9E3779B97F4A7C15)
+				pages[i] = channel.Page{Hash: h, URL: fmt.Sprintf("https://a.example/posts/%d", i), Lastmod: t0, Check: check}
+				due[i] = channel.Due{Hash: h, Lastmod: t0}
+				checks[i] = model.PageCheck{Hash: h, At: t0, Content: uint64(h)}
+			}
+			if _, err := s.SyncCatalog(ctx, "a", t0, pages, nil, false); err != nil {
+				b.Fatal(err)
+			}
+			if check {
+				if err := s.RecordChecks(ctx, "a", checks); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.SetBytes(int64(len(due)) * 16)
+			at := t0
+			for b.Loop() {
+				at = at.Add(time.Second)
+				if err := s.RecordOutcome(ctx, "a", at, channel.Outcome{Channel: "indexnow", URLs: due, Delivered: true}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }

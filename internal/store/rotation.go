@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"database/sql"
+	"errors"
 	"slices"
 
 	"github.com/sitepush/sitepush/internal/channel"
@@ -58,6 +59,23 @@ func (s *Store) leaveRotation(ctx context.Context, tx *sql.Tx, site string, hash
 	_, err := tx.ExecContext(ctx, `UPDATE urls SET check_key = NULL WHERE site_id = $1 AND check_key IS NOT NULL AND `+s.inHashes("url_hash", 2),
 		site, s.hashParam(hashes))
 	return err
+}
+
+// checksContentSQL finds a page of site $1 in the rotation or with a content, in the indexes
+// urls_rotation and urls_checked: a site with neither never checked content.
+const checksContentSQL = `SELECT 1 FROM urls WHERE site_id = $1 AND check_key IS NOT NULL
+	UNION ALL SELECT 1 FROM urls WHERE site_id = $1 AND content IS NOT NULL LIMIT 1`
+
+// exists reports whether query, of args, finds a row.
+func exists(ctx context.Context, db interface {
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}, query string, args ...any) (bool, error) {
+	var one int
+	err := db.QueryRowContext(ctx, query, args...).Scan(&one)
+	if errors.Is(err, sql.ErrNoRows) {
+		return false, nil
+	}
+	return err == nil, err
 }
 
 // splitChecked splits pages into those without Check and those with; pages itself, and no

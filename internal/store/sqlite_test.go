@@ -45,6 +45,19 @@ func TestPagesToCheckReadsTheRotation(t *testing.T) {
 	}
 }
 
+// TestHoldsContentProbesAnIndex checks that whether a site has a page with a content, or in the
+// rotation, is a probe of indexes that hold no row of a site that never checked content: every
+// outcome recorded, and every sync without a page to check, asks it.
+func TestHoldsContentProbesAnIndex(t *testing.T) {
+	s := openTestSQLite(t)
+	if text := queryPlan(t, s, holdsContentSQL, "a"); !strings.Contains(text, "urls_checked") || strings.Contains(text, "SCAN") {
+		t.Errorf("whether a site has a page with a content is not read from the index urls_checked: %s", text)
+	}
+	if text := queryPlan(t, s, checksContentSQL, "a"); !strings.Contains(text, "urls_checked") || !strings.Contains(text, "urls_rotation") || strings.Contains(text, "SCAN") {
+		t.Errorf("whether a site checks content is not read from the indexes urls_rotation and urls_checked: %s", text)
+	}
+}
+
 // queryPlan returns SQLite's plan of query, its steps joined by "; ".
 func queryPlan(t *testing.T, s *Store, query string, args ...any) string {
 	t.Helper()

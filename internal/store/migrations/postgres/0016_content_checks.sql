@@ -6,3 +6,4 @@ ALTER TABLE urls ADD COLUMN etag TEXT;
 ALTER TABLE urls ADD COLUMN last_modified TEXT;
 ALTER TABLE deliveries ADD COLUMN sent BIGINT;
 CREATE INDEX urls_rotation ON urls (site_id, check_key, url_hash) WHERE check_key IS NOT NULL;
+CREATE INDEX urls_checked ON urls (site_id, content) WHERE content IS NOT NULL;

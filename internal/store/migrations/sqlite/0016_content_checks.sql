@@ -11,3 +11,6 @@ ALTER TABLE urls ADD COLUMN last_modified TEXT;
 ALTER TABLE deliveries ADD COLUMN sent INTEGER;
 -- The rotation, in line: a range read of its head, and nothing to read for a site without one.
 CREATE INDEX urls_rotation ON urls (site_id, check_key, url_hash) WHERE check_key IS NOT NULL;
+-- The pages that were checked, by site: a site with none (it never checked content) records no
+-- content sent, and knows so from one probe of an empty index.
+CREATE INDEX urls_checked ON urls (site_id, content) WHERE content IS NOT NULL;
