@@ -23,12 +23,9 @@ type entry struct {
 	lastmod, firstSeen, lastSeen int64 // Unix ms; lastmod 0 when the sitemap gives none
 	del                          []delivery
 	synced                       uint64 // the State's SyncCatalog call that last saw it
-	// check is the page's place in the rotation of content checks (checks.go): 0 when it is not
-	// in it, suspect, else the Unix ms that keeps its place in line. content is the fingerprint
-	// of its last check (0: never checked), valid that check's answer's validators (nil: none).
-	check   int64
-	content uint64
-	valid   *model.Validators
+	// checks is what content checks know of the page (checks.go); nil when nothing: an entry of a
+	// site that never checks content costs a pointer more, not the fields.
+	checks *pageChecks
 }
 
 // delivery is what one channel did with one URL.
@@ -219,7 +216,7 @@ func (e *entry) states(channels []string, out []model.DeliveryState) {
 		if d != nil {
 			out[c].Sent = d.sent
 		}
-		out[c].Content = e.content
+		out[c].Content = e.content()
 	}
 }
 

@@ -10,7 +10,7 @@ import (
 	"github.com/sitepush/sitepush/internal/model"
 )
 
-// The rotation of content checks (docs/runs.md, "What changed") is each entry's check: 0 for a
+// The rotation of content checks (docs/runs.md, "What changed") is each entry's place: 0 for a
 // page not in it, suspect for a page new, or whose lastmod moved, on a sitemap checked by
 // content and not checked since, else the time (Unix ms) that keeps its place in line. Each
 // shard's summary counts its pages in the rotation, and the site's meta says whether it has any
@@ -20,17 +20,49 @@ import (
 // suspect is the place in the rotation of a suspect: before every time.
 const suspect int64 = -1
 
+// pageChecks is what content checks know of a page: its place in the rotation, the fingerprint of
+// its last check (0: never checked) and that answer's validators.
+type pageChecks struct {
+	place   int64
+	content uint64
+	valid   model.Validators
+}
+
+// place is the entry's place in the rotation; 0 when it is not in it.
+func (e *entry) place() int64 {
+	if e.checks == nil {
+		return 0
+	}
+	return e.checks.place
+}
+
+// content is the fingerprint of the page's last check; 0 when it was never checked.
+func (e *entry) content() uint64 {
+	if e.checks == nil {
+		return 0
+	}
+	return e.checks.content
+}
+
+// checked returns what content checks know of the page, to write to.
+func (e *entry) checked() *pageChecks {
+	if e.checks == nil {
+		e.checks = &pageChecks{}
+	}
+	return e.checks
+}
+
 // rotate applies to e what the sync of page p changes in the rotation, and reports whether it
 // changed anything: with Check, a page not in it joins it, and one whose lastmod moved (a page
 // with no lastmod never moves) becomes a suspect; without, a page leaves it (its sitemap's
 // lastmods are trusted now), keeping its content. For an entry new, or one whose lastmod p is
 // yet to write.
 func (e *entry) rotate(p channel.Page) bool {
-	switch {
-	case p.Check && (e.check == 0 || e.check != suspect && !p.Lastmod.IsZero() && ms(p.Lastmod) != e.lastmod):
-		e.check = suspect
-	case !p.Check && e.check != 0:
-		e.check = 0
+	switch place := e.place(); {
+	case p.Check && (place == 0 || place != suspect && !p.Lastmod.IsZero() && ms(p.Lastmod) != e.lastmod):
+		e.checked().place = suspect
+	case !p.Check && place != 0:
+		e.checks.place = 0
 	default:
 		return false
 	}
@@ -77,13 +109,10 @@ func (s *State) RecordChecks(ctx context.Context, site string, checks []model.Pa
 
 // see applies a check that read the page to its entry.
 func (e *entry) see(c model.PageCheck) {
-	e.content, e.valid = c.Content, nil
-	if c.Validators != (model.Validators{}) {
-		v := c.Validators
-		e.valid = &v
-	}
-	if e.check != 0 && (!c.Changed || e.check == suspect) {
-		e.check = max(c.At.UnixMilli(), 1)
+	k := e.checked()
+	k.content, k.valid = c.Content, c.Validators
+	if k.place != 0 && (!c.Changed || k.place == suspect) {
+		k.place = max(c.At.UnixMilli(), 1)
 	}
 	for i := range e.del {
 		if e.del[i].sent == 0 {
@@ -190,12 +219,12 @@ type inLinePage struct {
 // add adds the pages in the rotation of sh, and keeps the first limit.
 func (l *inLine) add(sh *shard) {
 	for h, e := range sh.entries {
-		if e.check != 0 {
+		if e.place() != 0 {
 			l.pages = append(l.pages, inLinePage{h, e})
 		}
 	}
 	slices.SortFunc(l.pages, func(a, b inLinePage) int {
-		return cmp.Or(cmp.Compare(a.e.check, b.e.check), cmp.Compare(a.hash, b.hash))
+		return cmp.Or(cmp.Compare(a.e.checks.place, b.e.checks.place), cmp.Compare(a.hash, b.hash))
 	})
 	l.pages = l.pages[:min(len(l.pages), l.limit)]
 }
@@ -203,15 +232,13 @@ func (l *inLine) add(sh *shard) {
 func (l *inLine) full() bool { return len(l.pages) == l.limit }
 
 // last is the place of the last page kept.
-func (l *inLine) last() int64 { return l.pages[len(l.pages)-1].e.check }
+func (l *inLine) last() int64 { return l.pages[len(l.pages)-1].e.checks.place }
 
 func (l *inLine) toCheck() []model.ToCheck {
 	out := make([]model.ToCheck, len(l.pages))
 	for i, p := range l.pages {
-		out[i] = model.ToCheck{Hash: p.hash, URL: p.e.url, Suspect: p.e.check == suspect, Content: p.e.content}
-		if p.e.valid != nil {
-			out[i].Validators = *p.e.valid
-		}
+		k := p.e.checks
+		out[i] = model.ToCheck{Hash: p.hash, URL: p.e.url, Suspect: k.place == suspect, Content: k.content, Validators: k.valid}
 	}
 	return out
 }
@@ -228,8 +255,8 @@ func (s *State) leaveRotation(ctx context.Context, st *site, hashes []int64) err
 		if err != nil {
 			return err
 		}
-		if e := sh.entries[h]; e != nil && e.check != 0 {
-			e.check, sh.dirty = 0, true
+		if e := sh.entries[h]; e != nil && e.place() != 0 {
+			e.checks.place, sh.dirty = 0, true
 		}
 	}
 	return s.makeRoom(ctx, st)

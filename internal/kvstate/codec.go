@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-
-	"github.com/sitepush/sitepush/internal/model"
 )
 
 // A shard is written as: the magic, the channel names it uses, then its entries — each a hash,
@@ -173,9 +171,9 @@ func decodeShard(b []byte) (map[int64]*entry, error) {
 	entries := make(map[int64]*entry, n)
 	all := make([]entry, n)
 	pool := make([]delivery, 0, min(n*uint64(len(names)), uint64(len(d.b)/7)))
-	var vals []model.Validators // the entries' validators, side by side
+	var known []pageChecks // what content checks know of the entries, side by side
 	if checks {
-		vals = make([]model.Validators, 0, n)
+		known = make([]pageChecks, 0, n)
 	}
 	for i := range all {
 		if d.err != nil || len(d.b) < 8 {
@@ -186,7 +184,7 @@ func decodeShard(b []byte) (map[int64]*entry, error) {
 		e := &all[i]
 		*e = entry{url: d.string(), lastmod: d.varint(), firstSeen: d.varint(), lastSeen: d.varint()}
 		if checks {
-			d.checks(e, &vals)
+			d.checks(e, &known)
 		}
 		start := len(pool)
 		for range min(d.uvarint(), 64) {

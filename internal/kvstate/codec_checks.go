@@ -25,7 +25,7 @@ const (
 // written in the form with checks.
 func withChecks(entries map[int64]*entry) bool {
 	for _, e := range entries {
-		if e.check != 0 || e.content != 0 || e.valid != nil {
+		if e.checks != nil && *e.checks != (pageChecks{}) {
 			return true
 		}
 		for _, d := range e.del {
@@ -39,25 +39,29 @@ func withChecks(entries map[int64]*entry) bool {
 
 // appendChecks writes what content checks found of an entry: its flags, then the fields they name.
 func appendChecks(b []byte, e *entry) []byte {
+	var k pageChecks
+	if e.checks != nil {
+		k = *e.checks
+	}
 	var flags byte
-	if e.check != 0 {
+	if k.place != 0 {
 		flags |= hasCheck
 	}
-	if e.content != 0 {
+	if k.content != 0 {
 		flags |= hasContent
 	}
-	if e.valid != nil {
+	if k.valid != (model.Validators{}) {
 		flags |= hasValidators
 	}
 	b = append(b, flags)
-	if e.check != 0 {
-		b = binary.AppendVarint(b, e.check)
+	if k.place != 0 {
+		b = binary.AppendVarint(b, k.place)
 	}
-	if e.content != 0 {
-		b = binary.LittleEndian.AppendUint64(b, e.content)
+	if k.content != 0 {
+		b = binary.LittleEndian.AppendUint64(b, k.content)
 	}
-	if e.valid != nil {
-		b = appendString(appendString(b, e.valid.ETag), e.valid.LastModified)
+	if k.valid != (model.Validators{}) {
+		b = appendString(appendString(b, k.valid.ETag), k.valid.LastModified)
 	}
 	return b
 }
@@ -67,7 +71,7 @@ func appendSent(b []byte, e *entry, d delivery) []byte {
 	switch d.sent {
 	case 0:
 		return append(b, sentNone)
-	case e.content:
+	case e.content():
 		return append(b, sentContent)
 	}
 	return binary.LittleEndian.AppendUint64(append(b, sentOther), d.sent)
@@ -83,19 +87,25 @@ func (d *decoder) uint64() uint64 {
 	return v
 }
 
-// checks reads what appendChecks wrote into e, its validators into the next of vals.
-func (d *decoder) checks(e *entry, vals *[]model.Validators) {
+// checks reads what appendChecks wrote into e: what content checks know of it goes to the next
+// of pool, when they know something.
+func (d *decoder) checks(e *entry, pool *[]pageChecks) {
 	flags := d.byte()
+	if flags == 0 {
+		return
+	}
+	var k pageChecks
 	if flags&hasCheck != 0 {
-		e.check = d.varint()
+		k.place = d.varint()
 	}
 	if flags&hasContent != 0 {
-		e.content = d.uint64()
+		k.content = d.uint64()
 	}
 	if flags&hasValidators != 0 {
-		*vals = append(*vals, model.Validators{ETag: d.string(), LastModified: d.string()})
-		e.valid = &(*vals)[len(*vals)-1]
+		k.valid = model.Validators{ETag: d.string(), LastModified: d.string()}
 	}
+	*pool = append(*pool, k)
+	e.checks = &(*pool)[len(*pool)-1]
 }
 
 // sent reads what appendSent wrote of an entry's content.
@@ -104,7 +114,7 @@ func (d *decoder) sent(e *entry) uint64 {
 	case sentNone:
 		return 0
 	case sentContent:
-		return e.content
+		return e.content()
 	case sentOther:
 		return d.uint64()
 	}

@@ -67,11 +67,11 @@ func record(e *entry, o channel.Outcome, due channel.Due, now time.Time) {
 	case o.Ineligible():
 		d.outcome, d.lastmod, d.attempts, d.lastError = outcomeIneligible, ms(due.Lastmod), 1, o.Preflight.Reason+": "+o.Preflight.Detail
 	case o.Rejected:
-		d.outcome, d.lastmod, d.deliveredAt, d.sent = outcomeRejected, ms(due.Lastmod), now.UnixMilli(), e.content
+		d.outcome, d.lastmod, d.deliveredAt, d.sent = outcomeRejected, ms(due.Lastmod), now.UnixMilli(), e.content()
 	case o.Skipped:
-		d.outcome, d.lastmod, d.deliveredAt, d.lastError, d.sent = outcomeSkipped, ms(due.Lastmod), now.UnixMilli(), "", e.content
+		d.outcome, d.lastmod, d.deliveredAt, d.lastError, d.sent = outcomeSkipped, ms(due.Lastmod), now.UnixMilli(), "", e.content()
 	case o.Delivered:
-		d.outcome, d.lastmod, d.deliveredAt, d.lastError, d.sent = outcomeOK, ms(due.Lastmod), now.UnixMilli(), "", e.content
+		d.outcome, d.lastmod, d.deliveredAt, d.lastError, d.sent = outcomeOK, ms(due.Lastmod), now.UnixMilli(), "", e.content()
 	default:
 		d.outcome = outcomeFailed
 	}

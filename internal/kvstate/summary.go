@@ -25,10 +25,10 @@ const rotationKey = ""
 func summarize(entries map[int64]*entry) summary {
 	sum := summary{}
 	for _, e := range entries {
-		if e.check != 0 {
+		if place := e.place(); place != 0 {
 			r, ok := sum[rotationKey]
-			if !ok || e.check < r[1] {
-				r[1] = e.check
+			if !ok || place < r[1] {
+				r[1] = place
 			}
 			r[0]++
 			sum[rotationKey] = r
