@@ -62,16 +62,17 @@ func (s *Store) leaveRotation(ctx context.Context, tx *sql.Tx, site string, hash
 }
 
 // checksContentSQL finds a page of site $1 in the rotation or with a content, in the indexes
-// urls_rotation and urls_checked: a site with neither never checked content.
-const checksContentSQL = `SELECT 1 FROM urls WHERE site_id = $1 AND check_key IS NOT NULL
-	UNION ALL SELECT 1 FROM urls WHERE site_id = $1 AND content IS NOT NULL LIMIT 1`
+// urls_rotation and urls_checked, in their order (see holdsContentSQL): a site with neither never
+// checked content.
+const checksContentSQL = `SELECT * FROM (SELECT check_key FROM urls WHERE site_id = $1 AND check_key IS NOT NULL ORDER BY check_key LIMIT 1) r
+	UNION ALL SELECT * FROM (SELECT content FROM urls WHERE site_id = $1 AND content IS NOT NULL ORDER BY content LIMIT 1) c`
 
-// exists reports whether query, of args, finds a row.
+// exists reports whether query, of args, finds a row (of one integer column).
 func exists(ctx context.Context, db interface {
 	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
 }, query string, args ...any) (bool, error) {
-	var one int
-	err := db.QueryRowContext(ctx, query, args...).Scan(&one)
+	var v int64
+	err := db.QueryRowContext(ctx, query, args...).Scan(&v)
 	if errors.Is(err, sql.ErrNoRows) {
 		return false, nil
 	}
