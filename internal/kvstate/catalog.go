@@ -23,6 +23,9 @@ type entry struct {
 	lastmod, firstSeen, lastSeen int64 // Unix ms; lastmod 0 when the sitemap gives none
 	del                          []delivery
 	synced                       uint64 // the State's SyncCatalog call that last saw it
+	// checks is what content checks know of the page (checks.go); nil when nothing: an entry of a
+	// site that never checks content costs a pointer more, not the fields.
+	checks *pageChecks
 }
 
 // delivery is what one channel did with one URL.
@@ -34,6 +37,7 @@ type delivery struct {
 	attempts    int   // attempts since the last success, that one included
 	lastAttempt int64
 	lastError   string
+	sent        uint64 // the page's content the channel last had (0: none recorded)
 }
 
 // of returns the entry's record of channel, nil when it has none.
@@ -136,21 +140,27 @@ func (s *State) makeRoom(ctx context.Context, current *site) error {
 	return nil
 }
 
-// writeShard writes a shard when it changed, its summary as its metadata; s.mu is held.
+// writeShard writes a shard when it changed, its summary as its metadata; s.mu is held. A
+// listing of the site's shards kept (site.listed) says what a listing would say now.
 func (s *State) writeShard(ctx context.Context, st *site, sh *shard) error {
 	if !sh.dirty {
 		return nil
 	}
-	if err := s.put(ctx, shardKey(st.id, sh.n), encodeShard(sh.entries), 0, summarize(sh.entries).String()); err != nil {
+	sum := summarize(sh.entries).String()
+	if err := s.put(ctx, shardKey(st.id, sh.n), encodeShard(sh.entries), 0, sum); err != nil {
 		return err
+	}
+	if st.listed != nil {
+		st.listed[sh.n] = sum
 	}
 	sh.dirty = false
 	return nil
 }
 
-// SyncCatalog records pages present in site's sitemaps — new URLs, changed lastmods — and returns
-// each page's delivery state on each channel (that of pages[i] on channels[c] is at
-// i*len(channels)+c). A page without its URL (one a run takes from a memo, not from a sitemap)
+// SyncCatalog records pages present in site's sitemaps — new URLs, changed lastmods, the rotation
+// of content checks (checks.go) — and returns each page's delivery state on each channel (that
+// of pages[i] on channels[c] is at i*len(channels)+c), with the page's content and what the
+// channel was sent. A page without its URL (one a run takes from a memo, not from a sitemap)
 // is only looked up. With dryRun it only reads. Nothing is written before the run finishes.
 func (s *State) SyncCatalog(ctx context.Context, site string, now time.Time, pages []channel.Page, channels []string, dryRun bool) (_ []model.DeliveryState, err error) {
 	defer failed(&err, "syncing the catalogue", site)
@@ -159,6 +169,7 @@ func (s *State) SyncCatalog(ctx context.Context, site string, now time.Time, pag
 	st := s.siteOf(site)
 	states := make([]model.DeliveryState, len(pages)*len(channels))
 	s.syncs++ // the first page of a hash in the batch writes it
+	checked := false
 	for i, p := range pages {
 		sh, err := s.shardFor(ctx, st, p.Hash)
 		if err != nil {
@@ -166,26 +177,47 @@ func (s *State) SyncCatalog(ctx context.Context, site string, now time.Time, pag
 		}
 		e := sh.entries[p.Hash]
 		if e != nil {
-			for c, name := range channels {
-				states[i*len(channels)+c] = stateOf(e.of(name))
-			}
+			e.states(channels, states[i*len(channels):(i+1)*len(channels)])
 		}
 		if dryRun || p.URL == "" || e != nil && e.synced == s.syncs {
 			continue
 		}
+		checked = checked || p.Check
 		switch {
 		case e == nil:
-			sh.entries[p.Hash] = &entry{url: p.URL, lastmod: ms(p.Lastmod), firstSeen: now.UnixMilli(), lastSeen: now.UnixMilli(), synced: s.syncs}
+			e = &entry{url: p.URL, lastmod: ms(p.Lastmod), firstSeen: now.UnixMilli(), lastSeen: now.UnixMilli(), synced: s.syncs}
+			e.rotate(p)
+			sh.entries[p.Hash] = e
 			s.entries++
-		case e.url != p.URL || e.lastmod != ms(p.Lastmod) || now.UnixMilli()-e.lastSeen >= lastSeenEvery.Milliseconds():
-			e.url, e.lastmod, e.lastSeen, e.synced = p.URL, ms(p.Lastmod), now.UnixMilli(), s.syncs
 		default:
-			e.synced = s.syncs
-			continue
+			rotated := e.rotate(p) // before the lastmod it compares is written over
+			if !rotated && e.url == p.URL && e.lastmod == ms(p.Lastmod) && now.UnixMilli()-e.lastSeen < lastSeenEvery.Milliseconds() {
+				e.synced = s.syncs
+				continue
+			}
+			e.url, e.lastmod, e.lastSeen, e.synced = p.URL, ms(p.Lastmod), now.UnixMilli(), s.syncs
 		}
 		sh.dirty = true
 	}
+	if checked {
+		if err := s.noteRotation(ctx, st); err != nil {
+			return nil, err
+		}
+	}
 	return states, s.makeRoom(ctx, st)
+}
+
+// states fills out with the entry's state on each of channels: what its record of each says,
+// the page's content, and what the channel was sent.
+func (e *entry) states(channels []string, out []model.DeliveryState) {
+	for c, name := range channels {
+		d := e.of(name)
+		out[c] = stateOf(d)
+		if d != nil {
+			out[c].Sent = d.sent
+		}
+		out[c].Content = e.content()
+	}
 }
 
 // stateOf is what the runner's rules read of a channel's record of a URL.
@@ -221,72 +253,4 @@ func (s *State) URLs(ctx context.Context, site string, hashes []int64) (_ []stri
 		}
 	}
 	return out, nil
-}
-
-// RecordOutcome keeps what a channel did with some URLs, and counts it in the day's statistics:
-// in memory, written when the run finishes. A failure keeps the lastmod and time of the last
-// success; a rejected URL is kept like a delivered one, so that it is not due again until it
-// changes. A URL a preflight held back is kept as ineligible, with the lastmod checked, so that
-// only a change or preflightAfter makes it due again — or as a failure, due at the next run, when
-// the verdict may change by itself (a 5xx, no answer); nothing was sent, so nothing is counted.
-func (s *State) RecordOutcome(ctx context.Context, site string, now time.Time, o channel.Outcome) (err error) {
-	defer failed(&err, "recording an outcome", site)
-	if len(o.URLs) == 0 {
-		return nil
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	st := s.siteOf(site)
-	for _, due := range o.URLs {
-		sh, err := s.shardFor(ctx, st, due.Hash)
-		if err != nil {
-			return err
-		}
-		e := sh.entries[due.Hash]
-		if e == nil {
-			e = &entry{url: due.URL, lastmod: ms(due.Lastmod), firstSeen: now.UnixMilli(), lastSeen: now.UnixMilli()}
-			sh.entries[due.Hash] = e
-			s.entries++
-		}
-		record(e, o, due, now)
-		sh.dirty = true
-	}
-	if err := s.makeRoom(ctx, st); err != nil {
-		return err
-	}
-	if o.Skipped || o.Ineligible() {
-		return nil
-	}
-	ok, bad := len(o.URLs), 0
-	if !o.Delivered {
-		ok, bad = 0, len(o.URLs)
-	}
-	return s.add(ctx, st, now, o.Channel, "", 0, ok, bad)
-}
-
-// record applies one outcome to one URL's record of the outcome's channel.
-func record(e *entry, o channel.Outcome, due channel.Due, now time.Time) {
-	d := e.of(o.Channel)
-	if d == nil {
-		e.del = append(e.del, delivery{channel: o.Channel})
-		d = &e.del[len(e.del)-1]
-	} else if d.outcome != outcomeFailed && d.outcome != outcomeRejected {
-		d.attempts = 0 // attempts count from the last success
-	}
-	d.attempts++
-	d.lastAttempt, d.lastError = now.UnixMilli(), o.Err
-	switch {
-	case o.Ineligible() && o.Preflight.Again:
-		d.outcome, d.lastError = outcomeFailed, fmt.Sprintf("not eligible for now (%s); checked again at the next run", o.Preflight.Detail)
-	case o.Ineligible():
-		d.outcome, d.lastmod, d.attempts, d.lastError = outcomeIneligible, ms(due.Lastmod), 1, o.Preflight.Reason+": "+o.Preflight.Detail
-	case o.Rejected:
-		d.outcome, d.lastmod, d.deliveredAt = outcomeRejected, ms(due.Lastmod), now.UnixMilli()
-	case o.Skipped:
-		d.outcome, d.lastmod, d.deliveredAt, d.lastError = outcomeSkipped, ms(due.Lastmod), now.UnixMilli(), ""
-	case o.Delivered:
-		d.outcome, d.lastmod, d.deliveredAt, d.lastError = outcomeOK, ms(due.Lastmod), now.UnixMilli(), ""
-	default:
-		d.outcome = outcomeFailed
-	}
 }

@@ -10,7 +10,16 @@ import (
 // A shard is written as: the magic, the channel names it uses, then its entries — each a hash,
 // its URL, lastmod, first and last seen, and a record per channel. Integers are varints: a 50,000
 // URL site takes about 7 MB, read and written a shard at a time.
-const shardMagic = "spk1"
+//
+// A shard that holds what content checks found (docs/runs.md, "What changed") has the magic
+// shardMagicChecks, and each entry, after its last-seen time, a byte of flags saying which of
+// its place in the rotation, content and validators follow, and each record of a channel, after
+// its error, what was sent (sentNone, sentContent: the entry's content, or sentOther and 8
+// bytes). A site that never checks content writes the first form: not a byte more.
+const (
+	shardMagic       = "spk1"
+	shardMagicChecks = "spk2"
+)
 
 // Outcomes of a delivery's last attempt.
 const (
@@ -35,8 +44,13 @@ func encodeShard(entries map[int64]*entry) []byte {
 			size += 40 + len(d.lastError)
 		}
 	}
+	checks := withChecks(entries)
 	b := make([]byte, 0, size)
-	b = append(b, shardMagic...)
+	if checks {
+		b = append(b, shardMagicChecks...)
+	} else {
+		b = append(b, shardMagic...)
+	}
 	b = binary.AppendUvarint(b, uint64(len(names)))
 	for _, n := range names {
 		b = appendString(b, n)
@@ -48,6 +62,9 @@ func encodeShard(entries map[int64]*entry) []byte {
 		b = binary.AppendVarint(b, e.lastmod)
 		b = binary.AppendVarint(b, e.firstSeen)
 		b = binary.AppendVarint(b, e.lastSeen)
+		if checks {
+			b = appendChecks(b, e)
+		}
 		b = binary.AppendUvarint(b, uint64(len(e.del)))
 		for _, d := range e.del {
 			b = binary.AppendUvarint(b, index[d.channel])
@@ -57,6 +74,9 @@ func encodeShard(entries map[int64]*entry) []byte {
 			b = binary.AppendUvarint(b, uint64(d.attempts))
 			b = binary.AppendVarint(b, d.lastAttempt)
 			b = appendString(b, d.lastError)
+			if checks {
+				b = appendSent(b, e, d)
+			}
 		}
 	}
 	return b
@@ -126,9 +146,13 @@ func (d *decoder) fail() {
 	d.b = nil
 }
 
-// decodeShard reads what encodeShard wrote.
+// decodeShard reads what encodeShard wrote, in either form.
 func decodeShard(b []byte) (map[int64]*entry, error) {
-	if len(b) < len(shardMagic) || string(b[:len(shardMagic)]) != shardMagic {
+	if len(b) < len(shardMagic) {
+		return nil, errShard
+	}
+	checks := string(b[:len(shardMagicChecks)]) == shardMagicChecks
+	if !checks && string(b[:len(shardMagic)]) != shardMagic {
 		return nil, errShard
 	}
 	text := string(b)
@@ -147,15 +171,21 @@ func decodeShard(b []byte) (map[int64]*entry, error) {
 	entries := make(map[int64]*entry, n)
 	all := make([]entry, n)
 	pool := make([]delivery, 0, min(n*uint64(len(names)), uint64(len(d.b)/7)))
+	var known []pageChecks // what content checks know of the entries, side by side
+	if checks {
+		known = make([]pageChecks, 0, n)
+	}
 	for i := range all {
 		if d.err != nil || len(d.b) < 8 {
 			d.fail()
 			break
 		}
-		h := int64(binary.LittleEndian.Uint64(d.b))
-		d.b = d.b[8:]
+		h := int64(d.uint64())
 		e := &all[i]
 		*e = entry{url: d.string(), lastmod: d.varint(), firstSeen: d.varint(), lastSeen: d.varint()}
+		if checks {
+			d.checks(e, &known)
+		}
 		start := len(pool)
 		for range min(d.uvarint(), 64) {
 			ch := d.uvarint()
@@ -165,6 +195,9 @@ func decodeShard(b []byte) (map[int64]*entry, error) {
 			}
 			pool = append(pool, delivery{channel: names[ch], lastmod: d.varint(), deliveredAt: d.varint(), outcome: d.byte(),
 				attempts: int(min(d.uvarint(), math.MaxInt32)), lastAttempt: d.varint(), lastError: d.string()})
+			if checks {
+				pool[len(pool)-1].sent = d.sent(e)
+			}
 		}
 		e.del = pool[start:len(pool):len(pool)] // an entry's new delivery goes elsewhere, not over the next's
 		entries[h] = e

@@ -3,11 +3,7 @@ package kvstate
 import (
 	"bytes"
 	"context"
-	"encoding/json"
-	"maps"
 	"slices"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/sitepush/sitepush/internal/model"
@@ -163,15 +159,9 @@ func (s *State) PendingDeliveries(ctx context.Context, site string, q model.Pend
 	defer s.mu.Unlock()
 	st := s.siteOf(site)
 	before := ms(q.Before())
-	keys, err := s.list(ctx, shardPrefix(site))
+	listed, err := s.listShards(ctx, st)
 	if err != nil {
 		return nil, err
-	}
-	listed := map[int]string{} // the metadata of each shard written, by number
-	for _, k := range keys {
-		if n, err := strconv.ParseUint(strings.TrimPrefix(k.Name, shardPrefix(site)), 16, shardBits); err == nil {
-			listed[int(n)] = k.Metadata
-		}
 	}
 	if !q.DryRun {
 		st.listed = listed
@@ -183,7 +173,7 @@ func (s *State) PendingDeliveries(ctx context.Context, site string, q model.Pend
 			st.checkSummary(sh)
 		} else {
 			meta, ok := listed[n]
-			if !ok || parseSummary(meta).settled(q, before) {
+			if sum, _ := parseSummary(meta); !ok || sum.settled(q, before) {
 				continue
 			}
 			if sh, err = s.shardAt(ctx, st, n); err != nil {
@@ -218,90 +208,3 @@ func (d *delivery) recheck(recheck map[string]time.Time) bool {
 // accepted reports whether the channel's last answer took the URL (or refused it for good): the
 // deliveries resubmitAfter applies to.
 func (d *delivery) accepted() bool { return d.outcome == outcomeOK || d.outcome == outcomeRejected }
-
-// summary is what a shard's metadata says of it, by channel: how many of its URLs' last attempt
-// failed, the earliest time one of its URLs was last accepted, and the earliest time one a
-// preflight held back was checked (0: none was). A summary written before it had the third
-// figure reads it as 0: no preflight ran then.
-type summary map[string][3]int64
-
-// summarize sums a shard's entries up.
-func summarize(entries map[int64]*entry) summary {
-	sum := summary{}
-	for _, e := range entries {
-		for _, d := range e.del {
-			v := sum[d.channel]
-			if d.outcome == outcomeFailed {
-				v[0]++
-			}
-			if d.accepted() && d.deliveredAt != 0 && (v[1] == 0 || d.deliveredAt < v[1]) {
-				v[1] = d.deliveredAt
-			}
-			if d.outcome == outcomeIneligible && (v[2] == 0 || d.lastAttempt < v[2]) {
-				v[2] = d.lastAttempt
-			}
-			sum[d.channel] = v
-		}
-	}
-	return sum
-}
-
-// checkSummary checks the summary a shard was listed with against the shard, read whole anyway,
-// and has the shard written again when it lies, or has none (written before shards were summed
-// up): a summary is a cache of the shard, and one written by hand or by another tool could keep
-// its failed URLs from ever being asked for again. A shard that changed is written anyway; one
-// not listed (KV's list may lag its writes) is taken as it is. s.mu is held.
-func (st *site) checkSummary(sh *shard) {
-	meta, ok := st.listed[sh.n]
-	if !ok || sh.dirty {
-		return
-	}
-	if listed := parseSummary(meta); listed == nil || !maps.Equal(listed, summarize(sh.entries)) {
-		sh.dirty = true
-	}
-}
-
-// summaryMark begins a shard's metadata: a shard written before it was summed up has none.
-const summaryMark = "sum1 "
-
-// String is the metadata of a shard: "sum1 " and the summary in JSON (a few dozen bytes a channel).
-func (sum summary) String() string {
-	b, _ := json.Marshal(map[string][3]int64(sum))
-	return summaryMark + string(b)
-}
-
-// parseSummary reads a shard's metadata; nil when it is not a summary.
-func parseSummary(meta string) summary {
-	rest, ok := strings.CutPrefix(meta, summaryMark)
-	var sum summary
-	if !ok || json.Unmarshal([]byte(rest), &sum) != nil {
-		return nil
-	}
-	return sum
-}
-
-// settled reports whether a summed-up shard holds no URL q asks for: none failed on a channel of
-// q.Failed, none accepted at or before before on one of q.Resubmit, none held back by a preflight
-// and checked at or before the time q.Recheck gives its channel. A shard without a summary may
-// hold some.
-func (sum summary) settled(q model.PendingQuery, before int64) bool {
-	if sum == nil {
-		return false
-	}
-	for _, ch := range q.Failed {
-		if sum[ch][0] > 0 {
-			return false
-		}
-	}
-	for _, ch := range q.Resubmit {
-		if v := sum[ch]; before != 0 && v[1] != 0 && v[1] <= before {
-			return false
-		}
-	}
-	for ch, at := range q.Recheck {
-		if v := sum[ch]; v[2] != 0 && v[2] <= at.UnixMilli() {
-			return false
-		}
-	}
-	return true
-}

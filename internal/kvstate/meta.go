@@ -25,6 +25,9 @@ type meta struct {
 	// Left counts the URLs that left every sitemap and wait to be probed (`left:{id}`): none
 	// spares a run reading them.
 	Left int `json:"left,omitempty"`
+	// Rotation is set while pages of the site may be in the rotation of content checks
+	// (checks.go): without it, PagesToCheck reads nothing.
+	Rotation bool `json:"rotation,omitempty"`
 
 	dirty bool
 }
@@ -59,7 +62,7 @@ func (s *State) rebuildMeta(ctx context.Context, st *site, why error) (*meta, er
 	if err != nil {
 		return nil, err
 	}
-	m := &meta{dirty: true}
+	m := &meta{dirty: true, Rotation: true} // PagesToCheck finds out whether the rotation holds pages
 	for _, rec := range l.records {
 		m.NextID = max(m.NextID, rec.ID)
 		m.LastStarted = max(m.LastStarted, ms(rec.StartedAt))

@@ -90,7 +90,9 @@ func (s *State) writeLeft(ctx context.Context, st *site) error {
 }
 
 // MarkLeft records that the URLs of hashes left every sitemap of site at at: each waits to be
-// probed, after those that left before it. A URL that left before starts afresh.
+// probed, after those that left before it. A URL that left before starts afresh. Each leaves the
+// rotation of content checks, when the site has one: one that comes back on a sitemap checked by
+// content joins it again, a suspect.
 func (s *State) MarkLeft(ctx context.Context, site string, hashes []int64, at time.Time) (err error) {
 	defer failed(&err, "recording the URLs that left the sitemaps", site)
 	if len(hashes) == 0 {
@@ -113,7 +115,10 @@ func (s *State) MarkLeft(ctx context.Context, site string, hashes []int64, at ti
 	}
 	slices.SortStableFunc(l.waiting, func(a, b leftURL) int { return cmp.Or(cmp.Compare(a.At, b.At), cmp.Compare(a.Hash, b.Hash)) })
 	l.waiting = slices.CompactFunc(l.waiting, func(a, b leftURL) bool { return a.Hash == b.Hash })
-	return s.leftChanged(ctx, st)
+	if err := s.leftChanged(ctx, st); err != nil {
+		return err
+	}
+	return s.leaveRotation(ctx, st, hashes)
 }
 
 // LeftToProbe returns at most limit of the URLs that left site's sitemaps and wait to be probed,

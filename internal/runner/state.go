@@ -21,7 +21,10 @@ type State interface {
 	// SyncCatalog records pages present in the site's sitemaps (new ones, changed lastmods) unless
 	// dryRun, and returns the delivery state of each page on each channel, flattened: the state of
 	// pages[i] on channels[c] is at i*len(channels)+c. A page without its URL (taken from a memo)
-	// is only looked up. It writes nothing when dryRun is set.
+	// is only looked up. It writes nothing when dryRun is set. A page whose Check is set joins the
+	// rotation of content checks, a suspect when it is new, when its lastmod moved (a page without
+	// a lastmod never moves) or when it was not in the rotation; one without Check leaves it, and
+	// keeps its content. Each state carries the page's Content and the channel's Sent.
 	SyncCatalog(ctx context.Context, site string, now time.Time, pages []channel.Page, channels []string, dryRun bool) ([]model.DeliveryState, error)
 	// SitemapMemos returns what runs remember of the site's sitemaps, by sitemap, without their
 	// pages; SitemapPages the pages of one (nil when none are remembered), as they were saved.
@@ -39,17 +42,30 @@ type State interface {
 	// URLs read them back a batch at a time.
 	channel.URLs
 	// RecordOutcome stores an outcome as it arrives, with the day's statistics, in one transaction.
+	// A URL delivered, rejected or skipped takes the page's content as the channel's Sent; a failed
+	// or ineligible one keeps its Sent: the channel has not had anything new.
 	RecordOutcome(ctx context.Context, site string, now time.Time, o channel.Outcome) error
 	// RecordRequests adds requests to the day's per-endpoint statistics of requests, for the
 	// dashboard, the API and the Worker's /status.
 	RecordRequests(ctx context.Context, site string, now time.Time, reqs []channel.Request) error
+
+	// The pages of sitemaps checked by content (channel.Page.Check) are in a rotation of content
+	// checks (docs/runs.md, "What changed"): SyncCatalog puts them in it, suspects when new or
+	// when their lastmod moved, and takes out those whose sitemap's lastmods are trusted now.
+
+	// PagesToCheck returns at most limit of the site's pages in the rotation of content checks, suspects first,
+	// then those checked longest ago (in the order of their check key), with their URLs, content and validators.
+	PagesToCheck(ctx context.Context, site string, limit int) ([]model.ToCheck, error)
+	// RecordChecks records what a run's content checks found (see model.PageCheck).
+	RecordChecks(ctx context.Context, site string, checks []model.PageCheck) error
 
 	// The URLs that left every sitemap of a site (MarkLeft, after a whole read) wait to be probed
 	// by the runs after (LeftToProbe, RecordProbe): those that answer 404 or 410 are announced on
 	// the channel that takes removal notices (channel.Selection.Removals).
 
 	// MarkLeft records that the URLs of hashes left every sitemap of site at at: each waits to
-	// be probed. A URL that left before starts afresh.
+	// be probed. A URL that left before starts afresh. Each leaves the rotation of content checks
+	// (it joins it again, a suspect, if it comes back on a sitemap checked by content).
 	MarkLeft(ctx context.Context, site string, hashes []int64, at time.Time) error
 	// LeftToProbe returns at most limit of the URLs waiting to be probed, those that left first
 	// first, with their URLs.

@@ -67,6 +67,11 @@ func Run(t *testing.T, b Backend) {
 		{"Ineligible", testIneligible},
 		{"Due", testDue},
 		{"Removals", testRemovals},
+		{"Rotation", testRotation},
+		{"FirstRunRotation", testFirstRunRotation},
+		{"PagesToCheck", testPagesToCheck},
+		{"RecordChecks", testRecordChecks},
+		{"SentOnOutcome", testSentOnOutcome},
 	} {
 		t.Run(tc.name, func(t *testing.T) { tc.test(t, b) })
 	}

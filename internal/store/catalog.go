@@ -20,11 +20,13 @@ type known struct {
 	url      string
 	lastmod  sql.NullInt64
 	lastSeen int64
+	checkKey sql.NullInt64 // its place in the rotation of content checks (rotation.go)
 }
 
-// SyncCatalog records pages present in site's sitemaps — new URLs, changed lastmods — and returns
-// each page's delivery state on each channel (that of pages[i] on channels[c] is at
-// i*len(channels)+c). A page without its URL (one a run takes from a memo, not from a sitemap)
+// SyncCatalog records pages present in site's sitemaps — new URLs, changed lastmods, the rotation
+// of content checks (rotation.go) — and returns each page's delivery state on each channel (that
+// of pages[i] on channels[c] is at i*len(channels)+c), with the page's content and what the
+// channel was sent. A page without its URL (one a run takes from a memo, not from a sitemap)
 // is only looked up. With dryRun it only reads. The whole batch costs one query and, when
 // something changed, one transaction.
 func (s *Store) SyncCatalog(ctx context.Context, site string, now time.Time, pages []channel.Page, channels []string, dryRun bool) (_ []model.DeliveryState, err error) {
@@ -41,8 +43,14 @@ func (s *Store) SyncCatalog(ctx context.Context, site string, now time.Time, pag
 			hashes = append(hashes, p.Hash)
 		}
 	}
+	checks := slices.ContainsFunc(pages, func(p channel.Page) bool { return p.Check })
+	if !checks {
+		if checks, err = exists(ctx, s.rdb, checksContentSQL, site); err != nil {
+			return nil, err
+		}
+	}
 	accepted := map[string]int64{}
-	have, err := s.readCatalog(ctx, site, hashes, index, channels, states, accepted)
+	have, err := s.readCatalog(ctx, site, hashes, index, channels, states, accepted, checks)
 	if err != nil {
 		return nil, err
 	}
@@ -114,8 +122,9 @@ func (s *Store) CatalogEmpty(ctx context.Context, site string) (_ bool, err erro
 }
 
 // AddPages records pages new to the site's catalogue, in one transaction, without looking them
-// up: a page the catalogue holds already is left as it is. It sorts pages by hash. With dryRun
-// it does nothing.
+// up: a page the catalogue holds already is left as it is (the next SyncCatalog applies the
+// rules of the rotation to it). A page with Check joins the rotation of content checks, a
+// suspect. It sorts pages by hash. With dryRun it does nothing.
 func (s *Store) AddPages(ctx context.Context, site string, now time.Time, pages []channel.Page, dryRun bool) (err error) {
 	defer s.failed(&err, "adding to the catalogue", site)
 	if dryRun || len(pages) == 0 {
@@ -126,7 +135,11 @@ func (s *Store) AddPages(ctx context.Context, site string, now time.Time, pages 
 		return err
 	}
 	defer tx.Rollback()
-	if err := s.writePages(ctx, tx, site, now, pages, insertPagesSQL); err != nil {
+	plain, checked := splitChecked(pages)
+	if err := s.writePages(ctx, tx, site, now, plain, insertPagesSQL); err != nil {
+		return err
+	}
+	if err := s.writePages(ctx, tx, site, now, checked, insertSuspectsSQL); err != nil {
 		return err
 	}
 	return tx.Commit()
@@ -134,10 +147,15 @@ func (s *Store) AddPages(ctx context.Context, site string, now time.Time, pages 
 
 // readCatalog fills states from the deliveries of the given hashes, and accepted with the
 // earliest time one of them was last accepted on each channel (lowerFloors), and returns the
-// catalogue rows.
-func (s *Store) readCatalog(ctx context.Context, site string, hashes []int64, index map[int64]int, channels []string, states []model.DeliveryState, accepted map[string]int64) (map[int64]known, error) {
+// catalogue rows. What content checks found is read when checks is set: a site that never
+// checked content reads not a column more (3 columns a row cost a twentieth of a sync, measured).
+func (s *Store) readCatalog(ctx context.Context, site string, hashes []int64, index map[int64]int, channels []string, states []model.DeliveryState, accepted map[string]int64, checks bool) (map[int64]known, error) {
+	columns := ""
+	if checks {
+		columns = ", u.check_key, u.content, d.sent"
+	}
 	rows, err := s.rdb.QueryContext(ctx, `SELECT u.url_hash, u.url, u.lastmod, u.last_seen,
-			d.channel, d.lastmod, d.delivered_at, d.outcome, d.attempts, d.last_attempt
+			d.channel, d.lastmod, d.delivered_at, d.outcome, d.attempts, d.last_attempt`+columns+`
 		FROM urls u LEFT JOIN deliveries d ON d.site_id = u.site_id AND d.url_hash = u.url_hash
 		WHERE u.site_id = $1 AND `+s.inHashes("u.url_hash", 2), site, s.hashParam(hashes))
 	if err != nil {
@@ -145,12 +163,16 @@ func (s *Store) readCatalog(ctx context.Context, site string, hashes []int64, in
 	}
 	defer rows.Close()
 	have := make(map[int64]known, len(hashes))
+	var h int64
+	var k known
+	var channel, outcome sql.NullString
+	var dLastmod, dAt, attempts, lastAttempt, content, sent sql.NullInt64
+	row := []any{&h, &k.url, &k.lastmod, &k.lastSeen, &channel, &dLastmod, &dAt, &outcome, &attempts, &lastAttempt}
+	if checks {
+		row = append(row, &k.checkKey, &content, &sent)
+	}
 	for rows.Next() {
-		var h int64
-		var k known
-		var channel, outcome sql.NullString
-		var dLastmod, dAt, attempts, lastAttempt sql.NullInt64
-		if err := rows.Scan(&h, &k.url, &k.lastmod, &k.lastSeen, &channel, &dLastmod, &dAt, &outcome, &attempts, &lastAttempt); err != nil {
+		if err := rows.Scan(row...); err != nil {
 			return nil, err
 		}
 		have[h] = k
@@ -159,32 +181,43 @@ func (s *Store) readCatalog(ctx context.Context, site string, hashes []int64, in
 				accepted[channel.String] = dAt.Int64
 			}
 		}
+		first := index[h] * len(channels)
 		for c, name := range channels {
+			st := &states[first+c]
 			if channel.Valid && channel.String == name {
-				states[index[h]*len(channels)+c] = deliveryState(dLastmod, dAt, outcome.String, int(attempts.Int64), lastAttempt.Int64)
+				*st = deliveryState(dLastmod, dAt, outcome.String, int(attempts.Int64), lastAttempt.Int64)
+				st.Sent = uint64(sent.Int64)
 			}
+			st.Content = uint64(content.Int64)
 		}
 	}
 	return have, rows.Err()
 }
 
-// writeCatalog inserts new URLs, updates changed ones and refreshes stale last_seen times, in one
-// transaction, by multi-row statements in hash order.
+// writeCatalog inserts new URLs, updates changed ones, refreshes stale last_seen times and moves
+// pages in and out of the rotation of content checks, in one transaction, by multi-row
+// statements in hash order.
 func (s *Store) writeCatalog(ctx context.Context, site string, now time.Time, pages []channel.Page, index map[int64]int, have map[int64]known) error {
-	var added, changed []channel.Page
+	var added, suspects, changed []channel.Page
+	var rot rotation
 	for i, p := range pages {
 		if index[p.Hash] != i || p.URL == "" {
 			continue
 		}
 		k, ok := have[p.Hash]
 		switch {
+		case !ok && p.Check:
+			suspects = append(suspects, p)
 		case !ok:
 			added = append(added, p)
-		case k.url != p.URL || k.lastmod != ms(p.Lastmod) || now.UnixMilli()-k.lastSeen >= lastSeenEvery.Milliseconds():
-			changed = append(changed, p)
+		default:
+			rot.note(k, p)
+			if k.url != p.URL || k.lastmod != ms(p.Lastmod) || now.UnixMilli()-k.lastSeen >= lastSeenEvery.Milliseconds() {
+				changed = append(changed, p)
+			}
 		}
 	}
-	if len(added) == 0 && len(changed) == 0 {
+	if len(added) == 0 && len(suspects) == 0 && len(changed) == 0 && rot.none() {
 		return nil
 	}
 	tx, err := s.db.BeginTx(ctx, nil)
@@ -195,7 +228,13 @@ func (s *Store) writeCatalog(ctx context.Context, site string, now time.Time, pa
 	if err := s.writePages(ctx, tx, site, now, added, insertPagesSQL); err != nil {
 		return err
 	}
+	if err := s.writePages(ctx, tx, site, now, suspects, insertSuspectsSQL); err != nil {
+		return err
+	}
 	if err := s.writePages(ctx, tx, site, now, changed, updatePagesSQL); err != nil {
+		return err
+	}
+	if err := s.writeRotation(ctx, tx, site, rot); err != nil {
 		return err
 	}
 	return tx.Commit()
@@ -231,69 +270,4 @@ func (s *Store) writePages(ctx context.Context, tx *sql.Tx, site string, now tim
 		query, args := s.bind(statement(hi-lo), shared, perRow)
 		return prep.exec(ctx, tx, query, hi-lo, args)
 	})
-}
-
-// URLs returns the URL of each hash of site, aligned with hashes; "" for unknown hashes. Hashes
-// in ascending order, as a run's queues hold them, are read by one scan of their range when the
-// catalogue holds few others there (a site's first run), instead of a lookup each.
-func (s *Store) URLs(ctx context.Context, site string, hashes []int64) (_ []string, err error) {
-	defer s.failed(&err, "reading URLs", site)
-	out := make([]string, len(hashes))
-	if len(hashes) >= minRangeRead && slices.IsSorted(hashes) {
-		dense, err := s.urlRange(ctx, site, hashes, out)
-		if err != nil || dense {
-			return out, err
-		}
-	}
-	rows, err := s.rdb.QueryContext(ctx, `SELECT url_hash, url FROM urls WHERE site_id = $1 AND `+s.inHashes("url_hash", 2),
-		site, s.hashParam(hashes))
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	byHash := make(map[int64]string, len(hashes))
-	for rows.Next() {
-		var h int64
-		var u string
-		if err := rows.Scan(&h, &u); err != nil {
-			return nil, err
-		}
-		byHash[h] = u
-	}
-	for i, h := range hashes {
-		out[i] = byHash[h]
-	}
-	return out, rows.Err()
-}
-
-// minRangeRead is how many sorted hashes make URLs try a scan of their range.
-const minRangeRead = 256
-
-// urlRange fills out from a scan of the catalogue between the first and last of hashes, sorted,
-// reading at most twice as many rows as there are hashes: it reports false when the range
-// holds more, and a lookup of each is cheaper.
-func (s *Store) urlRange(ctx context.Context, site string, hashes []int64, out []string) (bool, error) {
-	limit := 2 * len(hashes)
-	rows, err := s.rdb.QueryContext(ctx, `SELECT url_hash, url FROM urls WHERE site_id = $1 AND url_hash >= $2 AND url_hash <= $3
-		ORDER BY url_hash LIMIT $4`, site, hashes[0], hashes[len(hashes)-1], limit)
-	if err != nil {
-		return false, err
-	}
-	defer rows.Close()
-	read, i := 0, 0
-	for rows.Next() {
-		var h int64
-		var u string
-		if err := rows.Scan(&h, &u); err != nil {
-			return false, err
-		}
-		read++
-		for i < len(hashes) && hashes[i] < h {
-			i++
-		}
-		for j := i; j < len(hashes) && hashes[j] == h; j++ {
-			out[j] = u
-		}
-	}
-	return read < limit, rows.Err()
 }

@@ -18,8 +18,8 @@ const attemptsSQL = `CASE WHEN deliveries.outcome IN ('ok', 'skipped') THEN 1 EL
 
 // RecordOutcome stores what a channel did with some URLs, and counts it in the day's statistics,
 // in one transaction: called as each answer arrives, so that a crash loses nothing that was
-// answered. A failure keeps the lastmod and time of the last success. The URLs are written in
-// hash order, rowsPerStatement to a statement.
+// answered. A failure keeps the lastmod and time of the last success, and what was sent. The
+// URLs are written in hash order, rowsPerStatement to a statement.
 func (s *Store) RecordOutcome(ctx context.Context, site string, now time.Time, o channel.Outcome) (err error) {
 	defer s.failed(&err, "recording an outcome", site)
 	if len(o.URLs) == 0 {
@@ -66,7 +66,7 @@ func (s *Store) RecordOutcome(ctx context.Context, site string, now time.Time, o
 // URL is recorded like a delivered one, so that it is not due again until it changes, but with
 // its outcome and error; a failure keeps the lastmod and time of the last success.
 func (s *Store) recordDeliveries(ctx context.Context, tx *sql.Tx, site string, now time.Time, o channel.Outcome) error {
-	shared, query, withLastmod := []any{site, o.Channel, now.UnixMilli(), o.Err}, failureSQL, true
+	shared, query := []any{site, o.Channel, now.UnixMilli(), o.Err}, failureSQL
 	switch {
 	case o.Rejected:
 		shared, query = []any{site, o.Channel, now.UnixMilli(), "rejected", o.Err}, answerSQL
@@ -74,17 +74,28 @@ func (s *Store) recordDeliveries(ctx context.Context, tx *sql.Tx, site string, n
 		shared, query = []any{site, o.Channel, now.UnixMilli(), "skipped", nil}, answerSQL
 	case o.Delivered:
 		shared, query = []any{site, o.Channel, now.UnixMilli(), "ok", nil}, answerSQL
-	default:
-		withLastmod = false
 	}
-	perRow := make([]any, 0, 2*min(len(o.URLs), rowsPerStatement))
+	answered, sent := len(shared) == 5, false
+	if answered {
+		var err error
+		if sent, err = s.holdsContent(ctx, tx, site); err != nil {
+			return err
+		}
+		if sent {
+			query = answerSentSQL
+		}
+	}
+	perRow := make([]any, 0, 3*min(len(o.URLs), rowsPerStatement))
 	prep := prepared{}
 	return inChunks(len(o.URLs), func(i int) int64 { return o.URLs[i].Hash }, func(lo, hi int) error {
 		perRow = perRow[:0]
 		for _, d := range o.URLs[lo:hi] {
 			perRow = append(perRow, d.Hash)
-			if withLastmod {
+			if answered {
 				perRow = append(perRow, ms(d.Lastmod))
+			}
+			if sent {
+				perRow = append(perRow, d.Hash)
 			}
 		}
 		q, args := s.bind(query(hi-lo), shared, perRow)
@@ -92,8 +103,9 @@ func (s *Store) recordDeliveries(ctx context.Context, tx *sql.Tx, site string, n
 	})
 }
 
-// answerSQL records n URLs delivered, rejected or skipped: $1 the site, $2 the channel, $3 the
-// time, $4 the outcome, $5 the error, then each URL's hash and lastmod.
+// answerSQL records n URLs delivered, rejected or skipped, of a site none of whose pages has a
+// content (holdsContent): $1 the site, $2 the channel, $3 the time, $4 the outcome, $5 the
+// error, then each URL's hash and lastmod.
 func answerSQL(n int) string {
 	return `INSERT INTO deliveries (site_id, url_hash, channel, lastmod, delivered_at, outcome, attempts, last_error, last_attempt)
 		VALUES ` + valuesList(n, `$1, ?, $2, ?, $3, $4, 1, $5, $3`) + `
@@ -101,6 +113,30 @@ func answerSQL(n int) string {
 			delivered_at = excluded.delivered_at, outcome = excluded.outcome, attempts = ` + attemptsSQL + `,
 			last_error = excluded.last_error, last_attempt = excluded.last_attempt`
 }
+
+// answerSentSQL is answerSQL for a site some of whose pages have a content: what the channel was
+// sent is the page's content now (NULL when it was never checked). Each URL's hash comes again
+// after its lastmod.
+func answerSentSQL(n int) string {
+	return `INSERT INTO deliveries (site_id, url_hash, channel, lastmod, delivered_at, outcome, attempts, last_error, last_attempt, sent)
+		VALUES ` + valuesList(n, `$1, ?, $2, ?, $3, $4, 1, $5, $3, (SELECT content FROM urls WHERE site_id = $1 AND url_hash = ?)`) + `
+		ON CONFLICT (site_id, url_hash, channel) DO UPDATE SET lastmod = excluded.lastmod,
+			delivered_at = excluded.delivered_at, outcome = excluded.outcome, attempts = ` + attemptsSQL + `,
+			last_error = excluded.last_error, last_attempt = excluded.last_attempt, sent = excluded.sent`
+}
+
+// holdsContent reports whether a page of site has a content (was checked): without one, what a
+// channel is sent is no page's content, and a delivery records none — the lookup of each page's
+// adds half to the cost of recording an outcome, measured. One probe of the index urls_checked.
+func (s *Store) holdsContent(ctx context.Context, tx *sql.Tx, site string) (bool, error) {
+	return exists(ctx, tx, holdsContentSQL, site)
+}
+
+// holdsContentSQL finds a page of site $1 with a content, in the index urls_checked. Its order,
+// the index's, is what makes PostgreSQL read the index: without it, its planner — which takes the
+// pages with a content of other sites for this one's — reads the table in search of a first row,
+// all of it when there is none, measured.
+const holdsContentSQL = `SELECT content FROM urls WHERE site_id = $1 AND content IS NOT NULL ORDER BY content LIMIT 1`
 
 // failureSQL records n URLs whose request failed: $1 the site, $2 the channel, $3 the time, $4
 // the error, then each URL's hash.

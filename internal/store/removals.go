@@ -10,7 +10,9 @@ import (
 )
 
 // MarkLeft records that the URLs of hashes left every sitemap of site at at, as a whole read
-// found: each is probed by a run after (LeftToProbe). A URL that left before starts afresh.
+// found: each is probed by a run after (LeftToProbe). A URL that left before starts afresh. Each
+// leaves the rotation of content checks: one that comes back on a sitemap checked by content
+// joins it again, a suspect.
 func (s *Store) MarkLeft(ctx context.Context, site string, hashes []int64, at time.Time) (err error) {
 	defer s.failed(&err, "recording the URLs that left the sitemaps", site)
 	if len(hashes) == 0 {
@@ -31,6 +33,9 @@ func (s *Store) MarkLeft(ctx context.Context, site string, hashes []int64, at ti
 		if _, err := stmt.ExecContext(ctx, site, h, at.UnixMilli()); err != nil {
 			return err
 		}
+	}
+	if err := s.leaveRotation(ctx, tx, site, hashes); err != nil {
+		return err
 	}
 	return tx.Commit()
 }

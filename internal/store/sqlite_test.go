@@ -29,8 +29,39 @@ func openTestSQLite(t *testing.T) *Store {
 // TestLastGoodRunSeeks checks that a site's last good run is found through an index, never by a
 // scan of the runs: metrics read it for every site at every refresh, whatever the history.
 func TestLastGoodRunSeeks(t *testing.T) {
+	text := queryPlan(t, openTestSQLite(t), lastFinishSQL, "a", "ok")
+	if strings.Contains(text, "SCAN runs") || !strings.Contains(text, "runs_by_outcome") {
+		t.Errorf("the last good run is not read by an index seek: %s", text)
+	}
+}
+
+// TestPagesToCheckReadsTheRotation checks that the pages to check are a range read of the index
+// of the rotation, in its order: a site of many pages reads the head of its line alone, and one
+// with no page in the rotation reads nothing.
+func TestPagesToCheckReadsTheRotation(t *testing.T) {
+	text := queryPlan(t, openTestSQLite(t), pagesToCheckSQL, "a", 10)
+	if !strings.Contains(text, "SEARCH urls USING INDEX urls_rotation") || strings.Contains(text, "TEMP B-TREE") {
+		t.Errorf("the pages to check are not a range read of the rotation's index: %s", text)
+	}
+}
+
+// TestHoldsContentProbesAnIndex checks that whether a site has a page with a content, or in the
+// rotation, is a probe of indexes that hold no row of a site that never checked content: every
+// outcome recorded, and every sync without a page to check, asks it.
+func TestHoldsContentProbesAnIndex(t *testing.T) {
 	s := openTestSQLite(t)
-	rows, err := s.db.Query("EXPLAIN QUERY PLAN "+lastFinishSQL, "a", "ok")
+	if text := queryPlan(t, s, holdsContentSQL, "a"); !strings.Contains(text, "urls_checked") || strings.Contains(text, "SCAN") || strings.Contains(text, "TEMP B-TREE") {
+		t.Errorf("whether a site has a page with a content is not read from the index urls_checked: %s", text)
+	}
+	if text := queryPlan(t, s, checksContentSQL, "a"); !strings.Contains(text, "urls_checked") || !strings.Contains(text, "urls_rotation") || strings.Contains(text, "SCAN urls") || strings.Contains(text, "TEMP B-TREE") {
+		t.Errorf("whether a site checks content is not read from the indexes urls_rotation and urls_checked: %s", text)
+	}
+}
+
+// queryPlan returns SQLite's plan of query, its steps joined by "; ".
+func queryPlan(t *testing.T, s *Store, query string, args ...any) string {
+	t.Helper()
+	rows, err := s.db.Query("EXPLAIN QUERY PLAN "+query, args...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -44,10 +75,7 @@ func TestLastGoodRunSeeks(t *testing.T) {
 		}
 		plan = append(plan, detail)
 	}
-	text := strings.Join(plan, "; ")
-	if strings.Contains(text, "SCAN runs") || !strings.Contains(text, "runs_by_outcome") {
-		t.Errorf("the last good run is not read by an index seek: %s", text)
-	}
+	return strings.Join(plan, "; ")
 }
 
 // TestSQLitePoolIsBounded checks that concurrent requests share a few connections: each SQLite
