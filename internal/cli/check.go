@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/sitepush/sitepush/internal/alert"
+	"github.com/sitepush/sitepush/internal/changes"
 	"github.com/sitepush/sitepush/internal/config"
 	"github.com/sitepush/sitepush/internal/human"
 	"github.com/sitepush/sitepush/internal/runner"
@@ -236,9 +237,18 @@ func (c *checker) sitemaps(s *config.Site) {
 	r := sitemap.NewReader(runner.ReaderOptions(s, c.client, c.cfg.UserAgent))
 	for _, sm := range s.Sitemaps {
 		n, out := 0, 0
+		lastmods := map[string]*changes.Lastmods{}
+		var files []string
 		res, err := r.Read(c.e.ctx, []string{sm}, func(e sitemap.Entry) error {
 			if runner.InScope(s, string(e.URL)) {
 				n++
+				l := lastmods[e.Sitemap]
+				if l == nil {
+					l = &changes.Lastmods{}
+					lastmods[e.Sitemap] = l
+					files = append(files, e.Sitemap)
+				}
+				l.Add(e.Lastmod)
 			} else {
 				out++
 			}
@@ -272,7 +282,22 @@ func (c *checker) sitemaps(s *config.Site) {
 			notes += fmt.Sprintf(" (and %s outside baseUrl or the include/exclude globs, which runs leave out)", human.Int(out))
 		}
 		c.pass("sitemap", "sitemap %s: %s URLs from %s%s", sm, human.Int(n), human.Count(read, "sitemap"), notes)
+		for _, f := range files {
+			c.pass("sitemap", "sitemap %s: %s", f, changesVerdict(s, lastmods[f]))
+		}
 	}
+}
+
+// changesVerdict says how a run tells the changes of a sitemap's pages, as the runner decides it
+// (docs/runs.md, "What changed").
+func changesVerdict(s *config.Site, l *changes.Lastmods) string {
+	switch s.Changes.Detect {
+	case config.DetectLastmod:
+		return "lastmod: changes.detect is lastmod, its lastmods decide"
+	case config.DetectContent:
+		return "content: changes.detect is content"
+	}
+	return l.Verdict().String()
 }
 
 // feedOut checks that feed.out's directory takes the file, as a run writes it.

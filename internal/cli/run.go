@@ -110,6 +110,7 @@ func runSites(e *env, cfg *config.Config, st *store.Store, sites []*config.Site,
 	client := httpClient()
 	r := runner.New(st)
 	r.Client, r.UserAgent, r.Followers = client, cfg.UserAgent, followers(client, st)
+	r.Pages = sitechannels.Pages(client, cfg.UserAgent)
 	r.Warn = func(site, msg string) { fmt.Fprintf(e.stderr, "warning: site %s: %s\n", site, msg) }
 	r.Notify = func(msg string) { fmt.Fprintf(e.stderr, "%s\n", msg) }
 	view := newRunView(e, f)

@@ -78,6 +78,7 @@ func serve(ctx context.Context, cfg *config.Config, st *store.Store, ln net.List
 	client := httpClient()
 	r := runner.New(st)
 	r.Client, r.UserAgent, r.Followers = client, cfg.UserAgent, followers(client, st)
+	r.Pages = sitechannels.Pages(client, cfg.UserAgent)
 	r.Warn = func(site, msg string) { logger.Warn(msg, "site", site) }
 	m := metrics.New(prometheus.NewRegistry(), cfg.Metrics.Sites(), registry.Sites, st, logger)
 	r.OnRequest = m.Request

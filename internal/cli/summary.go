@@ -33,6 +33,7 @@ func printRecord(w io.Writer, rec *model.Record) {
 		fmt.Fprintf(w, "; %s outside baseUrl or the include/exclude globs", human.Int(rec.Filtered))
 	}
 	fmt.Fprintln(w)
+	printChanges(w, rec.Changes)
 	for _, n := range channelNames(rec) {
 		printChannel(w, n, rec.Channels[n], rec.DryRun)
 	}
@@ -153,4 +154,35 @@ func printIneligible(w io.Writer, st *model.ChannelStats) {
 		parts[i] = fmt.Sprintf("%s %s", human.Int(st.IneligibleBy[r]), r)
 	}
 	fmt.Fprintf(w, ", %s not eligible: %s", human.Int(st.Ineligible), strings.Join(parts, ", "))
+}
+
+// printChanges prints what a run's content checks found (docs/runs.md, "What changed"): "checked
+// 200 pages: 3 changed, 197 the same (150 not modified)".
+func printChanges(w io.Writer, c *model.Changes) {
+	if c == nil {
+		return
+	}
+	var parts []string
+	if c.Changed > 0 || c.Same > 0 {
+		parts = append(parts, fmt.Sprintf("%s changed", human.Int(c.Changed)))
+		same := human.Int(c.Same) + " the same"
+		if c.NotModified > 0 {
+			same += fmt.Sprintf(" (%s not modified)", human.Int(c.NotModified))
+		}
+		parts = append(parts, same)
+	}
+	if c.First > 0 {
+		parts = append(parts, fmt.Sprintf("%s checked for the first time", human.Int(c.First)))
+	}
+	if c.Failed > 0 {
+		parts = append(parts, fmt.Sprintf("%s could not be read", human.Int(c.Failed)))
+	}
+	if c.Left > 0 {
+		parts = append(parts, fmt.Sprintf("%s left for the next run", human.Count(c.Left, "suspect")))
+	}
+	fmt.Fprintf(w, "  content: checked %s", human.Count(c.Checked, "page"))
+	if len(parts) > 0 {
+		fmt.Fprintf(w, ": %s", strings.Join(parts, ", "))
+	}
+	fmt.Fprintln(w)
 }

@@ -105,3 +105,7 @@ func (c *Config) checkChangesDir(s *Site, p *problems) {
 		p.addf("%s %q is a file, not a directory; %s", keyChangesDir, s.Changes.Dir, fix)
 	}
 }
+
+// Checks reports whether runs of the site may check pages' content: changes.detect is auto or
+// content. A site built without its defaults (Detect "") checks none, as with lastmod.
+func (c Changes) Checks() bool { return c.Detect == DetectAuto || c.Detect == DetectContent }

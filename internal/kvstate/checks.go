@@ -238,7 +238,7 @@ func (l *inLine) toCheck() []model.ToCheck {
 	out := make([]model.ToCheck, len(l.pages))
 	for i, p := range l.pages {
 		k := p.e.checks
-		out[i] = model.ToCheck{Hash: p.hash, URL: p.e.url, Suspect: k.place == suspect, Content: k.content, Validators: k.valid}
+		out[i] = model.ToCheck{Hash: p.hash, URL: p.e.url, Lastmod: fromMS(p.e.lastmod), Suspect: k.place == suspect, Content: k.content, Validators: k.valid}
 	}
 	return out
 }

@@ -34,6 +34,7 @@ type Metrics struct {
 	requestSeconds *prometheus.HistogramVec
 	feedItems      prometheus.Counter
 	sitemapErrors  prometheus.Counter
+	contentChecks  *prometheus.CounterVec
 	timeToCrawl    *prometheus.HistogramVec
 	// sites are the series of single sites, and what the state says of them.
 	sites *siteCollector
@@ -65,6 +66,9 @@ func New(reg *prometheus.Registry, perSite int, sites func() []*config.Site, sta
 			Help: "New pages added to the feeds of every site."}),
 		sitemapErrors: prometheus.NewCounter(prometheus.CounterOpts{Name: "sitepush_fleet_sitemap_errors_total",
 			Help: "Sitemaps of every site that could not be read in a run."}),
+		contentChecks: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "sitepush_content_checks_total",
+			Help: "Pages of every site whose content a run checked (docs/runs.md, \"What changed\"), by result: changed, same, not_modified (a 304, also counted same), first (nothing to compare yet) or failed."},
+			[]string{"result"}),
 		timeToCrawl: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "sitepush_time_to_crawl_seconds",
 			Help:    "Time from a URL's submission (IndexNow or Bing) to the engine's first crawl after it, observed when the crawl is first seen, by engine.",
 			Buckets: []float64{3600, 3 * 3600, 6 * 3600, 12 * 3600, 24 * 3600, 2 * 86400, 4 * 86400, 7 * 86400, 14 * 86400}},
@@ -72,7 +76,7 @@ func New(reg *prometheus.Registry, perSite int, sites func() []*config.Site, sta
 		sites: &siteCollector{state: r, counts: map[string]*siteCounts{}},
 		state: r,
 	}
-	reg.MustRegister(m.runs, m.runSeconds, m.attempts, m.requestSeconds, m.feedItems, m.sitemapErrors, m.timeToCrawl, m.sites,
+	reg.MustRegister(m.runs, m.runSeconds, m.attempts, m.requestSeconds, m.feedItems, m.sitemapErrors, m.contentChecks, m.timeToCrawl, m.sites,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }
@@ -110,5 +114,10 @@ func (m *Metrics) RunFinished(rec *model.Record) {
 	m.runSeconds.Observe(run.seconds)
 	m.sitemapErrors.Add(run.sitemapErrors)
 	m.feedItems.Add(run.feedItems)
+	if c := rec.Changes; c != nil {
+		for result, n := range map[string]int{"changed": c.Changed, "same": c.Same, "not_modified": c.NotModified, "first": c.First, "failed": c.Failed} {
+			m.contentChecks.WithLabelValues(result).Add(float64(n))
+		}
+	}
 	m.sites.runFinished(rec.Site, run)
 }

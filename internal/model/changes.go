@@ -23,8 +23,9 @@ type PageRead struct {
 // the suspects first — pages new, or whose lastmod moved, on a sitemap checked by content, not
 // checked since — then those checked longest ago.
 type ToCheck struct {
-	Hash int64
-	URL  string
+	Hash    int64
+	URL     string
+	Lastmod time.Time // its lastmod in the sitemaps, as last read
 	// Suspect is set for a page not checked since it became one.
 	Suspect bool
 	// Content is the fingerprint of its last check (zero: never checked), Validators that

@@ -47,7 +47,7 @@ type Record struct {
 	Channels  map[string]*ChannelStats `json:"channels"`
 	// Changes is what the run's content checks found; nil when no sitemap was checked by content.
 	Changes *Changes `json:"changes,omitempty"`
-	Errors    []string                 `json:"errors"`
+	Errors  []string `json:"errors"`
 	// Notes tell what is worth knowing but went as it should (a quota spent).
 	Notes []string `json:"notes,omitempty"`
 	// Stopped is set when the run ended before its end — its budget, a signal — with deliveries

@@ -64,7 +64,7 @@ func (c *collector) takeMemo(ctx context.Context, memo model.SitemapMemo) error 
 	c.rec.TotalURLs += len(f.pages)
 	c.rec.Filtered += memo.Filtered
 	_, unseen := c.tellApart(f.pages)
-	return c.lookUp(ctx, unseen, nil)
+	return c.lookUp(ctx, unseen, nil, false)
 }
 
 // waitsForWholeRead reports whether channel ch delivers only once the read of the sitemaps is

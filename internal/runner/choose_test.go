@@ -38,12 +38,12 @@ func TestIsDue(t *testing.T) {
 		{"skipped, newer lastmod", skipped, now.Add(-5 * day), 9 * day, true, false},
 	}
 	for _, tc := range tests {
-		due, retry := isDue(tc.st, tc.lastmod, tc.resubmit, 0, now, false)
+		due, retry := isDue(tc.st, channel.Page{Lastmod: tc.lastmod}, tc.resubmit, 0, now, false)
 		if due != tc.due || retry != tc.retry {
 			t.Errorf("%s: due %v retry %v, want %v %v", tc.name, due, retry, tc.due, tc.retry)
 		}
 		// A channel of new URLs only gets the never delivered and the failed.
-		newDue, newRetry := isDue(tc.st, tc.lastmod, tc.resubmit, 0, now, true)
+		newDue, newRetry := isDue(tc.st, channel.Page{Lastmod: tc.lastmod}, tc.resubmit, 0, now, true)
 		if wantNew := !tc.st.Known || tc.st.Failed; newDue != wantNew || newRetry != tc.retry {
 			t.Errorf("%s, only new: due %v retry %v, want %v %v", tc.name, newDue, newRetry, wantNew, tc.retry)
 		}
@@ -71,7 +71,7 @@ func TestIneligibleDue(t *testing.T) {
 	}
 	for _, tc := range tests {
 		// resubmitAfter has passed too: it does not bring back a URL held back.
-		if got := DueReason(checked, tc.lastmod, day, tc.wait, now, false); got != tc.want {
+		if got := DueReason(checked, channel.Page{Lastmod: tc.lastmod}, day, tc.wait, now, false); got != tc.want {
 			t.Errorf("%s: due %q, want %q", tc.name, got, tc.want)
 		}
 	}

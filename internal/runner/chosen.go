@@ -69,7 +69,7 @@ func (r *Runner) knownInUnfinishedRead(ctx context.Context, site *config.Site, n
 	if err != nil {
 		return false, false, err
 	}
-	scope := scopeOf(site.Sitemaps, site.Host(), site.Include, site.Exclude, nil)
+	scope := scopeOf(site, nil)
 	for _, memo := range all {
 		if !memo.Unfinished || !sameFilter(memo.Scope, scope) {
 			continue

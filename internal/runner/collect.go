@@ -59,15 +59,23 @@ type collector struct {
 	// the one the budget cut short is the last.
 	began, lastDone time.Time
 	lastTook        time.Duration
+	// verdicts says, by sitemap read, how its pages' changes are told (byContent), contentRead
+	// whether one is checked by content; checkErrs quotes the first content checks that failed.
+	// pages reads pages for content checks (Runner.Pages); nil when the run can read none.
+	pages       channel.PageReader
+	verdicts    map[string]string
+	contentRead bool
+	checkErrs   []string
 }
 
 func newCollector(state State, site *config.Site, rec *model.Record, channels []string, selection []channel.Selection, now time.Time, m mode) *collector {
 	c := &collector{state: state, site: site, rec: rec, channels: channels, now: now, mode: m,
 		host: site.Host(), due: make([]*channel.Queue, len(channels)),
-		memo: &memos{state: state, site: site.ID, scope: scopeOf(site.Sitemaps, site.Host(), site.Include, site.Exclude, channels),
+		memo: &memos{state: state, site: site.ID, scope: scopeOf(site, channels),
 			mode:    m,
 			settled: map[string]model.SitemapMemo{}, whole: map[string]model.SitemapMemo{}, unfinished: map[string]model.SitemapMemo{}, inUse: map[string]model.SitemapMemo{}, met: map[string]bool{}, has: map[string]bool{}},
-		selection: selection, newest: make([]newest, len(channels)), known: make([]bool, len(channels))}
+		selection: selection, newest: make([]newest, len(channels)), known: make([]bool, len(channels)),
+		verdicts: map[string]string{}}
 	c.look = c.syncCatalog
 	if !m.writes {
 		c.urls = channel.URLMap{}

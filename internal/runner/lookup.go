@@ -38,12 +38,15 @@ func (c *collector) chooseLookUp(ctx context.Context) error {
 }
 
 // lookUp looks pages up in the state (look), lookUpBatch at a time, and queues those due on
-// each channel (choose). A failed look-up stops the read: the run ends with its error.
-func (c *collector) lookUp(ctx context.Context, pages []filePage, arena []byte) error {
+// each channel (choose); check says that their changes are told by content (Page.Check). A
+// failed look-up stops the read: the run ends with its error.
+func (c *collector) lookUp(ctx context.Context, pages []filePage, arena []byte, check bool) error {
 	for from := 0; from < len(pages); from += lookUpBatch {
 		c.batch = c.batch[:0]
 		for _, p := range pages[from:min(from+lookUpBatch, len(pages))] {
-			c.batch = append(c.batch, p.page(arena))
+			pg := p.page(arena)
+			pg.Check = check && arena != nil
+			c.batch = append(c.batch, pg)
 		}
 		states, err := c.look(ctx, c.batch, arena != nil)
 		if err != nil {

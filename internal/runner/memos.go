@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/sitepush/sitepush/internal/config"
 	"github.com/sitepush/sitepush/internal/model"
 	"github.com/sitepush/sitepush/internal/sitemap"
 )
@@ -360,12 +361,15 @@ func (m *memos) save(ctx context.Context, ended readOutcome) error {
 	return settleResubmits(ctx, m.state, m.site, *m.query)
 }
 
-// scopeOf names what the pages of a run are settled for: the sitemaps it starts from and its
-// filter, then its channels. A site given other sitemaps starts afresh: a sitemap it no longer
-// lists is never taken from memory.
-func scopeOf(sitemaps []string, host string, include, exclude, channels []string) string {
+// scopeOf names what the pages of a run of site are settled for: the sitemaps it starts from,
+// its filter and how it tells what changed (changes.detect), then its channels. A site given
+// other sitemaps starts afresh: a sitemap it no longer lists is never taken from memory; and a
+// site whose changes are told otherwise looks every page up once, so that each joins the
+// rotation of content checks, or leaves it (docs/runs.md, "What changed").
+func scopeOf(site *config.Site, channels []string) string {
 	sorted := slices.Sorted(slices.Values(channels))
-	return fmt.Sprintf("sitemaps=%q host=%q include=%q exclude=%q channels=%s", sitemaps, host, include, exclude, strings.Join(sorted, ","))
+	return fmt.Sprintf("sitemaps=%q host=%q include=%q exclude=%q changes=%s channels=%s", site.Sitemaps, site.Host(), site.Include, site.Exclude,
+		site.Changes.Detect, strings.Join(sorted, ","))
 }
 
 // covers reports whether the pages of a memo of scope have are settled for a run of scope want:

@@ -79,7 +79,7 @@ func (c *collector) takePiece(ctx context.Context) error {
 	// Taken as remembered, and counted skipped as asRemembered counts them: when the file turns
 	// out unchanged, its memo counts them instead (done).
 	f.remembered += len(unseen) - len(changed)
-	if err := c.lookUp(ctx, changed, f.arena); err != nil {
+	if err := c.lookUp(ctx, changed, f.arena, c.byContent(f)); err != nil {
 		return err
 	}
 	f.pages, f.arena = f.pages[:0], f.arena[:0]
@@ -169,7 +169,7 @@ func (c *collector) endFile(ctx context.Context, sm *sitemap.Sitemap) error {
 	if err != nil {
 		return err
 	}
-	if err := c.lookUp(ctx, changed, f.arena); err != nil {
+	if err := c.lookUp(ctx, changed, f.arena, c.byContent(f)); err != nil {
 		return err
 	}
 	if sm != nil && sm.Err == nil {
@@ -268,6 +268,9 @@ type file struct {
 	// old is the pages its memo remembers, once read (oldRead); nil for none.
 	old     []byte
 	oldRead bool
+	// check is set when the file's pages' changes are told by their content, once decided
+	// (collector.byContent).
+	check, decided bool
 }
 
 // pageRec is what a memo keeps of a page: its hash and its lastmod (Unix ms, 0 for none).

@@ -41,6 +41,10 @@ type Runner struct {
 	// OnOutcome, when set, is told of every outcome once it is recorded (for a list of the URLs
 	// sent). It must not block, nor keep o.URLs.
 	OnOutcome func(site string, o channel.Outcome)
+	// Pages, when set, returns what reads site's pages for the content checks of a run through
+	// chans (docs/runs.md, "What changed"): the fetches their preflight shares, or the site's
+	// build on disk (sitechannels.Pages). Without it, a run checks no content.
+	Pages func(site *config.Site, chans []channel.Channel) channel.PageReader
 	// Followers, when set, returns what follows a run of site up (Follower): called once per run
 	// that writes.
 	Followers func(site *config.Site) []Follower
@@ -207,6 +211,10 @@ func (r *Runner) run(ctx context.Context, site *config.Site, opt Options, rec *m
 		rec.AddError(err.Error())
 		return err
 	}
+	if err := r.checkContent(run, col); err != nil {
+		rec.AddError(err.Error())
+	}
+	col.sayVerdicts()
 	if err := r.baselineLeft(run.ctx, col, res); err != nil {
 		rec.AddError(err.Error())
 	}
@@ -278,6 +286,7 @@ func (r *Runner) collector(ctx context.Context, site *config.Site, opt Options, 
 	}
 	col := newCollector(r.State, site, rec, names, selection, rec.StartedAt, modeOf(opt, selection))
 	col.progress = r.progress(rec)
+	col.pages = r.pageReader(site, opt)
 	col.base = opt.Baseline
 	col.memo.warn = r.Warn
 	query := model.PendingQuery{Failed: names, Now: rec.StartedAt, ResubmitAfter: site.ResubmitAfter.D(), DryRun: opt.DryRun,

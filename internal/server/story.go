@@ -214,7 +214,7 @@ func channelStories(site *config.Site, onlyNew map[string]bool, u store.URLState
 		}
 		d, ok := u.Channels[name]
 		c := channelStory{Name: name, Delivery: d, Delivered: ok}
-		c.Due = runner.DueReason(d.State, u.Lastmod, site.ResubmitAfter.D(), site.PreflightWait(name), now, onlyNew[name])
+		c.Due = runner.DueReason(d.State, channel.Page{Lastmod: u.Lastmod}, site.ResubmitAfter.D(), site.PreflightWait(name), now, onlyNew[name])
 		if c.Due != "" && name == "bing" {
 			c.Held = held
 		}

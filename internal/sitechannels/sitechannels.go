@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/sitepush/sitepush/internal/changes"
 	"github.com/sitepush/sitepush/internal/channel"
 	"github.com/sitepush/sitepush/internal/channel/bing"
 	"github.com/sitepush/sitepush/internal/channel/feed"
@@ -69,4 +70,22 @@ func OnCrawl(chans []channel.Channel, onCrawl func(site string, took time.Durati
 		}
 	}
 	return chans
+}
+
+// Pages returns what reads a site's pages for the content checks of a run through chans
+// (runner.Runner.Pages, docs/runs.md "What changed"): the site's build on disk when changes.dir
+// names it, else the fetches the preflight of chans shares — one fetch a page a run for both —
+// or, when none preflights, fetches of its own with client as userAgent, under the same rules.
+func Pages(client *http.Client, userAgent string) func(*config.Site, []channel.Channel) channel.PageReader {
+	return func(site *config.Site, chans []channel.Channel) channel.PageReader {
+		if site.Changes.Dir != "" {
+			return changes.NewDirReader(site.Changes.Dir)
+		}
+		for _, ch := range chans {
+			if p, ok := ch.(interface{ Preflighted() *preflight.Checker }); ok && p.Preflighted() != nil {
+				return p.Preflighted()
+			}
+		}
+		return preflight.New(client, userAgent)
+	}
 }

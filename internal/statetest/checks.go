@@ -106,7 +106,8 @@ func testFirstRunRotation(t *testing.T, b Backend) {
 }
 
 // testPagesToCheck: the suspects first, then in the order of their check key, at most limit,
-// each with its URL, content and validators; a URL that left the sitemaps is not checked.
+// each with its URL, lastmod, content and validators; a URL that left the sitemaps is not
+// checked.
 func testPagesToCheck(t *testing.T, b Backend) {
 	s := b.Open(t)
 	if got := toCheck(t, s, 10); len(got) != 0 {
@@ -135,8 +136,8 @@ func testPagesToCheck(t *testing.T, b Backend) {
 		t.Errorf("the first 5 in line: %v, want %v", got, want)
 	}
 	got := toCheck(t, s, 4)
-	want := model.ToCheck{Hash: 5, URL: pages[4].URL, Content: 5 << 40, Validators: v}
-	if len(got) != 4 || got[3] != want || got[0] != (model.ToCheck{Hash: 1, URL: pages[0].URL, Suspect: true}) {
+	want := model.ToCheck{Hash: 5, URL: pages[4].URL, Lastmod: t0, Content: 5 << 40, Validators: v}
+	if len(got) != 4 || got[3] != want || got[0] != (model.ToCheck{Hash: 1, URL: pages[0].URL, Lastmod: t0, Suspect: true}) {
 		t.Errorf("the first 4 to check: %+v; want a suspect unchecked first and %+v last", got, want)
 	}
 	// A URL that left comes back: a suspect again.
@@ -177,7 +178,7 @@ func testRecordChecks(t *testing.T, b Backend) {
 	if got, want := inLine(t, s, 10), []int64{-3, 1, 2}; !slices.Equal(got, want) {
 		t.Errorf("1 changed, 2 did not: %v in line, want %v", got, want)
 	}
-	if got := toCheck(t, s, 10)[1]; got != (model.ToCheck{Hash: 1, URL: page(1, t0).URL, Content: 12}) {
+	if got := toCheck(t, s, 10)[1]; got != (model.ToCheck{Hash: 1, URL: page(1, t0).URL, Lastmod: t0, Content: 12}) {
 		t.Errorf("1 after a check that changed it: %+v; want its content 12, and no validators left", got)
 	}
 	states = sync(t, s, "a", at(6), []channel.Page{checked(1, t0)}, []string{"indexnow"})

@@ -132,7 +132,7 @@ func dueHistory(t *testing.T, b Backend, s State, seed uint64) State {
 		looked := sync(t, s, site, now, memoed, channels)
 		due := map[[2]int][]channel.Due{} // by channel and answer
 		take := func(p channel.Page, c int, st model.DeliveryState) {
-			if runner.DueReason(st, p.Lastmod, resubmitAfter, wait[channels[c]], now, onlyNew[c]) == "" {
+			if runner.DueReason(st, p, resubmitAfter, wait[channels[c]], now, onlyNew[c]) == "" {
 				return
 			}
 			key := [2]int{c, r.IntN(len(dueAnswers))}
@@ -146,7 +146,7 @@ func dueHistory(t *testing.T, b Backend, s State, seed uint64) State {
 		for i, p := range memoed {
 			for c, name := range channels {
 				st := looked[i*len(channels)+c]
-				why := runner.DueReason(st, p.Lastmod, resubmitAfter, wait[name], now, onlyNew[c])
+				why := runner.DueReason(st, p, resubmitAfter, wait[name], now, onlyNew[c])
 				if got, ok := pending[fmt.Sprint(p.Hash, name)]; why != "" && (!ok || got != st) {
 					t.Fatalf("history %d, round %d at %s: URL %d, in a sitemap that did not change, is due on %s (%s) with state %+v (lastmod %s, resubmitAfter %s, preflightWait %s); PendingDeliveries(%+v) returned it: %t, with state %+v",
 						seed, round, now.Format(time.DateTime), p.Hash, name, why, st, p.Lastmod.Format(time.DateTime), resubmitAfter, wait[name], q, ok, got)

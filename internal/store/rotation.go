@@ -119,12 +119,13 @@ func (s *Store) PagesToCheck(ctx context.Context, site string, limit int) (_ []m
 	for rows.Next() {
 		var c model.ToCheck
 		var key int64
-		var content sql.NullInt64
+		var content, lastmod sql.NullInt64
 		var etag, lastModified sql.NullString
-		if err := rows.Scan(&c.Hash, &c.URL, &key, &content, &etag, &lastModified); err != nil {
+		if err := rows.Scan(&c.Hash, &c.URL, &key, &content, &etag, &lastModified, &lastmod); err != nil {
 			return nil, err
 		}
 		c.Suspect, c.Content, c.Validators = key == 0, uint64(content.Int64), model.Validators{ETag: etag.String, LastModified: lastModified.String}
+		c.Lastmod = fromMS(lastmod)
 		out = append(out, c)
 	}
 	return out, rows.Err()
@@ -132,7 +133,7 @@ func (s *Store) PagesToCheck(ctx context.Context, site string, limit int) (_ []m
 
 // pagesToCheckSQL reads the head of a site's rotation ($1), at most $2 pages: a range read of the
 // index urls_rotation, in its order.
-const pagesToCheckSQL = `SELECT url_hash, url, check_key, content, etag, last_modified FROM urls
+const pagesToCheckSQL = `SELECT url_hash, url, check_key, content, etag, last_modified, lastmod FROM urls
 	WHERE site_id = $1 AND check_key IS NOT NULL ORDER BY check_key, url_hash LIMIT $2`
 
 // RecordChecks records what content checks found, in one transaction. A check that read the

@@ -46,7 +46,7 @@ func TestKVOperationsPerTick(t *testing.T) {
 				t.Errorf("a due tick, nothing changed: %+v; want one write at most, no delete, a few reads", ops)
 			}
 			for k := range 100 {
-				list[k*(size/100)] = fmt.Sprintf("/p/%d 2026-02-01", k*(size/100))
+				list[k*(size/100)] = fmt.Sprintf("/p/%d 2027-01-01", k*(size/100))
 			}
 			w.publish(list...)
 			if ops := tick("100 changed", t0.Add(2*time.Hour)); ops.Writes > 25 || ops.Total() > 100 {

@@ -139,6 +139,7 @@ func (a *App) plan(ctx context.Context, inv *invocation, due map[string]kvstate.
 func (a *App) run(ctx context.Context, inv *invocation, site *config.Site, trigger, channel string, started func(int64)) (*model.Record, error) {
 	r := runner.New(inv.state)
 	r.Client, r.UserAgent, r.Now = inv.client, a.cfg.UserAgent, inv.now
+	r.Pages = sitechannels.Pages(inv.client, a.cfg.UserAgent)
 	r.Warn = func(site, msg string) { a.env.Logger.Warn(msg, "site", site) }
 	opt := runner.Options{Trigger: trigger, NoWait: true, Budget: inv.budget, Started: started,
 		Channels: sitechannels.For(site, channel, inv.client, a.cfg.UserAgent, inv.state, inv.now())}

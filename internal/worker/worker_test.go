@@ -127,10 +127,17 @@ func (w *world) call(method, path, token string) (int, string) {
 	return rec.Code, rec.Body.String()
 }
 
+// pages are n pages of a sitemap whose lastmods tell them apart, as a site that dates each page
+// writes them: page i's is 3i minutes after the start of the day lastmod gives — trusted
+// (changes.detect auto), so that a page is changed when its lastmod moves.
 func pages(n int, lastmod string) []string {
+	day, err := time.Parse(time.DateOnly, lastmod)
+	if err != nil {
+		panic(err)
+	}
 	var out []string
 	for i := range n {
-		out = append(out, fmt.Sprintf("/p/%d %s", i, lastmod))
+		out = append(out, fmt.Sprintf("/p/%d %s", i, day.Add(time.Duration(3*i)*time.Minute).Format(time.RFC3339)))
 	}
 	return out
 }

@@ -93,6 +93,10 @@ func New(site *config.Site, client *http.Client, userAgent string, quota QuotaSt
 // Preflight makes the channel check each URL with pc before it sends it (bing.preflight).
 func (c *Channel) Preflight(pc *preflight.Checker) { c.checker = pc }
 
+// Preflighted returns the Checker given by Preflight, nil for none: the one a run's content
+// checks share their fetches with (sitechannels.Pages).
+func (c *Channel) Preflighted() *preflight.Checker { return c.checker }
+
 // Name is "bing".
 func (c *Channel) Name() string { return name }
 

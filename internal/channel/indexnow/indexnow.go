@@ -46,6 +46,10 @@ func New(site *config.Site, client *http.Client, userAgent string) *Channel {
 // Preflight makes the channel check each URL with pc before it sends it (indexnow.preflight).
 func (c *Channel) Preflight(pc *preflight.Checker) { c.checker = pc }
 
+// Preflighted returns the Checker given by Preflight, nil for none: the one a run's content
+// checks share their fetches with (sitechannels.Pages).
+func (c *Channel) Preflighted() *preflight.Checker { return c.checker }
+
 // Name is "indexnow".
 func (c *Channel) Name() string { return name }
 

@@ -14,6 +14,7 @@ import (
 	"golang.org/x/net/html"
 
 	"github.com/sitepush/sitepush/internal/channel"
+	"github.com/sitepush/sitepush/internal/model"
 )
 
 // page is what one fetch of a URL found: what every engine's verdict needs, not the page itself.
@@ -27,17 +28,27 @@ type page struct {
 	// robots meta tag, an X-Robots-Tag without a name), else a crawler's name ("bingbot").
 	noindex   map[string]string
 	canonical string // resolved
+
+	// checked is set when the fetch was a content check's (Checker.ReadPage), which read the
+	// whole body: content is its fingerprint, or contentErr why there is none; notModified is
+	// set when it answered 304 to its conditional GET, validators are its answer's.
+	checked     bool
+	content     uint64
+	contentErr  error
+	notModified bool
+	validators  model.Validators
 }
 
 // pageOf returns the fetch of u, fetching it unless another channel of the run did; nil when
 // ctx ended first.
 func (c *Checker) pageOf(ctx context.Context, u string) *page {
-	return fetchOnce(ctx, &c.mu, c.pages, u, func(p *page) { c.fetch(ctx, u, p) })
+	return fetchOnce(ctx, &c.mu, c.pages, u, func(p *page) { c.fetch(ctx, u, p, nil) })
 }
 
 // fetch GETs u without following a redirect, reads at most maxBody of an HTML answer and notes
-// what a verdict needs into p.
-func (c *Checker) fetch(ctx context.Context, u string, p *page) {
+// what a verdict needs into p — and, for a content check (v not nil), conditionally on v, reads
+// the whole body for its fingerprint (readContent).
+func (c *Checker) fetch(ctx context.Context, u string, p *page, v *model.Validators) {
 	defer close(p.done)
 	req, end, ok, err := c.begin(ctx, u)
 	if !ok {
@@ -49,6 +60,9 @@ func (c *Checker) fetch(ctx context.Context, u string, p *page) {
 		return
 	}
 	req.Header.Set("Accept", "text/html,application/xhtml+xml;q=0.9,*/*;q=0.5")
+	if v != nil {
+		conditional(req, *v)
+	}
 	resp, err := c.client.Do(req)
 	if err != nil {
 		if ctx.Err() != nil || c.refused(err) {
@@ -66,6 +80,10 @@ func (c *Checker) fetch(ctx context.Context, u string, p *page) {
 	}
 	defer resp.Body.Close()
 	p.ok = true
+	if v != nil {
+		p.readContent(u, resp)
+		return
+	}
 	p.read(u, resp, io.LimitReader(resp.Body, maxBody))
 }
 
