@@ -112,6 +112,13 @@ type PageReader interface {
 	ReadPage(ctx context.Context, u string, v model.Validators) (model.PageRead, error)
 }
 
+// PageExpecter is a PageReader that fetches pages for others too (the preflight): told which
+// pages a run will read after its channels, it reads them whole when a channel has it fetch one,
+// so that a page is fetched once a run.
+type PageExpecter interface {
+	Expect(urls []string)
+}
+
 // Due is a URL due on a channel.
 type Due struct {
 	Hash    int64

@@ -65,10 +65,12 @@ func msTime(ms int64) time.Time {
 
 // checkContent checks the content of the pages the state has in line (State.PagesToCheck: the
 // suspects first, then those checked longest ago), at most changes.checksPerRun of them within
-// the run's budget, through c.pages — the preflight's fetches, or the site's build on disk. What
-// they found is recorded (State.RecordChecks) and counted in the record; a page whose content
-// changed is looked up again, and is due on each channel that was sent other content
-// (DueReason). A run that writes nothing, or takes chosen URLs, checks nothing.
+// the run's budget, through c.pages — the preflight's fetches, or the site's build on disk. A
+// page whose content changed is looked up again, and is due on each channel that was sent other
+// content (DueReason). A page never checked has nothing to compare: its first check, which makes
+// nothing due, waits for the channels to have what is due (checkFirst), so that new pages are not
+// held up; the reader is told so that a preflight's fetch of one reads it whole
+// (channel.PageExpecter). A run that writes nothing, or takes chosen URLs, checks nothing.
 func (r *Runner) checkContent(run contexts, c *collector) error {
 	limit, pages := c.site.Changes.ChecksPerRun, c.pages
 	if pages == nil || !c.mode.writes || c.mode.chosen || !c.site.Changes.Checks() || limit <= 0 {
@@ -78,9 +80,45 @@ func (r *Runner) checkContent(run contexts, c *collector) error {
 	if err != nil || len(todo) == 0 {
 		return err
 	}
+	var compare []model.ToCheck
+	var first []string
+	for _, t := range todo {
+		if t.Content == 0 {
+			c.firstChecks = append(c.firstChecks, t)
+			first = append(first, t.URL)
+		} else {
+			compare = append(compare, t)
+		}
+	}
+	if e, ok := pages.(channel.PageExpecter); ok && len(first) > 0 {
+		e.Expect(first)
+	}
+	changed, err := r.check(run, c, compare)
+	if err != nil {
+		return err
+	}
+	return c.chooseChanged(run.ctx, changed)
+}
+
+// checkFirst makes the first checks of the pages checkContent left for after the channels,
+// within what is left of the run's budget: each records the page's content, as the content sent
+// to the channels that had it; those not made are made by a run after.
+func (r *Runner) checkFirst(run contexts, c *collector) error {
+	_, err := r.check(run, c, c.firstChecks)
+	c.noteCheckErrors()
+	return err
+}
+
+// check reads the pages of todo, counts what it found in the record, and records it in the state
+// (State.RecordChecks); it returns the pages to look up again: those whose content changed, and
+// those changes.dir has no file for, whose lastmod decides.
+func (r *Runner) check(run contexts, c *collector, todo []model.ToCheck) ([]channel.Page, error) {
+	if len(todo) == 0 {
+		return nil, nil
+	}
 	got := c.changes()
-	checks, errs := readPages(run.budget, pages, todo, c.now)
-	var changed, byLastmod []channel.Page
+	checks, errs := readPages(run.budget, c.pages, todo, c.now)
+	var again []channel.Page
 	for i, t := range todo {
 		switch ck := checks[i]; {
 		case errs[i] == nil && ck.Hash == 0:
@@ -93,7 +131,7 @@ func (r *Runner) checkContent(run contexts, c *collector) error {
 			if r.Warn != nil {
 				r.Warn(c.site.ID, errs[i].Error()+": its lastmod decides whether it is due")
 			}
-			byLastmod = append(byLastmod, channel.Page{Hash: t.Hash, Lastmod: t.Lastmod})
+			again = append(again, channel.Page{Hash: t.Hash, Lastmod: t.Lastmod})
 			continue
 		case errs[i] != nil:
 			got.Failed++
@@ -105,17 +143,13 @@ func (r *Runner) checkContent(run contexts, c *collector) error {
 			got.First++
 		case ck.Changed:
 			got.Changed++
-			changed = append(changed, channel.Page{Hash: t.Hash, Lastmod: t.Lastmod, Check: true})
+			again = append(again, channel.Page{Hash: t.Hash, Lastmod: t.Lastmod, Check: true})
 		default:
 			got.Same++
 		}
 		got.Checked++
 	}
-	if err := c.state.RecordChecks(run.ctx, c.site.ID, recorded(checks, errs)); err != nil {
-		return err
-	}
-	c.noteCheckErrors()
-	return c.chooseChanged(run.ctx, append(changed, byLastmod...))
+	return again, c.state.RecordChecks(run.ctx, c.site.ID, recorded(checks, errs))
 }
 
 // sayVerdicts puts in the record how each sitemap read tells what changed, when one is checked by
@@ -144,10 +178,10 @@ func (c *collector) changes() *model.Changes {
 
 // noteCheckErrors notes in the record the checks that failed, a few of them quoted.
 func (c *collector) noteCheckErrors() {
-	n := c.rec.Changes.Failed
-	if n == 0 {
+	if c.rec.Changes == nil || c.rec.Changes.Failed == 0 {
 		return
 	}
+	n := c.rec.Changes.Failed
 	pages := "pages"
 	if n == 1 {
 		pages = "page"

@@ -66,6 +66,9 @@ type collector struct {
 	verdicts    map[string]string
 	contentRead bool
 	checkErrs   []string
+	// firstChecks are the pages never checked that checkContent left for after the channels
+	// (checkFirst).
+	firstChecks []model.ToCheck
 }
 
 func newCollector(state State, site *config.Site, rec *model.Record, channels []string, selection []channel.Selection, now time.Time, m mode) *collector {

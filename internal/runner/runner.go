@@ -234,6 +234,9 @@ func (r *Runner) run(ctx context.Context, site *config.Site, opt Options, rec *m
 		r.deliverAll(run, col, opt, rep, res, complete)
 		follow(run.budget, site, followers, rep)
 	}
+	if err := r.checkFirst(run, col); err != nil {
+		rec.AddError(err.Error())
+	}
 	if !res.Unreadable() {
 		for i, q := range col.due {
 			rep.answers.owe(col.channels[i], q) // those no channel was handed

@@ -38,6 +38,24 @@ func (c *Checker) ReadPage(ctx context.Context, u string, v model.Validators) (m
 	return model.PageRead{Content: p.content, Validators: p.validators}, nil
 }
 
+// Expect tells the Checker that the run will read the content of urls (ReadPage) after its
+// channels preflighted them (channel.PageExpecter): a preflight's fetch of one reads on past its
+// head, for the fingerprint, so that the page is fetched once.
+func (c *Checker) Expect(urls []string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, u := range urls {
+		c.expected[u] = true
+	}
+}
+
+// expects reports whether the run will read u's content (Expect).
+func (c *Checker) expects(u string) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.expected[u]
+}
+
 // fetchAlone fetches u for a content check on its own, not shared; nil when ctx ended first.
 func (c *Checker) fetchAlone(ctx context.Context, u string, v model.Validators) *page {
 	p := &page{shared: shared{done: make(chan struct{})}}

@@ -42,7 +42,13 @@ type page struct {
 // pageOf returns the fetch of u, fetching it unless another channel of the run did; nil when
 // ctx ended first.
 func (c *Checker) pageOf(ctx context.Context, u string) *page {
-	return fetchOnce(ctx, &c.mu, c.pages, u, func(p *page) { c.fetch(ctx, u, p, nil) })
+	return fetchOnce(ctx, &c.mu, c.pages, u, func(p *page) {
+		if c.expects(u) {
+			c.fetch(ctx, u, p, &model.Validators{}) // read whole: the run reads its content after
+			return
+		}
+		c.fetch(ctx, u, p, nil)
+	})
 }
 
 // fetch GETs u without following a redirect, reads at most maxBody of an HTML answer and notes

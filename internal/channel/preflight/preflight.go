@@ -61,6 +61,7 @@ type Checker struct {
 	pages    map[string]*page
 	robots   map[string]*robotsFile // by origin
 	reported map[string]bool        // channel + " " + URL, of the URLs held back
+	expected map[string]bool        // the URLs whose content the run reads after (Expect)
 }
 
 // New returns the Checker of a run, fetching with client (its redirects not followed) as
@@ -72,7 +73,7 @@ func New(client *http.Client, userAgent string) *Checker {
 	}
 	return &Checker{client: PageClient(client), robotsCl: robotsClient(client), userAgent: userAgent, now: time.Now,
 		slots: make(chan struct{}, parallel), pages: map[string]*page{}, robots: map[string]*robotsFile{},
-		reported: map[string]bool{}}
+		reported: map[string]bool{}, expected: map[string]bool{}}
 }
 
 // PageClient returns a copy of client that follows no redirect: a page's redirect is a verdict
