@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -24,17 +25,17 @@ const maxCheckErrors = 3
 
 // byContent decides whether the changes of the file read so far are told by its pages' content
 // (docs/runs.md, "What changed"): by the site's changes.detect, and under auto by the file's
-// lastmods — trusted when they tell its pages apart (changes.Lastmods). It decides once a file,
-// on the first piece of one too big to hold (takePiece), and says why in the record.
-func (c *collector) byContent(f *file) bool {
-	if f.decided {
-		return f.check
+// lastmods — trusted when they tell its pages apart (changes.Lastmods), or, when most share a
+// stamp, when they do not move together: a sitemap whose known pages' lastmods moved one by one
+// since they were last seen (most kept theirs) keeps its lastmods up to date page by page, whatever
+// value many of them share. It decides once a file, on the first piece of one too big to hold
+// (takePiece), and says why in the record.
+func (c *collector) byContent(ctx context.Context, f *file) (bool, error) {
+	if f.decided || c.pages == nil { // a run that cannot read pages: lastmods decide
+		return f.check, nil
 	}
 	f.decided = true
 	var why string
-	if c.pages == nil { // a run that cannot read pages: lastmods decide
-		return false
-	}
 	switch c.site.Changes.Detect {
 	case config.DetectContent:
 		f.check, why = true, "content: changes.detect is content"
@@ -45,14 +46,60 @@ func (c *collector) byContent(f *file) bool {
 		}
 		v := l.Verdict()
 		f.check, why = !v.Trusted, v.String()
+		if f.check && v.Dated*2 > v.URLs {
+			moved, known, err := c.movement(ctx, f)
+			switch {
+			case err != nil:
+				return false, err
+			case known > 0 && moved*2 <= known:
+				f.check, why = false, fmt.Sprintf("lastmod: trusted, %d of %d URLs known before moved their lastmod one by one (%s)", moved, known, v)
+			case known > 0:
+				why += fmt.Sprintf("; %d of %d URLs known before moved together", moved, known)
+			}
+		}
 	default: // lastmod, or a site built without its defaults: lastmods decide
-		return false
+		return false, nil
 	}
 	if f.name != "" {
 		c.verdicts[f.name] = why
 	}
 	c.contentRead = c.contentRead || f.check
-	return f.check
+	return f.check, nil
+}
+
+// movement counts the pages of f known before, and those of them whose lastmod moved since: as
+// its memo remembers them, else as the catalogue has them (the lastmod the first channel was
+// sent; a look-up that writes nothing). A site's first read knows none.
+func (c *collector) movement(ctx context.Context, f *file) (moved, known int, err error) {
+	if n := len(f.old) / pageBytes; n > 0 {
+		for _, p := range f.pages {
+			i := sort.Search(n, func(i int) bool { return pageHash(f.old, i*pageBytes) >= p.hash })
+			if i < n && pageHash(f.old, i*pageBytes) == p.hash {
+				known++
+				if pageLastmod(f.old, i*pageBytes) != p.lastmod {
+					moved++
+				}
+			}
+		}
+		return moved, known, nil
+	}
+	if c.fresh || len(c.channels) == 0 {
+		return 0, 0, nil
+	}
+	pages := make([]channel.Page, len(f.pages))
+	for i, p := range f.pages {
+		pages[i] = channel.Page{Hash: p.hash, Lastmod: msTime(p.lastmod)}
+	}
+	states, err := c.state.SyncCatalog(ctx, c.site.ID, c.now, pages, c.channels[:1], true)
+	for i, st := range states {
+		if st.Known && !st.Lastmod.IsZero() {
+			known++
+			if !st.Lastmod.Equal(pages[i].Lastmod) {
+				moved++
+			}
+		}
+	}
+	return moved, known, err
 }
 
 // msTime is a lastmod as pages keep it (Unix ms, 0 for none) as a time.

@@ -46,8 +46,10 @@ type collector struct {
 	// known is set for a channel when a URL read is known on it: a channel with none known has
 	// its first run for the site, where the backlog setting applies.
 	known []bool
-	// look looks a batch of pages up in the state (chooseLookUp).
-	look lookUpFunc
+	// look looks a batch of pages up in the state (chooseLookUp); fresh is set when the state
+	// held no URL of the site as the run began.
+	look  lookUpFunc
+	fresh bool
 	// doneErr is why taking a sitemap the reader ended failed (done, which returns nothing): the
 	// read stops, the run ends with it.
 	doneErr error

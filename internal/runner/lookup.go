@@ -28,6 +28,7 @@ func (c *collector) chooseLookUp(ctx context.Context) error {
 	if err != nil || !empty {
 		return err
 	}
+	c.fresh = true
 	c.look = func(ctx context.Context, pages []channel.Page, withURLs bool) ([]model.DeliveryState, error) {
 		if !withURLs {
 			return c.syncCatalog(ctx, pages, withURLs)

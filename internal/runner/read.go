@@ -76,10 +76,14 @@ func (c *collector) takePiece(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	check, err := c.byContent(ctx, f)
+	if err != nil {
+		return err
+	}
 	// Taken as remembered, and counted skipped as asRemembered counts them: when the file turns
 	// out unchanged, its memo counts them instead (done).
 	f.remembered += len(unseen) - len(changed)
-	if err := c.lookUp(ctx, changed, f.arena, c.byContent(f)); err != nil {
+	if err := c.lookUp(ctx, changed, f.arena, check); err != nil {
 		return err
 	}
 	f.pages, f.arena = f.pages[:0], f.arena[:0]
@@ -169,7 +173,11 @@ func (c *collector) endFile(ctx context.Context, sm *sitemap.Sitemap) error {
 	if err != nil {
 		return err
 	}
-	if err := c.lookUp(ctx, changed, f.arena, c.byContent(f)); err != nil {
+	check, err := c.byContent(ctx, f)
+	if err != nil {
+		return err
+	}
+	if err := c.lookUp(ctx, changed, f.arena, check); err != nil {
 		return err
 	}
 	if sm != nil && sm.Err == nil {
