@@ -60,6 +60,7 @@ func writeStory(w io.Writer, doc *server.URLStory) {
 		lastmod = doc.Lastmod.Format(time.RFC3339)
 	}
 	fmt.Fprintf(w, "  lastmod:         %s\n", lastmod)
+	fmt.Fprintf(w, "  content:         %s\n", doc.ContentLine(func(t time.Time) string { return t.Format(time.RFC3339) }))
 	if rm := doc.Removed; rm != nil {
 		gone := "left the sitemaps " + rm.LeftAt.Format(time.RFC3339) + "; not asked yet"
 		if rm.Status != nil {

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/sitepush/sitepush/internal/enginetest"
 	"github.com/sitepush/sitepush/internal/server"
@@ -60,5 +61,41 @@ func TestInspect(t *testing.T) {
 	}
 	if code, _, errOut := run(t, "inspect", "--config", w.config, w.site.URL+"/p/1"); code != exitUsage || !strings.Contains(errOut, "needs --site") {
 		t.Errorf("inspect without --site: exit %d: %s", code, errOut)
+	}
+}
+
+// TestInspectTellsWhatContentChecksFound: inspect says, in one line, where a page of a sitemap
+// without lastmods stands in the content checks: one checked the same as IndexNow was sent, one
+// sent beyond the run's checks, a suspect for the next run's — not due on IndexNow.
+func TestInspectTellsWhatContentChecksFound(t *testing.T) {
+	w := newTestWorld(t, "    changes: {checksPerRun: 1}\n")
+	w.publish(2)
+	if code, out, errOut := run(t, "run", "--config", w.config); code != exitOK {
+		t.Fatalf("run: exit %d\n%s%s", code, out, errOut)
+	}
+	suspects := map[bool]bool{} // whether a page was a suspect, whether one was not
+	for _, u := range []string{w.site.URL + "/p/0", w.site.URL + "/p/1"} {
+		code, raw, _ := run(t, "inspect", "--config", w.config, "--site", "demo", u, "--json")
+		var doc server.URLStory
+		if code != exitOK || json.Unmarshal([]byte(raw), &doc) != nil || doc.Content == nil {
+			t.Fatalf("inspect %s --json: exit %d, no content:\n%s", u, code, raw)
+		}
+		in := doc.Channels["indexnow"]
+		want := "  content:         new to the checks, not checked yet (a suspect: checked first next run)\n"
+		if !doc.Content.Suspect {
+			if doc.Content.CheckedAt == nil || in.LastDelivery == nil {
+				t.Fatalf("a page checked and delivered, with no time of its check or its delivery:\n%s", raw)
+			}
+			want = "  content:         checked (its place in line from " + doc.Content.CheckedAt.Format(time.RFC3339) +
+				"): content the same as sent to indexnow on " + in.LastDelivery.Format(time.RFC3339) + "\n"
+		}
+		_, out, _ := run(t, "inspect", "--config", w.config, "--site", "demo", u)
+		if !strings.Contains(out, want) || !strings.Contains(out, "; not due\n") {
+			t.Errorf("inspect %s:\n%s\nwant the line %q, and not due on indexnow", u, out, want)
+		}
+		suspects[doc.Content.Suspect] = true
+	}
+	if len(suspects) != 2 {
+		t.Errorf("of 2 new pages with one check a run, both or neither were suspects after it; want one of each")
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -23,8 +24,8 @@ import (
 
 // TestBrowser drives the dashboard in Debian's headless Chromium over the DevTools protocol, as a
 // person would: sign in, the overview with real runs behind it and 120 more sites in pages, its
-// search, a site, a run, a URL's story, "Run now" and the run's page, and a form without its csrf
-// token refused. It saves screenshots
+// search, a site, a run, a URL's story, "Run now" and the run's page, a form without its csrf
+// token refused, and the stories of pages checked by content. It saves screenshots
 // of each page at 1400 and 420 px wide in the test's temporary folder, or in
 // SITEPUSH_SCREENSHOTS when set. Without chromium it is skipped, unless SITEPUSH_TEST_BROWSER=1.
 func TestBrowser(t *testing.T) {
@@ -102,7 +103,7 @@ func TestBrowser(t *testing.T) {
 	b.waitFor(`location.pathname === "/sites/filesite"`)
 	b.act(`document.querySelector('#q').value = ` + jsString(w.site.URL+"/blog/late-1") + `; document.querySelector('form[role=search]').submit()`)
 	b.waitFor(`location.pathname === "/sites/filesite/urls"`)
-	b.expectText("late-1", "due: failed", "First seen")
+	b.expectText("late-1", "due: failed", "First seen", "its sitemap's lastmods are trusted: not checked")
 	shoot("url-story")
 
 	b.open(w.http.URL + "/sites/filesite")
@@ -127,6 +128,14 @@ func TestBrowser(t *testing.T) {
 	b.waitFor(`document.title === "Refused"`)
 	b.expectText("did not carry this session")
 	shoot("refused")
+
+	// The stories of pages checked by content, each with its line: the URL page of their prefix.
+	checkedPages(t, w, time.Now().Add(-3*time.Hour), time.Now().Add(-2*time.Hour))
+	b.open(w.http.URL + "/sites/filesite/urls?q=" + url.QueryEscape(w.site.URL+"/content/"))
+	b.waitFor(`location.pathname === "/sites/filesite/urls"`)
+	b.expectText("not checked since (a suspect: checked first next run)", "content the same as sent to indexnow on",
+		"content changed since indexnow was sent it: due", "new to the checks, not checked yet")
+	shoot("url-story-content")
 	t.Logf("screenshots in %s", shots)
 }
 

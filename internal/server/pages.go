@@ -429,6 +429,8 @@ type storyPage struct {
 type story struct {
 	store.URLState
 	Channels []channelStory
+	// Content says where its page stands in the content checks, as URLStory.ContentLine does.
+	Content string
 }
 
 // channelStory is a URL on one channel.
@@ -436,6 +438,8 @@ type channelStory struct {
 	Name      string
 	Delivery  store.Delivery
 	Delivered bool // ever had the URL
+	// SameAsSent says whether the page's content is what the channel was sent (ChannelStory's).
+	SameAsSent *bool
 	// Due says whether it is due now and why: new, failed, changed, resubmit; "" when it is not.
 	Due string
 	// Held says why Bing's quota holds it today, when it is due.
@@ -468,7 +472,8 @@ func (s *Server) urlStories(w http.ResponseWriter, r *http.Request) {
 		}
 		only := onlyNew(r.Context(), s.state, e.Site, s.now())
 		for _, u := range found {
-			p.URLs = append(p.URLs, story{URLState: u, Channels: channelStories(e.Site, only, u, s.now(), held)})
+			chans := channelStories(e.Site, only, u, s.now(), held)
+			p.URLs = append(p.URLs, story{URLState: u, Channels: chans, Content: sayContent(contentStory(u.Checks), timeOrNil(u.Lastmod), sentStories(chans), utc)})
 		}
 	}
 	s.render(w, r, http.StatusOK, "urls.html", page{Title: "URLs of " + e.Site.ID + " — sitepush", Flash: flashOf(r), Data: p})

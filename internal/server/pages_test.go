@@ -230,6 +230,39 @@ func TestURLStory(t *testing.T) {
 	}
 }
 
+// TestURLStoryTellsWhatContentChecksFound: the URL page says in one line where a page stands in
+// the content checks, and its due column follows the one rule: a suspect is not due as changed,
+// a page found changed since IndexNow was sent it is.
+func TestURLStoryTellsWhatContentChecksFound(t *testing.T) {
+	w := newWorld(t)
+	b := w.signIn()
+	lm, sent := time.Now().Add(-3*time.Hour).UTC(), time.Now().Add(-2*time.Hour).UTC()
+	urls := checkedPages(t, w, lm, sent)
+	indexnow := func(html string) string {
+		t.Helper()
+		_, row, ok := strings.Cut(html, `<th scope="row">indexnow</th>`)
+		if !ok {
+			t.Fatalf("the page has no row for indexnow:\n%s", html)
+		}
+		row, _, _ = strings.Cut(row, "</tr>")
+		return row
+	}
+	for _, tc := range []struct{ name, line, due string }{
+		{"trusted", "<dt>Content</dt><dd>its sitemap&#39;s lastmods are trusted: not checked</dd>", "not due"},
+		{"suspect", "<dt>Content</dt><dd>lastmod moved on " + utc(lm.Add(time.Hour)) + ", not checked since (a suspect: checked first next run)</dd>", "not due"},
+		{"same", "content the same as sent to indexnow on " + utc(sent) + "</dd>", "not due"},
+		{"changed", "content changed since indexnow was sent it: due</dd>", "due: changed"},
+	} {
+		st, html := b.get("/sites/filesite/urls?q=" + url.QueryEscape(urls[tc.name]))
+		if st != http.StatusOK || !strings.Contains(html, tc.line) {
+			t.Errorf("the story of %s: %d, lacks %q", tc.name, st, tc.line)
+		}
+		if row := indexnow(html); !strings.Contains(row, tc.due) {
+			t.Errorf("the story of %s: indexnow's row %s, want %q", tc.name, row, tc.due)
+		}
+	}
+}
+
 func TestActionsNeedTheCSRFToken(t *testing.T) {
 	w := newWorld(t)
 	b := w.signIn()

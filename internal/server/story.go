@@ -31,6 +31,9 @@ type URLStory struct {
 	InSitemaps *bool      `json:"inSitemaps"`
 	FirstSeen  time.Time  `json:"firstSeen"`
 	Lastmod    *time.Time `json:"lastmod"`
+	// Content is where the page stands in the content checks; null when it is out of them and
+	// was never checked.
+	Content *ContentStory `json:"content"`
 	// Channels holds the URL on each channel of the site that is on, by name.
 	Channels map[string]ChannelStory `json:"channels"`
 	// Preflight is what the latest preflight of the URL found, on any channel; null when none
@@ -96,8 +99,12 @@ type ChannelStory struct {
 	LastAttempt  *time.Time `json:"lastAttempt"`
 	LastDelivery *time.Time `json:"lastDelivery"`
 	LastError    string     `json:"lastError,omitempty"`
-	Due          bool       `json:"due"`
-	Why          *string    `json:"why"`
+	// SameAsSent says whether the page's content at its last check is what the channel was
+	// sent, when its sitemap is checked by content (ContentStory.InRotation): false makes it due,
+	// as changed; null when there is nothing to compare.
+	SameAsSent *bool   `json:"sameAsSent"`
+	Due        bool    `json:"due"`
+	Why        *string `json:"why"`
 	// HeldByQuota says why Bing's quota holds the URL today, when it is due and none is left.
 	HeldByQuota string `json:"heldByQuota,omitempty"`
 }
@@ -121,7 +128,7 @@ func StoryOf(ctx context.Context, st *store.Store, site *config.Site, u string, 
 		return nil, err
 	}
 	f := found[0]
-	out := &URLStory{URL: f.URL, FirstSeen: f.FirstSeen, Lastmod: timeOrNil(f.Lastmod), Channels: map[string]ChannelStory{}}
+	out := &URLStory{URL: f.URL, FirstSeen: f.FirstSeen, Lastmod: timeOrNil(f.Lastmod), Content: contentStory(f.Checks), Channels: map[string]ChannelStory{}}
 	ins, err := st.Inspection(ctx, site.ID, runner.URLHash([]byte(f.URL)))
 	if err != nil {
 		return nil, err
@@ -143,7 +150,7 @@ func StoryOf(ctx context.Context, st *store.Store, site *config.Site, u string, 
 	}
 	for _, c := range channelStories(site, onlyNew(ctx, st, site, now), f, now, held) {
 		cs := ChannelStory{LastAttempt: timeOrNil(c.Delivery.LastAttempt), LastDelivery: timeOrNil(c.Delivery.State.DeliveredAt),
-			Due: c.Due != "", Why: stringOrNil(c.Due), HeldByQuota: c.Held}
+			SameAsSent: c.SameAsSent, Due: c.Due != "", Why: stringOrNil(c.Due), HeldByQuota: c.Held}
 		if c.Delivered {
 			cs.LastOutcome, cs.LastError = &c.Delivery.Outcome, c.Delivery.LastError
 		}
@@ -204,8 +211,9 @@ func onlyNew(ctx context.Context, st *store.Store, site *config.Site, now time.T
 }
 
 // channelStories tells whether a URL is due on each channel of site that is on, and why, by the
-// rule its runs follow: only new URLs for those of onlyNew (by name). held says why Bing's quota
-// holds its due URLs today, "" when it does not.
+// rule its runs follow: only new URLs for those of onlyNew (by name), and, while its page is in
+// the rotation of content checks, changed by its content alone (a moved lastmod makes it a
+// suspect, not changed). held says why Bing's quota holds its due URLs today, "" when it does not.
 func channelStories(site *config.Site, onlyNew map[string]bool, u store.URLState, now time.Time, held string) []channelStory {
 	var out []channelStory
 	for _, name := range config.Channels {
@@ -213,8 +221,9 @@ func channelStories(site *config.Site, onlyNew map[string]bool, u store.URLState
 			continue
 		}
 		d, ok := u.Channels[name]
-		c := channelStory{Name: name, Delivery: d, Delivered: ok}
-		c.Due = runner.DueReason(d.State, channel.Page{Lastmod: u.Lastmod}, site.ResubmitAfter.D(), site.PreflightWait(name), now, onlyNew[name])
+		c := channelStory{Name: name, Delivery: d, Delivered: ok, SameAsSent: sameAsSent(d.State, u.Checks.InRotation)}
+		page := channel.Page{Lastmod: u.Lastmod, Check: u.Checks.InRotation}
+		c.Due = runner.DueReason(d.State, page, site.ResubmitAfter.D(), site.PreflightWait(name), now, onlyNew[name])
 		if c.Due != "" && name == "bing" {
 			c.Held = held
 		}

@@ -2,11 +2,14 @@ package server
 
 import (
 	"context"
+	"encoding/json"
 	"net/url"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/sitepush/sitepush/internal/channel"
 	"github.com/sitepush/sitepush/internal/model"
 	"github.com/sitepush/sitepush/internal/runner"
 )
@@ -88,4 +91,130 @@ func TestAStoryIsDueByTheChannelsSelection(t *testing.T) {
 		t.Errorf("after resubmitAfter, IndexNow: due %v (%q); the feed (sent: %v): due %v (%q); want IndexNow due to resubmit, the feed not due",
 			in.Due, why(in), fd.LastOutcome != nil, fd.Due, why(fd))
 	}
+}
+
+// checkedPages puts in w's state six pages of its site, their content checked as a run's checks
+// record it, and returns their URLs by name — each delivered on IndexNow (with lastmod lm) at
+// sent, and never attempted elsewhere:
+//
+//   - trusted: of a sitemap whose lastmods are trusted, never checked;
+//   - new: of a sitemap checked by content, sent before its first check;
+//   - suspect: checked the same as sent, then its lastmod moved (a build's stamp), not checked
+//     since;
+//   - same: as suspect, then checked again, the same;
+//   - changed: checked, then found changed (keeping its place in line, from its first check);
+//   - left: checked, then its sitemap's lastmods were trusted.
+func checkedPages(t *testing.T, w *world, lm, sent time.Time) map[string]string {
+	t.Helper()
+	ctx := context.Background()
+	urls := map[string]string{}
+	var first, moved, trusted []channel.Page
+	var due []channel.Due
+	for _, name := range []string{"trusted", "new", "suspect", "same", "changed", "left"} {
+		u := w.site.URL + "/content/" + name
+		urls[name] = u
+		p := channel.Page{URL: u, Hash: runner.URLHash([]byte(u)), Lastmod: lm, Check: name != "trusted"}
+		first = append(first, p)
+		due = append(due, channel.Due{Hash: p.Hash, Lastmod: lm})
+		switch name {
+		case "suspect", "same":
+			p.Lastmod = lm.Add(time.Hour)
+			moved = append(moved, p)
+		case "left":
+			p.Check = false
+			trusted = append(trusted, p)
+		}
+	}
+	check := func(at time.Time, content uint64, changed bool, names ...string) {
+		t.Helper()
+		var checks []model.PageCheck
+		for _, n := range names {
+			checks = append(checks, model.PageCheck{Hash: runner.URLHash([]byte(urls[n])), At: at, Content: content, Changed: changed})
+		}
+		if err := w.store.RecordChecks(ctx, "filesite", checks); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := w.store.SyncCatalog(ctx, "filesite", sent, first, nil, false); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.store.RecordOutcome(ctx, "filesite", sent, channel.Outcome{Channel: "indexnow", URLs: due, Delivered: true}); err != nil {
+		t.Fatal(err)
+	}
+	check(sent.Add(time.Minute), 7, false, "suspect", "same", "changed", "left")
+	if _, err := w.store.SyncCatalog(ctx, "filesite", sent.Add(2*time.Minute), append(moved, trusted...), nil, false); err != nil {
+		t.Fatal(err)
+	}
+	check(sent.Add(3*time.Minute), 7, false, "same")
+	check(sent.Add(3*time.Minute), 8, true, "changed")
+	return urls
+}
+
+// TestAStoryTellsWhatContentChecksFound: a URL's story says where its page stands in the content
+// checks and whether its content is what each channel was sent, and whether it is due by the
+// one rule: a page whose lastmod moved on a sitemap checked by content is a suspect, due nowhere
+// until its check finds it changed; one found the same is not due; one found changed is, as
+// changed.
+func TestAStoryTellsWhatContentChecksFound(t *testing.T) {
+	w := newWorld(t)
+	site := &w.config.Sites[0]
+	lm, sent := time.Now().Add(-3*time.Hour).Truncate(time.Millisecond).UTC(), time.Now().Add(-2*time.Hour).Truncate(time.Millisecond).UTC()
+	urls := checkedPages(t, w, lm, sent)
+	checkedAt := sent.Add(3 * time.Minute)
+	yes, no := true, false
+	rfc := func(t time.Time) string { return t.Format(time.RFC3339) }
+	for _, tc := range []struct {
+		name    string
+		content *ContentStory
+		same    *bool
+		why     string // IndexNow's
+		line    string
+	}{
+		{"trusted", nil, nil, "", "its sitemap's lastmods are trusted: not checked"},
+		{"new", &ContentStory{InRotation: true, Suspect: true}, nil, "", "new to the checks, not checked yet (a suspect: checked first next run)"},
+		{"suspect", &ContentStory{InRotation: true, Suspect: true, Checked: true}, &yes, "",
+			"lastmod moved on " + rfc(lm.Add(time.Hour)) + ", not checked since (a suspect: checked first next run)"},
+		{"same", &ContentStory{InRotation: true, Checked: true, CheckedAt: &checkedAt}, &yes, "",
+			"checked (its place in line from " + rfc(checkedAt) + "): content the same as sent to indexnow on " + rfc(sent)},
+		{"changed", &ContentStory{InRotation: true, Checked: true, CheckedAt: &[]time.Time{sent.Add(time.Minute)}[0]}, &no, runner.DueChanged,
+			"checked (its place in line from " + rfc(sent.Add(time.Minute)) + "): content changed since indexnow was sent it: due"},
+		{"left", &ContentStory{Checked: true}, nil, "", "its sitemap's lastmods are trusted now: not checked"},
+	} {
+		doc, err := StoryOf(context.Background(), w.store, site, urls[tc.name], time.Now())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(doc.Content, tc.content) {
+			t.Errorf("%s: content %s, want %s", tc.name, show(doc.Content), show(tc.content))
+		}
+		in := doc.Channels["indexnow"]
+		if !reflect.DeepEqual(in.SameAsSent, tc.same) || in.Due != (tc.why != "") || (in.Why != nil) != (tc.why != "") || in.Why != nil && *in.Why != tc.why {
+			t.Errorf("%s on indexnow: %s; want sameAsSent %s, due %q", tc.name, show(in), show(tc.same), tc.why)
+		}
+		if b := doc.Channels["bing"]; b.SameAsSent != nil || b.Why == nil || *b.Why != runner.DueNew {
+			t.Errorf("%s on bing, never attempted: %s; want nothing to compare, due as new", tc.name, show(b))
+		}
+		if got := doc.ContentLine(rfc); got != tc.line {
+			t.Errorf("%s: content line %q\nwant %q", tc.name, got, tc.line)
+		}
+	}
+
+	// The API tells it: content and sameAsSent are null when there is nothing to compare.
+	_, body := w.call("GET", "/api/sites/filesite/urls?url="+url.QueryEscape(urls["trusted"]), "")
+	for _, want := range []string{`"content":null`, `"sameAsSent":null`} {
+		if !strings.Contains(body, want) {
+			t.Errorf("the story of a page never checked lacks %s: %s", want, body)
+		}
+	}
+	_, body = w.call("GET", "/api/sites/filesite/urls?url="+url.QueryEscape(urls["same"]), "")
+	want := `"content":{"inRotation":true,"suspect":false,"checked":true,"checkedAt":"` + checkedAt.Format(time.RFC3339Nano) + `"}`
+	if !strings.Contains(body, want) || !strings.Contains(body, `"sameAsSent":true`) {
+		t.Errorf("the story of a page checked the same as sent: %s\nwant %s and sameAsSent true", body, want)
+	}
+}
+
+// show is v in JSON, for a test's message.
+func show(v any) string {
+	b, _ := json.Marshal(v)
+	return string(b)
 }
