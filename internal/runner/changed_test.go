@@ -1,6 +1,7 @@
 package runner_test
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"slices"
@@ -184,5 +185,44 @@ func TestPagesWithoutLastmodGoRound(t *testing.T) {
 				t.Fatalf("once /p11 answers: sent %v over two rounds, want /p4 and /p11 once each", got)
 			}
 		})
+	}
+}
+
+// TestLastmodsThatMoveOneByOneAreTrusted: a sitemap whose URLs mostly share one lastmod is
+// checked by content on its first read, as a build's stamp; when a later read finds one page's
+// lastmod moved and the others' kept, its lastmods are kept up to date page by page: the page is
+// sent by its lastmod, its content unchanged. So too when the sitemap's memo is gone, against the
+// catalogue.
+func TestLastmodsThatMoveOneByOneAreTrusted(t *testing.T) {
+	for _, forget := range []bool{false, true} {
+		for name, open := range states(t) {
+			t.Run(fmt.Sprintf("%s/memo forgotten %t", name, forget), func(t *testing.T) {
+				b, s, in := newBuiltSite(), newSite(t, ""), &fakeChannel{name: "indexnow", batch: 100}
+				all := paths(20)
+				opt := runner.Options{Channels: []channel.Channel{in}}
+				at := time.Date(2026, 11, 2, 0, 0, 0, 0, time.UTC)
+				entries := b.publish(0, all, false, nil)
+				for i := range entries {
+					entries[i] += " 2026-02-01"
+				}
+				s.publish(entries...)
+				rec := run(t, contentRunner(open, at, b), s, opt)
+				if got := in.take(); len(got) != 20 || rec.Changes == nil {
+					t.Fatalf("the first run: sent %d URLs, changes %+v; want the 20, checked by content", len(got), rec.Changes)
+				}
+				entries[3] = "/p3 2026-02-02"
+				s.publish(entries...)
+				st := open(at.Add(time.Hour))
+				if forget {
+					if err := st.SaveSitemapMemos(context.Background(), "s", nil); err != nil {
+						t.Fatal(err)
+					}
+				}
+				rec = run(t, contentRunner(func(time.Time) runner.State { return st }, at.Add(time.Hour), b), s, opt)
+				if got := in.take(); !slices.Equal(got, urls("/p3")) {
+					t.Fatalf("one lastmod moved of 20 sharing one: sent %v, want /p3 alone (record %+v)", got, rec.Changes)
+				}
+			})
+		}
 	}
 }
