@@ -3,6 +3,7 @@ package runner_test
 import (
 	"net/http"
 	"slices"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -164,6 +165,56 @@ func TestSuspectsBeyondTheChecksWait(t *testing.T) {
 			if slices.Sort(sent); !slices.Equal(sent, urls("/p13", "/p6")) || len(checked) != 20 {
 				t.Fatalf("4 runs after a build that edited /p6 and /p13: sent %v, checked %d pages; want the 2 edited once, each page checked",
 					sent, len(checked))
+			}
+		})
+	}
+}
+
+// refusingPages is a client's transport that refuses the page fetches (channel.PageFetch) past
+// those allowed, as the Worker's does once only its last subrequests are left.
+type refusingPages struct {
+	next    http.RoundTripper
+	allowed atomic.Int32
+}
+
+func (r *refusingPages) RoundTrip(req *http.Request) (*http.Response, error) {
+	if channel.IsPageFetch(req.Context()) && r.allowed.Add(-1) < 0 {
+		return nil, channel.ErrNoFetch
+	}
+	return r.next.RoundTrip(req)
+}
+
+// TestChecksThatCouldNotBeMadeWait: the suspects a run could not check — its fetches spent —
+// are neither checked nor failed nor sent: left, they are checked by the next run, and the
+// edited among them sent then.
+func TestChecksThatCouldNotBeMadeWait(t *testing.T) {
+	for name, open := range states(t) {
+		t.Run(name, func(t *testing.T) {
+			w := newBuilds(t, open, "", 10)
+			in := &fakeChannel{name: "indexnow", batch: 100}
+			opt := runner.Options{Channels: []channel.Channel{in}}
+			tr := &refusingPages{next: w.b}
+			runAllowing := func(n int32) *model.Record {
+				w.at = w.at.Add(time.Hour)
+				tr.allowed.Store(n)
+				r := contentRunner(w.open, w.at, w.b)
+				r.Client.Transport = tr
+				return run(t, r, w.s, opt)
+			}
+			w.publish(0, nil)
+			runAllowing(100)
+			in.take()
+			edited := urls("/p1", "/p8")
+			w.publish(1, map[string]int{"/p1": 1, "/p8": 1})
+			rec := runAllowing(3)
+			sent := in.take()
+			if c := rec.Changes; c == nil || c.Checked != 3 || c.Left != 7 || c.Failed != 0 || len(sent) > 2 {
+				t.Fatalf("a run with 3 page fetches: changes %+v, sent %v; want 3 checked, 7 left, none failed, no page not checked sent", c, sent)
+			}
+			rec = runAllowing(100)
+			sent = append(sent, in.take()...)
+			if slices.Sort(sent); !slices.Equal(sent, edited) || rec.Changes.Left != 0 {
+				t.Errorf("the run after: sent %v over both runs, changes %+v; want the 2 edited, none left", sent, rec.Changes)
 			}
 		})
 	}
