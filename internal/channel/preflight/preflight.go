@@ -204,9 +204,10 @@ func (c *Checker) acquire(ctx context.Context) bool {
 }
 
 // begin takes one of the Checker's fetch slots and makes the GET of u, a page fetch
-// (channel.PageFetch) bounded by the Checker's timeout (fetchTimeout), as the Checker's user agent; end gives the slot
-// and the request's context back. ok is false when ctx ended before a slot was free, or the
-// client refused a fetch before: nothing was taken. err is a URL that makes no request.
+// (channel.PageFetch) bounded by the Checker's timeout (fetchTimeout), as the Checker's user
+// agent; end gives the slot and the request's context back. ok is false when ctx ended before a
+// slot was free, or the client refused a fetch before: nothing was taken. err is a URL that
+// makes no request.
 func (c *Checker) begin(ctx context.Context, u string) (req *http.Request, end func(), ok bool, err error) {
 	if !c.acquire(ctx) {
 		return nil, nil, false, nil
