@@ -27,8 +27,8 @@ const maxCheckErrors = 3
 // (docs/runs.md, "What changed"): by the site's changes.detect, and under auto by the file's
 // lastmods — trusted when they tell its pages apart (changes.Lastmods), or, when most share a
 // stamp, when they do not move together: a sitemap whose known pages' lastmods moved one by one
-// since they were last seen (most kept theirs) keeps its lastmods up to date page by page, whatever
-// value many of them share. It decides once a file, on the first piece of one too big to hold
+// since they were last seen (some moved, most kept theirs) keeps its lastmods up to date page by
+// page, whatever value many of them share; one where none moved says nothing new. It decides once a file, on the first piece of one too big to hold
 // (takePiece), and says why in the record.
 func (c *collector) byContent(ctx context.Context, f *file) (bool, error) {
 	if f.decided || c.pages == nil { // a run that cannot read pages: lastmods decide
@@ -51,9 +51,9 @@ func (c *collector) byContent(ctx context.Context, f *file) (bool, error) {
 			switch {
 			case err != nil:
 				return false, err
-			case known > 0 && moved*2 <= known:
+			case moved > 0 && moved*2 <= known:
 				f.check, why = false, fmt.Sprintf("lastmod: trusted, %d of %d URLs known before moved their lastmod one by one (%s)", moved, known, v)
-			case known > 0:
+			case moved > 0:
 				why += fmt.Sprintf("; %d of %d URLs known before moved together", moved, known)
 			}
 		}
@@ -115,30 +115,34 @@ func msTime(ms int64) time.Time {
 // the run's budget, through c.pages — the preflight's fetches, or the site's build on disk. A
 // page whose content changed is looked up again, and is due on each channel that was sent other
 // content (DueReason). A page never checked has nothing to compare: its first check, which makes
-// nothing due, waits for the channels to have what is due (checkFirst), so that new pages are not
-// held up; the reader is told so that a preflight's fetch of one reads it whole
-// (channel.PageExpecter). A run that writes nothing, or takes chosen URLs, checks nothing.
+// nothing due, waits, when pages are fetched, for the channels to have what is due (checkFirst),
+// so that new pages are not held up; the reader is told so that a preflight's fetch of one reads
+// it whole (channel.PageExpecter). Pages read from disk are all read first: a URL with no file
+// there is decided by its lastmod, before the channels. A run that writes nothing, or takes
+// chosen URLs, checks nothing.
 func (r *Runner) checkContent(run contexts, c *collector) error {
 	limit, pages := c.site.Changes.ChecksPerRun, c.pages
 	if pages == nil || !c.mode.writes || c.mode.chosen || !c.site.Changes.Checks() || limit <= 0 {
 		return nil
 	}
-	todo, err := c.state.PagesToCheck(run.ctx, c.site.ID, limit)
+	todo, beyond, err := c.pagesToCheck(run.ctx, limit)
 	if err != nil || len(todo) == 0 {
 		return err
 	}
+	c.changes().Left = beyond
 	var compare []model.ToCheck
 	var first []string
+	fetches, later := pages.(channel.PageExpecter)
 	for _, t := range todo {
-		if t.Content == 0 {
+		if later && t.Content == 0 {
 			c.firstChecks = append(c.firstChecks, t)
 			first = append(first, t.URL)
 		} else {
 			compare = append(compare, t)
 		}
 	}
-	if e, ok := pages.(channel.PageExpecter); ok && len(first) > 0 {
-		e.Expect(first)
+	if len(first) > 0 {
+		fetches.Expect(first)
 	}
 	changed, err := r.check(run, c, compare)
 	if err != nil {
@@ -164,26 +168,26 @@ func (r *Runner) check(run contexts, c *collector, todo []model.ToCheck) ([]chan
 		return nil, nil
 	}
 	got := c.changes()
-	checks, errs := readPages(run.budget, c.pages, todo, c.now)
+	checks := readPages(run.budget, c.pages, todo, c.now)
 	var again []channel.Page
 	for i, t := range todo {
 		switch ck := checks[i]; {
-		case errs[i] == nil && ck.Hash == 0:
+		case ck.err == nil && ck.Hash == 0:
 			if t.Suspect {
 				got.Left++
 			}
 			continue
-		case errors.Is(errs[i], fs.ErrNotExist):
+		case errors.Is(ck.err, fs.ErrNotExist):
 			// changes.dir has no file for it: its lastmod says, as without content checks.
 			if r.Warn != nil {
-				r.Warn(c.site.ID, errs[i].Error()+": its lastmod decides whether it is due")
+				r.Warn(c.site.ID, ck.err.Error()+": its lastmod decides whether it is due")
 			}
 			again = append(again, channel.Page{Hash: t.Hash, Lastmod: t.Lastmod})
 			continue
-		case errs[i] != nil:
+		case ck.err != nil:
 			got.Failed++
 			if got.Failed <= maxCheckErrors {
-				c.checkErrs = append(c.checkErrs, fmt.Sprintf("%s: %v", t.URL, errs[i]))
+				c.checkErrs = append(c.checkErrs, fmt.Sprintf("%s: %v", t.URL, ck.err))
 			}
 			continue
 		case t.Content == 0:
@@ -191,12 +195,38 @@ func (r *Runner) check(run contexts, c *collector, todo []model.ToCheck) ([]chan
 		case ck.Changed:
 			got.Changed++
 			again = append(again, channel.Page{Hash: t.Hash, Lastmod: t.Lastmod, Check: true})
+		case ck.notModified:
+			got.Same++
+			got.NotModified++
 		default:
 			got.Same++
 		}
 		got.Checked++
 	}
-	return again, c.state.RecordChecks(run.ctx, c.site.ID, recorded(checks, errs))
+	return again, c.state.RecordChecks(run.ctx, c.site.ID, recorded(checks))
+}
+
+// pagesToCheck returns the first limit pages in line for a content check (State.PagesToCheck),
+// and how many suspects wait beyond them, for the record (Changes.Left). Only a line whose last
+// page taken is a suspect is read further, twice as far each time until it ends or a page is
+// not one: a run with fewer suspects than its checks reads no more of it, one with more reads
+// the suspects a few times over.
+func (c *collector) pagesToCheck(ctx context.Context, limit int) (todo []model.ToCheck, beyond int, err error) {
+	todo, err = c.state.PagesToCheck(ctx, c.site.ID, limit)
+	line := todo
+	for n := limit; err == nil && len(line) == n && line[n-1].Suspect; {
+		n *= 2
+		line, err = c.state.PagesToCheck(ctx, c.site.ID, n)
+	}
+	if err != nil {
+		return nil, 0, err
+	}
+	for _, t := range line[len(todo):] {
+		if t.Suspect {
+			beyond++
+		}
+	}
+	return todo, beyond, nil
 }
 
 // sayVerdicts puts in the record how each sitemap read tells what changed, when one is checked by
@@ -237,17 +267,25 @@ func (c *collector) noteCheckErrors() {
 		n, pages, strings.Join(c.checkErrs, "; ")))
 }
 
+// pageChecked is what the content check of one page found: its check — a zero Hash when it was
+// not read — whether it answered 304, and why it could not be read.
+type pageChecked struct {
+	model.PageCheck
+	notModified bool
+	err         error
+}
+
 // readPages reads the pages of todo through pages, checkParallel at a time, until ctx ends: the
-// check of todo[i] is checks[i] — its Hash zero when it was not read — and its error errs[i].
-// A page that answered 304 is unchanged, with the content of its check before.
-func readPages(ctx context.Context, pages channel.PageReader, todo []model.ToCheck, now time.Time) (checks []model.PageCheck, errs []error) {
-	checks, errs = make([]model.PageCheck, len(todo)), make([]error, len(todo))
+// check of todo[i] is checks[i]. A page that answered 304 is unchanged, with the content of its
+// check before.
+func readPages(ctx context.Context, pages channel.PageReader, todo []model.ToCheck, now time.Time) (checks []pageChecked) {
+	checks = make([]pageChecked, len(todo))
 	next := make(chan int)
 	var wg sync.WaitGroup
 	for range min(checkParallel, len(todo)) {
 		wg.Go(func() {
 			for i := range next {
-				checks[i], errs[i] = readPage(ctx, pages, todo[i], now)
+				checks[i] = readPage(ctx, pages, todo[i], now)
 			}
 		})
 	}
@@ -259,39 +297,39 @@ func readPages(ctx context.Context, pages channel.PageReader, todo []model.ToChe
 	}
 	close(next)
 	wg.Wait()
-	return checks, errs
+	return checks
 }
 
 // readPage checks one page: its PageCheck has a zero Hash when ctx ended before it was read.
-func readPage(ctx context.Context, pages channel.PageReader, t model.ToCheck, now time.Time) (model.PageCheck, error) {
+func readPage(ctx context.Context, pages channel.PageReader, t model.ToCheck, now time.Time) pageChecked {
 	if ctx.Err() != nil {
-		return model.PageCheck{}, nil
+		return pageChecked{}
 	}
 	read, err := pages.ReadPage(ctx, t.URL, t.Validators)
 	switch {
 	case err != nil && (ctx.Err() != nil || errors.Is(err, channel.ErrNoFetch)):
 		// The run's end, or its last requests kept for the engines (a Worker's invocation): not
 		// the page's fault, not a failed check.
-		return model.PageCheck{}, nil
+		return pageChecked{}
 	case err != nil:
-		return model.PageCheck{Hash: t.Hash, At: now}, err
+		return pageChecked{PageCheck: model.PageCheck{Hash: t.Hash, At: now}, err: err}
 	case read.NotModified:
 		read.Content = t.Content
 		if read.Validators == (model.Validators{}) {
 			read.Validators = t.Validators
 		}
 	}
-	return model.PageCheck{Hash: t.Hash, At: now, Content: read.Content, Validators: read.Validators,
-		Changed: t.Content != 0 && read.Content != t.Content}, nil
+	return pageChecked{PageCheck: model.PageCheck{Hash: t.Hash, At: now, Content: read.Content, Validators: read.Validators,
+		Changed: t.Content != 0 && read.Content != t.Content}, notModified: read.NotModified}
 }
 
 // recorded returns the checks to record: those of the pages read (a failed check changes
 // nothing: the page stays where it was in line).
-func recorded(checks []model.PageCheck, errs []error) []model.PageCheck {
-	out := checks[:0:0]
-	for i, ck := range checks {
-		if ck.Hash != 0 && errs[i] == nil && ck.Content != 0 {
-			out = append(out, ck)
+func recorded(checks []pageChecked) []model.PageCheck {
+	var out []model.PageCheck
+	for _, ck := range checks {
+		if ck.Hash != 0 && ck.err == nil && ck.Content != 0 {
+			out = append(out, ck.PageCheck)
 		}
 	}
 	return out

@@ -90,7 +90,6 @@ func conditional(req *http.Request, v model.Validators) {
 // fingerprint, of its whole body, and what a verdict needs of its head, read as it streams by
 // (at most maxBody kept of it); anything else, the verdict's reading and why there is no content.
 func (p *page) readContent(u string, resp *http.Response) {
-	p.checked = true
 	p.validators = model.Validators{ETag: resp.Header.Get("ETag"), LastModified: resp.Header.Get("Last-Modified")}
 	switch {
 	case resp.StatusCode == http.StatusNotModified:

@@ -29,9 +29,10 @@ type page struct {
 	noindex   map[string]string
 	canonical string // resolved
 
-	// checked is set when the fetch was a content check's (Checker.ReadPage), which read the
-	// whole body: content is its fingerprint, or contentErr why there is none; notModified is
-	// set when it answered 304 to its conditional GET, validators are its answer's.
+	// checked is set when the fetch was a content check's (Checker.ReadPage), which reads the
+	// whole body — answered or not: one that got no answer is not made again in the run —
+	// content is its fingerprint, or contentErr why there is none; notModified is set when it
+	// answered 304 to its conditional GET, validators are its answer's.
 	checked     bool
 	content     uint64
 	contentErr  error
@@ -56,6 +57,8 @@ func (c *Checker) pageOf(ctx context.Context, u string) *page {
 // the whole body for its fingerprint (readContent).
 func (c *Checker) fetch(ctx context.Context, u string, p *page, v *model.Validators) {
 	defer close(p.done)
+	// A content check's fetch that gets no answer is its check, failed: not fetched again.
+	p.checked = v != nil
 	req, end, ok, err := c.begin(ctx, u)
 	if !ok {
 		return
@@ -79,7 +82,7 @@ func (c *Checker) fetch(ctx context.Context, u string, p *page, v *model.Validat
 			err = ue.Err
 		}
 		if errors.Is(err, context.DeadlineExceeded) {
-			err = fmt.Errorf("no answer within %v", fetchTimeout)
+			err = fmt.Errorf("no answer within %v", c.timeout)
 		}
 		p.ok, p.noAnswer = true, err.Error()
 		return

@@ -54,6 +54,7 @@ type Checker struct {
 	robotsCl  *http.Client // follows them within the site (ownSite), as crawlers do for robots.txt
 	userAgent string
 	now       func() time.Time
+	timeout   time.Duration // bounds one fetch: fetchTimeout
 	slots     chan struct{}
 	spent     atomic.Bool // the client refused a fetch: channel.ErrNoFetch
 
@@ -72,7 +73,7 @@ func New(client *http.Client, userAgent string) *Checker {
 		client = http.DefaultClient
 	}
 	return &Checker{client: PageClient(client), robotsCl: robotsClient(client), userAgent: userAgent, now: time.Now,
-		slots: make(chan struct{}, parallel), pages: map[string]*page{}, robots: map[string]*robotsFile{},
+		timeout: fetchTimeout, slots: make(chan struct{}, parallel), pages: map[string]*page{}, robots: map[string]*robotsFile{},
 		reported: map[string]bool{}, expected: map[string]bool{}}
 }
 
@@ -204,14 +205,15 @@ func (c *Checker) acquire(ctx context.Context) bool {
 }
 
 // begin takes one of the Checker's fetch slots and makes the GET of u, a page fetch
-// (channel.PageFetch) bounded by fetchTimeout, as the Checker's user agent; end gives the slot
-// and the request's context back. ok is false when ctx ended before a slot was free, or the
-// client refused a fetch before: nothing was taken. err is a URL that makes no request.
+// (channel.PageFetch) bounded by the Checker's timeout (fetchTimeout), as the Checker's user
+// agent; end gives the slot and the request's context back. ok is false when ctx ended before a
+// slot was free, or the client refused a fetch before: nothing was taken. err is a URL that
+// makes no request.
 func (c *Checker) begin(ctx context.Context, u string) (req *http.Request, end func(), ok bool, err error) {
 	if !c.acquire(ctx) {
 		return nil, nil, false, nil
 	}
-	fctx, cancel := context.WithTimeout(channel.PageFetch(ctx), fetchTimeout)
+	fctx, cancel := context.WithTimeout(channel.PageFetch(ctx), c.timeout)
 	end = func() { cancel(); c.release() }
 	if req, err = http.NewRequestWithContext(fctx, http.MethodGet, u, nil); err != nil {
 		return nil, end, true, err
