@@ -72,15 +72,17 @@ func TestContentChecksWithinThePageFetches(t *testing.T) {
 		t.Fatalf("the first tick sent %d URLs, want the %d new pages, checked or not", got, n)
 	}
 	// The suspects left go first: the next ticks check them, and send nothing (a first check is
-	// no change).
+	// no change). Pages are read 8 at a time, so that of the fetches in flight when the page
+	// fetches run out, up to 7 may be of pages after a suspect refused.
 	for i := 0; rec.Changes.Left > 0; i++ {
 		if i == 3 {
 			t.Fatalf("3 ticks after the first, %d pages are still left unchecked", rec.Changes.Left)
 		}
 		left := rec.Changes.Left
 		rec = tick()
-		if c := rec.Changes; c.First != min(left, c.Checked) || c.Changed != 0 {
-			t.Errorf("a tick after one that left %d pages unchecked: %+v; want them checked first (first checks), none changed", left, c)
+		if c := rec.Changes; c.First+c.Left != left || c.First < min(left, c.Checked)-7 || c.Changed != 0 {
+			t.Errorf("a tick after one that left %d pages unchecked: %+v; want each of them checked (a first check) or left again, "+
+				"those checked first, none changed", left, c)
 		}
 	}
 	if got := len(w.engine.Accepted()); got != n {

@@ -6,6 +6,7 @@ import (
 	"hash/fnv"
 	"net/http"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/sitepush/sitepush/internal/enginetest"
@@ -13,12 +14,14 @@ import (
 
 // host serves a website's files: as enginetest.Files does until built is set, then as a static
 // host serves a site's build — each file with an ETag of its bytes and the build's time as
-// Last-Modified, and 304 to a conditional GET that names them; notModified lists the paths it
-// answered 304. Its caller holds what guards files.
+// Last-Modified, and 304 to a conditional GET that names them. Its caller guards files and
+// built; it counts its 304s itself, answering requests side by side.
 type host struct {
-	files       enginetest.Files
-	built       time.Time
-	notModified []string
+	files enginetest.Files
+	built time.Time
+
+	mu          sync.Mutex
+	notModified []string // the paths answered 304
 }
 
 func (h *host) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
@@ -33,8 +36,24 @@ func (h *host) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 	answer := &statusWriter{ResponseWriter: rw}
 	http.ServeContent(answer, r, "", h.built, strings.NewReader(body))
 	if answer.code == http.StatusNotModified {
+		h.mu.Lock()
 		h.notModified = append(h.notModified, r.URL.Path)
+		h.mu.Unlock()
 	}
+}
+
+// pagesNotModified returns how many pages (/s/…) were answered 304 since it was last called.
+func (h *host) pagesNotModified() int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	n := 0
+	for _, p := range h.notModified {
+		if strings.HasPrefix(p, "/s/") {
+			n++
+		}
+	}
+	h.notModified = nil
+	return n
 }
 
 // statusWriter notes the status written through it.
@@ -46,17 +65,6 @@ type statusWriter struct {
 func (s *statusWriter) WriteHeader(code int) {
 	s.code = code
 	s.ResponseWriter.WriteHeader(code)
-}
-
-// pagesIn counts the paths of pages (/s/…) among paths.
-func pagesIn(paths []string) int {
-	n := 0
-	for _, p := range paths {
-		if strings.HasPrefix(p, "/s/") {
-			n++
-		}
-	}
-	return n
 }
 
 // stampedBuild writes build b of a stamped site of n pages (/s/0 … /s/{n-1}) into h, as a static

@@ -39,9 +39,7 @@ func TestAStampedSiteUnderWorkerd(t *testing.T) {
 	tick := func(name string) ([]string, model.Changes, int) {
 		t.Helper()
 		at = at.Add(5 * time.Minute)
-		lb.mu.Lock()
-		lb.host.notModified = nil
-		lb.mu.Unlock()
+		lb.host.pagesNotModified()
 		from, before := len(w.log.String()), len(lb.engine.Accepted())
 		if code, body := w.tick(at); code != 200 {
 			t.Fatalf("%s: tick at %s: %d %s", name, at, code, body)
@@ -56,9 +54,7 @@ func TestAStampedSiteUnderWorkerd(t *testing.T) {
 		if status.LastExecution.Changes != nil {
 			c = *status.LastExecution.Changes
 		}
-		lb.mu.Lock()
-		notModified := pagesIn(lb.host.notModified)
-		lb.mu.Unlock()
+		notModified := lb.host.pagesNotModified()
 		t.Logf("%s: checked %d: %d first, %d changed, %d the same, %d answered 304; %s", name, c.Checked, c.First, c.Changed, c.Same,
 			notModified, line[strings.Index(line, "subrequests="):])
 		sent := slices.Clone(lb.engine.Accepted()[before:])
