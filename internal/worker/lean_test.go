@@ -1,6 +1,7 @@
 package worker
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"strings"
@@ -17,16 +18,18 @@ import (
 // change writes one value, and a tick where 100 pages changed stays well within an invocation's
 // 1,000 operations. The site's lastmods tell its pages apart, so content checks (changes.detect
 // auto) trust them and cost it nothing: each tick makes the operations it makes with
-// changes.detect: lastmod, which never checks a page. -v logs each tick's operations, as
-// docs/cloudflare.md gives them.
+// changes.detect: lastmod, which never checks a page, and its shards take the same bytes. -v logs
+// each tick's operations, as docs/cloudflare.md gives them.
 func TestKVOperationsPerTick(t *testing.T) {
 	for _, size := range []int{10_000, 50_000} {
 		t.Run(fmt.Sprint(size), func(t *testing.T) {
 			w := newWorld(t)
-			auto := leanTicks(w, size, "")
+			auto, autoBytes := leanTicks(w, size, "")
 			w.kv = &kvstate.MemKV{Now: w.now} // the same site, its URLs the same, from a state of nothing
-			if lastmod := leanTicks(w, size, `"changes": {"detect": "lastmod"}, `); !slices.Equal(auto, lastmod) {
-				t.Errorf("the ticks of a site whose lastmods are trusted: %+v; with changes.detect lastmod: %+v; want the same", auto, lastmod)
+			lastmod, lastmodBytes := leanTicks(w, size, `"changes": {"detect": "lastmod"}, `)
+			if !slices.Equal(auto, lastmod) || autoBytes != lastmodBytes {
+				t.Errorf("the ticks of a site whose lastmods are trusted: %+v, its shards %d bytes; with changes.detect lastmod: %+v, %d bytes; "+
+					"want the same", auto, autoBytes, lastmod, lastmodBytes)
 			}
 		})
 	}
@@ -34,8 +37,8 @@ func TestKVOperationsPerTick(t *testing.T) {
 
 // leanTicks runs the ticks of TestKVOperationsPerTick in w on a site of size pages with the
 // defaults' settings changes (a JSON member and a comma, or nothing), and returns their KV
-// operations.
-func leanTicks(w *world, size int, changes string) []kvstate.Ops {
+// operations and the bytes of the site's shards after them.
+func leanTicks(w *world, size int, changes string) ([]kvstate.Ops, int) {
 	t := w.t
 	sent := len(w.engine.Accepted())
 	w.vars[ConfigVar] = fmt.Sprintf(`{"defaults": {%s"schedule": "0 * * * *", "indexnow": {"endpoints": ["%s"], "interval": "1ms"}},
@@ -74,7 +77,28 @@ func leanTicks(w *world, size int, changes string) []kvstate.Ops {
 	if got := len(w.engine.Accepted()) - sent; got != size+100 {
 		t.Errorf("IndexNow got %d URLs, want %d", got, size+100)
 	}
-	return all
+	b := w.shardBytes("big")
+	t.Logf("%d URLs, %sits shards: %d bytes, %.1f a URL", size, changes, b, float64(b)/float64(size))
+	return all, b
+}
+
+// shardBytes returns the bytes of site's catalogue shards in w's KV.
+func (w *world) shardBytes(site string) int {
+	w.t.Helper()
+	ctx := context.Background()
+	keys, err := w.kv.List(ctx, "cat:"+site+":")
+	n := 0
+	for _, k := range keys {
+		v, _, err := w.kv.Get(ctx, k.Name)
+		if err != nil {
+			w.t.Fatal(err)
+		}
+		n += len(v)
+	}
+	if err != nil || n == 0 {
+		w.t.Fatalf("the shards of %s: %v, %d bytes", site, err, n)
+	}
+	return n
 }
 
 // tickOps runs a tick at at and returns the KV operations it made.
@@ -162,6 +186,8 @@ func TestKVOperationsOfAStampedSite(t *testing.T) {
 				t.Errorf("a tick with no build since the last: changes %+v, %d pages answered 304, %d URLs sent; want pages checked, "+
 					"each not modified, and none sent", c, notModified, len(w.engine.Accepted())-size)
 			}
+			b := w.shardBytes("demo")
+			t.Logf("%d pages, each checked: its shards %d bytes, %.1f a URL", size, b, float64(b)/float64(size))
 			if shards := min(16, c.Checked*16/size+2); ops.Writes > shards+4 || ops.Deletes > 1 || ops.Total() > 2*shards+16 {
 				t.Errorf("a tick with no build since the last: %+v; want the shards of the %d pages checked written (%d at most), the run's 4 values, "+
 					"its lease deleted, and the reads of those and of the run's 9 others", ops, c.Checked, shards)
