@@ -31,6 +31,7 @@ const (
 type world struct {
 	t        *testing.T
 	files    enginetest.Files
+	host     *host // serves files
 	site     *httptest.Server
 	engine   *enginetest.IndexNow
 	indexnow string // the engine's endpoint
@@ -56,7 +57,8 @@ func newWorld(t *testing.T) *world {
 			h.ServeHTTP(rw, r)
 		})
 	}
-	w.site = httptest.NewServer(count(w.files))
+	w.host = &host{files: w.files}
+	w.site = httptest.NewServer(count(w.host))
 	t.Cleanup(w.site.Close)
 	w.engine = &enginetest.IndexNow{FetchKey: enginetest.FetchOverHTTP}
 	engine := httptest.NewServer(count(w.engine))

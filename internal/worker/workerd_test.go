@@ -151,12 +151,14 @@ func (w *workerd) call(method, path, token string) (int, string) {
 	return resp.StatusCode, string(b)
 }
 
-// doneLine waits for the Worker's log line of a tick after the log's first from bytes: the last
-// line that says kv_writes= (the runtime writes the Worker's console a moment late).
+// doneLine waits for the Worker's log line of a tick after the log's first from bytes: the line
+// that says msg="tick done" (the runtime writes the Worker's console a moment late, so that the
+// line of a request answered before the tick, which counts its KV operations too, may come after
+// from).
 func (w *workerd) doneLine(from int) string {
 	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(50 * time.Millisecond) {
 		log := w.log.String()[from:]
-		if i := strings.LastIndex(log, "kv_writes="); i >= 0 {
+		if i := strings.Index(log, `msg="tick done"`); i >= 0 {
 			start := strings.LastIndexByte(log[:i], '\n') + 1
 			end := strings.IndexByte(log[i:], '\n')
 			if end < 0 {
@@ -180,6 +182,7 @@ func (w *workerd) tick(at time.Time) (int, string) {
 type loopback struct {
 	mu       sync.Mutex
 	files    enginetest.Files
+	host     *host // serves files
 	site     string
 	indexnow string
 	engine   *enginetest.IndexNow
@@ -207,7 +210,8 @@ func newLoopback(t testing.TB) *loopback {
 		t.Cleanup(s.Close)
 		return s.URL
 	}
-	lb.site = start(lb.files)
+	lb.host = &host{files: lb.files}
+	lb.site = start(lb.host)
 	lb.engine = &enginetest.IndexNow{FetchKey: lb.fetchKey}
 	lb.indexnow = start(lb.engine) + "/indexnow"
 	lb.bing = &enginetest.Bing{Keys: map[string]int{bingKey: 1000}}
