@@ -30,9 +30,9 @@ const maxCheckErrors = 3
 // since they were last seen (some moved, most kept theirs) keeps its lastmods up to date page by
 // page, whatever value many of them share; one where none moved says nothing new. It decides once a file, on the first piece of one too big to hold
 // (takePiece), and says why in the record.
-func (c *collector) byContent(ctx context.Context, f *file) (bool, error) {
+func (c *collector) byContent(f *file) bool {
 	if f.decided || c.pages == nil { // a run that cannot read pages: lastmods decide
-		return f.check, nil
+		return f.check
 	}
 	f.decided = true
 	var why string
@@ -47,10 +47,7 @@ func (c *collector) byContent(ctx context.Context, f *file) (bool, error) {
 		v := l.Verdict()
 		f.check, why = !v.Trusted, v.String()
 		if f.check && v.Dated*2 > v.URLs {
-			moved, known, err := c.movement(ctx, f)
-			switch {
-			case err != nil:
-				return false, err
+			switch moved, known := c.movement(f); {
 			case moved > 0 && moved*2 <= known:
 				f.check, why = false, fmt.Sprintf("lastmod: trusted, %d of %d URLs known before moved their lastmod one by one (%s)", moved, known, v)
 			case moved > 0:
@@ -58,48 +55,31 @@ func (c *collector) byContent(ctx context.Context, f *file) (bool, error) {
 			}
 		}
 	default: // lastmod, or a site built without its defaults: lastmods decide
-		return false, nil
+		return false
 	}
 	if f.name != "" {
 		c.verdicts[f.name] = why
 	}
 	c.contentRead = c.contentRead || f.check
-	return f.check, nil
+	return f.check
 }
 
-// movement counts the pages of f known before, and those of them whose lastmod moved since: as
-// its memo remembers them, else as the catalogue has them (the lastmod the first channel was
-// sent; a look-up that writes nothing). A site's first read knows none.
-func (c *collector) movement(ctx context.Context, f *file) (moved, known int, err error) {
-	if n := len(f.old) / pageBytes; n > 0 {
-		for _, p := range f.pages {
-			i := sort.Search(n, func(i int) bool { return pageHash(f.old, i*pageBytes) >= p.hash })
-			if i < n && pageHash(f.old, i*pageBytes) == p.hash {
-				known++
-				if pageLastmod(f.old, i*pageBytes) != p.lastmod {
-					moved++
-				}
-			}
-		}
-		return moved, known, nil
-	}
-	if c.fresh || len(c.channels) == 0 {
-		return 0, 0, nil
-	}
-	pages := make([]channel.Page, len(f.pages))
-	for i, p := range f.pages {
-		pages[i] = channel.Page{Hash: p.hash, Lastmod: msTime(p.lastmod)}
-	}
-	states, err := c.state.SyncCatalog(ctx, c.site.ID, c.now, pages, c.channels[:1], true)
-	for i, st := range states {
-		if st.Known && !st.Lastmod.IsZero() {
+// movement counts the pages of f its memo remembers, and those of them whose lastmod moved since
+// the memo was written. Without a memo (a site's first read, a memo dropped as damaged) it knows
+// none: the catalogue's lastmods are those the channels were sent, which do not tell a stamp
+// that moved from pages whose content, unchanged, was not sent again.
+func (c *collector) movement(f *file) (moved, known int) {
+	n := len(f.old) / pageBytes
+	for _, p := range f.pages {
+		i := sort.Search(n, func(i int) bool { return pageHash(f.old, i*pageBytes) >= p.hash })
+		if i < n && pageHash(f.old, i*pageBytes) == p.hash {
 			known++
-			if !st.Lastmod.Equal(pages[i].Lastmod) {
+			if pageLastmod(f.old, i*pageBytes) != p.lastmod {
 				moved++
 			}
 		}
 	}
-	return moved, known, err
+	return moved, known
 }
 
 // msTime is a lastmod as pages keep it (Unix ms, 0 for none) as a time.
@@ -115,8 +95,9 @@ func msTime(ms int64) time.Time {
 // the run's budget, through c.pages — the preflight's fetches, or the site's build on disk. A
 // page whose content changed is looked up again, and is due on each channel that was sent other
 // content (DueReason). A page never checked has nothing to compare: its first check, which makes
-// nothing due, waits, when pages are fetched, for the channels to have what is due (checkFirst),
-// so that new pages are not held up; the reader is told so that a preflight's fetch of one reads
+// nothing due, waits, when pages are fetched and the page is new in this run, for the channels to
+// have what is due (checkFirst), so that new pages are not held up (a page left unchecked by a run
+// before is checked first, in line, not starved by the rotation); the reader is told so that a preflight's fetch of one reads
 // it whole (channel.PageExpecter). Pages read from disk are all read first: a URL with no file
 // there is decided by its lastmod, before the channels. A run that writes nothing, or takes
 // chosen URLs, checks nothing.
@@ -134,7 +115,7 @@ func (r *Runner) checkContent(run contexts, c *collector) error {
 	var first []string
 	fetches, later := pages.(channel.PageExpecter)
 	for _, t := range todo {
-		if later && t.Content == 0 {
+		if later && t.Content == 0 && (c.fresh || c.newPages[t.Hash]) {
 			c.firstChecks = append(c.firstChecks, t)
 			first = append(first, t.URL)
 		} else {

@@ -69,8 +69,10 @@ type collector struct {
 	contentRead bool
 	checkErrs   []string
 	// firstChecks are the pages never checked that checkContent left for after the channels
-	// (checkFirst).
+	// (checkFirst): those of newPages, the pages of sitemaps checked by content new to the state
+	// in this run.
 	firstChecks []model.ToCheck
+	newPages    map[int64]bool
 }
 
 func newCollector(state State, site *config.Site, rec *model.Record, channels []string, selection []channel.Selection, now time.Time, m mode) *collector {
@@ -80,7 +82,7 @@ func newCollector(state State, site *config.Site, rec *model.Record, channels []
 			mode:    m,
 			settled: map[string]model.SitemapMemo{}, whole: map[string]model.SitemapMemo{}, unfinished: map[string]model.SitemapMemo{}, inUse: map[string]model.SitemapMemo{}, met: map[string]bool{}, has: map[string]bool{}},
 		selection: selection, newest: make([]newest, len(channels)), known: make([]bool, len(channels)),
-		verdicts: map[string]string{}}
+		verdicts: map[string]string{}, newPages: map[int64]bool{}}
 	c.look = c.syncCatalog
 	if !m.writes {
 		c.urls = channel.URLMap{}

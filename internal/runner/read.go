@@ -76,10 +76,7 @@ func (c *collector) takePiece(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	check, err := c.byContent(ctx, f)
-	if err != nil {
-		return err
-	}
+	check := c.byContent(f)
 	// Taken as remembered, and counted skipped as asRemembered counts them: when the file turns
 	// out unchanged, its memo counts them instead (done).
 	f.remembered += len(unseen) - len(changed)
@@ -173,10 +170,7 @@ func (c *collector) endFile(ctx context.Context, sm *sitemap.Sitemap) error {
 	if err != nil {
 		return err
 	}
-	check, err := c.byContent(ctx, f)
-	if err != nil {
-		return err
-	}
+	check := c.byContent(f)
 	if err := c.lookUp(ctx, changed, f.arena, check); err != nil {
 		return err
 	}
