@@ -94,13 +94,14 @@ func msTime(ms int64) time.Time {
 // suspects first, then those checked longest ago), at most changes.checksPerRun of them within
 // the run's budget, through c.pages — the preflight's fetches, or the site's build on disk. A
 // page whose content changed is looked up again, and is due on each channel that was sent other
-// content (DueReason). A page never checked has nothing to compare: its first check, which makes
-// nothing due, waits, when pages are fetched and the page is new in this run, for the channels to
-// have what is due (checkFirst), so that new pages are not held up (a page left unchecked by a run
-// before is checked first, in line, not starved by the rotation); the reader is told so that a preflight's fetch of one reads
-// it whole (channel.PageExpecter). Pages read from disk are all read first: a URL with no file
-// there is decided by its lastmod, before the channels. A run that writes nothing, or takes
-// chosen URLs, checks nothing.
+// content (DueReason). When pages are fetched, the line is checked in its order before the
+// channels up to its first page never checked: a first check makes nothing due, and it and the
+// rest of the line wait for the channels to have what is due (checkAfter), in order, so that
+// fetches do not hold new pages up within the budget, nor the rotation starve pages left
+// unchecked; a page found changed after the channels is due at the next run. The reader is told of
+// them, so that a preflight's fetch of one reads it whole (channel.PageExpecter). Pages read from
+// disk are all read first: a URL with no file there is decided by its lastmod, before the
+// channels. A run that writes nothing, or takes chosen URLs, checks nothing.
 func (r *Runner) checkContent(run contexts, c *collector) error {
 	limit, pages := c.site.Changes.ChecksPerRun, c.pages
 	if pages == nil || !c.mode.writes || c.mode.chosen || !c.site.Changes.Checks() || limit <= 0 {
@@ -112,18 +113,20 @@ func (r *Runner) checkContent(run contexts, c *collector) error {
 	}
 	c.changes().Left = beyond
 	var compare []model.ToCheck
-	var first []string
+	var after []string
 	fetches, later := pages.(channel.PageExpecter)
+	deferring := false
 	for _, t := range todo {
-		if later && t.Content == 0 && (c.fresh || c.newPages[t.Hash]) {
-			c.firstChecks = append(c.firstChecks, t)
-			first = append(first, t.URL)
+		deferring = deferring || later && t.Content == 0
+		if deferring {
+			c.checksAfter = append(c.checksAfter, t)
+			after = append(after, t.URL)
 		} else {
 			compare = append(compare, t)
 		}
 	}
-	if len(first) > 0 {
-		fetches.Expect(first)
+	if len(after) > 0 {
+		fetches.Expect(after)
 	}
 	changed, err := r.check(run, c, compare)
 	if err != nil {
@@ -132,11 +135,12 @@ func (r *Runner) checkContent(run contexts, c *collector) error {
 	return c.chooseChanged(run.ctx, changed)
 }
 
-// checkFirst makes the first checks of the pages checkContent left for after the channels,
-// within what is left of the run's budget: each records the page's content, as the content sent
-// to the channels that had it; those not made are made by a run after.
-func (r *Runner) checkFirst(run contexts, c *collector) error {
-	_, err := r.check(run, c, c.firstChecks)
+// checkAfter makes the checks checkContent left for after the channels, within what is left of
+// the run's budget: a first check records the page's content, as the content sent to the
+// channels that had it; a page found changed is due at the next run (its content is not what was
+// sent); those not made are made by a run after.
+func (r *Runner) checkAfter(run contexts, c *collector) error {
+	_, err := r.check(run, c, c.checksAfter)
 	c.noteCheckErrors()
 	return err
 }

@@ -46,10 +46,8 @@ type collector struct {
 	// known is set for a channel when a URL read is known on it: a channel with none known has
 	// its first run for the site, where the backlog setting applies.
 	known []bool
-	// look looks a batch of pages up in the state (chooseLookUp); fresh is set when the state
-	// held no URL of the site as the run began.
-	look  lookUpFunc
-	fresh bool
+	// look looks a batch of pages up in the state (chooseLookUp).
+	look lookUpFunc
 	// doneErr is why taking a sitemap the reader ended failed (done, which returns nothing): the
 	// read stops, the run ends with it.
 	doneErr error
@@ -68,11 +66,8 @@ type collector struct {
 	verdicts    map[string]string
 	contentRead bool
 	checkErrs   []string
-	// firstChecks are the pages never checked that checkContent left for after the channels
-	// (checkFirst): those of newPages, the pages of sitemaps checked by content new to the state
-	// in this run.
-	firstChecks []model.ToCheck
-	newPages    map[int64]bool
+	// checksAfter are the pages checkContent left for after the channels (checkAfter).
+	checksAfter []model.ToCheck
 }
 
 func newCollector(state State, site *config.Site, rec *model.Record, channels []string, selection []channel.Selection, now time.Time, m mode) *collector {
@@ -82,7 +77,7 @@ func newCollector(state State, site *config.Site, rec *model.Record, channels []
 			mode:    m,
 			settled: map[string]model.SitemapMemo{}, whole: map[string]model.SitemapMemo{}, unfinished: map[string]model.SitemapMemo{}, inUse: map[string]model.SitemapMemo{}, met: map[string]bool{}, has: map[string]bool{}},
 		selection: selection, newest: make([]newest, len(channels)), known: make([]bool, len(channels)),
-		verdicts: map[string]string{}, newPages: map[int64]bool{}}
+		verdicts: map[string]string{}}
 	c.look = c.syncCatalog
 	if !m.writes {
 		c.urls = channel.URLMap{}

@@ -28,7 +28,6 @@ func (c *collector) chooseLookUp(ctx context.Context) error {
 	if err != nil || !empty {
 		return err
 	}
-	c.fresh = true
 	c.look = func(ctx context.Context, pages []channel.Page, withURLs bool) ([]model.DeliveryState, error) {
 		if !withURLs {
 			return c.syncCatalog(ctx, pages, withURLs)
@@ -56,9 +55,6 @@ func (c *collector) lookUp(ctx context.Context, pages []filePage, arena []byte, 
 		n := len(c.channels)
 		for i, p := range c.batch {
 			c.memo.lookedUp(p.Hash)
-			if n > 0 && p.Check && !states[i*n].Known {
-				c.newPages[p.Hash] = true
-			}
 			for ch := range c.channels {
 				c.newest[ch].add(p)
 				if d, ok := c.choose(ch, p, states[i*n+ch]); ok {

@@ -234,7 +234,7 @@ func (r *Runner) run(ctx context.Context, site *config.Site, opt Options, rec *m
 		r.deliverAll(run, col, opt, rep, res, complete)
 		follow(run.budget, site, followers, rep)
 	}
-	if err := r.checkFirst(run, col); err != nil {
+	if err := r.checkAfter(run, col); err != nil {
 		rec.AddError(err.Error())
 	}
 	if !res.Unreadable() {
