@@ -217,6 +217,7 @@ func (e *entry) states(channels []string, out []model.DeliveryState) {
 			out[c].Sent = d.sent
 		}
 		out[c].Content = e.content()
+		out[c].Listed = fromMS(e.lastmod)
 	}
 }
 

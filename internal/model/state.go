@@ -56,6 +56,11 @@ type DeliveryState struct {
 	// content at its check before the delivery. A page whose Content is not Sent changed since
 	// the channel had it (docs/runs.md, "What changed").
 	Content, Sent uint64
+	// Listed is the page's lastmod in its sitemap as the catalogue last recorded it (zero when
+	// none), whatever a channel was sent: it tells whether a sitemap's lastmods moved together or
+	// one by one when its memo is gone (docs/runs.md, "What changed"). A catalogue's fact, not a
+	// delivery's: PendingDeliveries leaves it zero.
+	Listed time.Time
 }
 
 // ChannelDay is what a channel did with URLs on one UTC day: the URLs whose delivery ended, how

@@ -30,9 +30,9 @@ const maxCheckErrors = 3
 // since they were last seen (some moved, most kept theirs) keeps its lastmods up to date page by
 // page, whatever value many of them share; one where none moved says nothing new. It decides once a file, on the first piece of one too big to hold
 // (takePiece), and says why in the record.
-func (c *collector) byContent(f *file) bool {
+func (c *collector) byContent(ctx context.Context, f *file) (bool, error) {
 	if f.decided || c.pages == nil { // a run that cannot read pages: lastmods decide
-		return f.check
+		return f.check, nil
 	}
 	f.decided = true
 	var why string
@@ -47,7 +47,10 @@ func (c *collector) byContent(f *file) bool {
 		v := l.Verdict()
 		f.check, why = !v.Trusted, v.String()
 		if f.check && v.Dated*2 > v.URLs {
-			switch moved, known := c.movement(f); {
+			moved, known, err := c.movement(ctx, f)
+			switch {
+			case err != nil:
+				return false, err
 			case moved > 0 && moved*2 <= known:
 				f.check, why = false, fmt.Sprintf("lastmod: trusted, %d of %d URLs known before moved their lastmod one by one (%s)", moved, known, v)
 			case moved > 0:
@@ -55,31 +58,48 @@ func (c *collector) byContent(f *file) bool {
 			}
 		}
 	default: // lastmod, or a site built without its defaults: lastmods decide
-		return false
+		return false, nil
 	}
 	if f.name != "" {
 		c.verdicts[f.name] = why
 	}
 	c.contentRead = c.contentRead || f.check
-	return f.check
+	return f.check, nil
 }
 
-// movement counts the pages of f its memo remembers, and those of them whose lastmod moved since
-// the memo was written. Without a memo (a site's first read, a memo dropped as damaged) it knows
-// none: the catalogue's lastmods are those the channels were sent, which do not tell a stamp
-// that moved from pages whose content, unchanged, was not sent again.
-func (c *collector) movement(f *file) (moved, known int) {
-	n := len(f.old) / pageBytes
-	for _, p := range f.pages {
-		i := sort.Search(n, func(i int) bool { return pageHash(f.old, i*pageBytes) >= p.hash })
-		if i < n && pageHash(f.old, i*pageBytes) == p.hash {
+// movement counts the pages of f known before, and those of them whose lastmod moved since: as
+// its memo remembers them, else (a site's first read, a memo dropped as damaged) as the catalogue
+// last recorded them (DeliveryState.Listed, by a look-up that writes nothing).
+func (c *collector) movement(ctx context.Context, f *file) (moved, known int, err error) {
+	if n := len(f.old) / pageBytes; n > 0 {
+		for _, p := range f.pages {
+			i := sort.Search(n, func(i int) bool { return pageHash(f.old, i*pageBytes) >= p.hash })
+			if i < n && pageHash(f.old, i*pageBytes) == p.hash {
+				known++
+				if pageLastmod(f.old, i*pageBytes) != p.lastmod {
+					moved++
+				}
+			}
+		}
+		return moved, known, nil
+	}
+	if len(c.channels) == 0 {
+		return 0, 0, nil
+	}
+	pages := make([]channel.Page, len(f.pages))
+	for i, p := range f.pages {
+		pages[i] = channel.Page{Hash: p.hash, Lastmod: msTime(p.lastmod)}
+	}
+	states, err := c.state.SyncCatalog(ctx, c.site.ID, c.now, pages, c.channels[:1], true)
+	for i, st := range states {
+		if !st.Listed.IsZero() {
 			known++
-			if pageLastmod(f.old, i*pageBytes) != p.lastmod {
+			if !st.Listed.Equal(pages[i].Lastmod) {
 				moved++
 			}
 		}
 	}
-	return moved, known
+	return moved, known, err
 }
 
 // msTime is a lastmod as pages keep it (Unix ms, 0 for none) as a time.

@@ -76,7 +76,10 @@ func (c *collector) takePiece(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	check := c.byContent(f)
+	check, err := c.byContent(ctx, f)
+	if err != nil {
+		return err
+	}
 	// Taken as remembered, and counted skipped as asRemembered counts them: when the file turns
 	// out unchanged, its memo counts them instead (done).
 	f.remembered += len(unseen) - len(changed)
@@ -170,7 +173,10 @@ func (c *collector) endFile(ctx context.Context, sm *sitemap.Sitemap) error {
 	if err != nil {
 		return err
 	}
-	check := c.byContent(f)
+	check, err := c.byContent(ctx, f)
+	if err != nil {
+		return err
+	}
 	if err := c.lookUp(ctx, changed, f.arena, check); err != nil {
 		return err
 	}

@@ -15,11 +15,46 @@ func page(h int64, lastmod time.Time) channel.Page {
 }
 
 // sync syncs pages and fails the test on an error.
+// sync syncs pages and returns their delivery states, without Listed (the catalogue's lastmod,
+// which testListed checks): the tests compare what channels did.
 func sync(t *testing.T, s State, site string, now time.Time, pages []channel.Page, channels []string) []model.DeliveryState {
 	t.Helper()
 	got, err := s.SyncCatalog(ctx, site, now, pages, channels, false)
 	must(t, err)
+	for i := range got {
+		got[i].Listed = time.Time{}
+	}
 	return got
+}
+
+// testListed: SyncCatalog's states say the lastmod the catalogue recorded before the call, on
+// every channel, whatever a channel was sent — nothing for a new page — and a look-up that
+// writes nothing (dryRun, a page without its URL) says the one recorded last.
+func testListed(t *testing.T, b Backend) {
+	s := b.Open(t)
+	ch := []string{"indexnow", "bing"}
+	lm, lm2 := t0.Add(-2*time.Hour), t0.Add(-time.Hour)
+	listed := func(pages []channel.Page, dry bool) []time.Time {
+		t.Helper()
+		got, err := s.SyncCatalog(ctx, "a", t0, pages, ch, dry)
+		must(t, err)
+		var out []time.Time
+		for _, st := range got {
+			out = append(out, st.Listed)
+		}
+		return out
+	}
+	if got := listed([]channel.Page{page(1, lm)}, false); !got[0].IsZero() || !got[1].IsZero() {
+		t.Errorf("a new page: listed %v, want none", got)
+	}
+	must(t, s.RecordOutcome(ctx, "a", t0, channel.Outcome{Channel: "indexnow", URLs: []channel.Due{{Hash: 1, Lastmod: lm}}, Delivered: true}))
+	if got := listed([]channel.Page{page(1, lm2)}, false); !got[0].Equal(lm) || !got[1].Equal(lm) {
+		t.Errorf("a page whose lastmod moved: listed %v, want %v on both channels", got, lm)
+	}
+	s = b.Reopen(t, s)
+	if got := listed([]channel.Page{{Hash: 1}}, true); !got[0].Equal(lm2) || !got[1].Equal(lm2) {
+		t.Errorf("a look-up: listed %v, want %v (recorded last), whatever indexnow was sent", got, lm2)
+	}
 }
 
 func testCatalogue(t *testing.T, b Backend) {

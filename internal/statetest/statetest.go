@@ -47,6 +47,7 @@ func Run(t *testing.T, b Backend) {
 		test func(*testing.T, Backend)
 	}{
 		{"Catalogue", testCatalogue},
+		{"Listed", testListed},
 		{"CatalogueWrites", testCatalogueWrites},
 		{"CatalogueLookups", testCatalogueLookups},
 		{"FirstRunLoad", testFirstRunLoad},

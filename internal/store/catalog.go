@@ -189,6 +189,7 @@ func (s *Store) readCatalog(ctx context.Context, site string, hashes []int64, in
 				st.Sent = uint64(sent.Int64)
 			}
 			st.Content = uint64(content.Int64)
+			st.Listed = fromMS(k.lastmod)
 		}
 	}
 	return have, rows.Err()

@@ -140,7 +140,7 @@ func TestRejectedIsNotDueUntilItChanges(t *testing.T) {
 		t.Errorf("row %+v", r)
 	}
 	got, _ := s.SyncCatalog(ctx, "a", t0, []channel.Page{p}, []string{"bing"}, false)
-	if want := (model.DeliveryState{Known: true, Lastmod: lm, DeliveredAt: t0}); got[0] != want {
+	if want := (model.DeliveryState{Known: true, Lastmod: lm, DeliveredAt: t0, Listed: lm}); got[0] != want {
 		t.Errorf("state %+v, want %+v: known, not failed", got[0], want)
 	}
 	stats, _ := s.DailyStats(ctx, t0, "a")
