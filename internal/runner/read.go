@@ -254,11 +254,7 @@ func (p filePage) page(arena []byte) channel.Page {
 	if arena != nil {
 		u = string(arena[p.off : p.off+p.n])
 	}
-	var lm time.Time
-	if p.lastmod != 0 {
-		lm = time.UnixMilli(p.lastmod).UTC()
-	}
-	return channel.Page{Hash: p.hash, URL: u, Lastmod: lm}
+	return channel.Page{Hash: p.hash, URL: u, Lastmod: msTime(p.lastmod)}
 }
 
 // file is the sitemap being read, as far as it was: its pages in scope, the hashes of the URLs
