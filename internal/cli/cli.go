@@ -40,7 +40,7 @@ func commands() []command {
 		{name: "init", args: "URL [--config F] [--key-dir DIR]",
 			summary: "Write a configuration for the site at URL (its root, or a sitemap): the sitemaps found there and a fresh IndexNow key, and with --key-dir the key file. Never overwrites a file.",
 			run:     runInit},
-		{name: "run", args: "[--config F] [--site ID]... [--channel all|" + strings.Join(config.Channels, "|") + "] [--dry-run] [--json | --verbose | --quiet] [--no-wait] [--retry-failed] [--baseline SITEMAP]",
+		{name: "run", args: "[--config F] [--site ID]... [--channel all|" + strings.Join(config.Channels, "|") + "] [--dry-run] [--json | --verbose | --quiet] [--no-wait] [--retry-failed] [--baseline SITEMAP] [--json-out FILE] [--github] [--step-summary FILE]",
 			summary: "Read each site's sitemaps once and submit what is new or changed, then exit.",
 			run:     runRun},
 		{name: "submit", args: "[--site ID] [--config F] [--channel all|" + strings.Join(config.Channels, "|") + "] [--force] [--json] URL...|-",

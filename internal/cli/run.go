@@ -30,6 +30,11 @@ type runFlags struct {
 	// retryFailed and baseline are run's alone.
 	retryFailed *bool
 	baseline    *string
+	// jsonOut, github and stepSummary serve a CI step (docs/ci.md): the records to a file
+	// beside the summary, annotations, a Markdown account.
+	jsonOut     *string
+	github      *bool
+	stepSummary *string
 }
 
 // runRun does one full pass for the selected sites and channels (docs/cli.md, "sitepush run"):
@@ -47,6 +52,9 @@ func runRun(e *env, cmd command, args []string) error {
 	f.baseline = fs.String("baseline", "", "take the URLs sitemap `SITEMAP` (a URL or a file: the live one, before a deploy) lists with the same or a later lastmod as delivered")
 	f.verbose = fs.Bool("verbose", false, "list the URLs sent, per channel, after each site's summary")
 	f.quiet = fs.Bool("quiet", false, "print only the sites that failed, errors and warnings")
+	f.jsonOut = fs.String("json-out", "", "also write each site's execution record as JSON, one a line, to `FILE` (the summary still prints)")
+	f.github = fs.Bool("github", false, "print GitHub Actions annotations: an ::error per error, a ::warning per channel that held URLs back")
+	f.stepSummary = fs.String("step-summary", "", "append each site's account in Markdown to `FILE` (a GitHub Actions step's $GITHUB_STEP_SUMMARY)")
 	if _, err := parseArgs(e, cmd, fs, args, 0, 0); err != nil {
 		return err
 	}
@@ -112,8 +120,14 @@ func runSites(e *env, cfg *config.Config, st *store.Store, sites []*config.Site,
 	r.Client, r.UserAgent, r.Followers = client, cfg.UserAgent, followers(client, st)
 	r.Pages = sitechannels.Pages(client, cfg.UserAgent)
 	r.Warn = func(site, msg string) { fmt.Fprintf(e.stderr, "warning: site %s: %s\n", site, msg) }
+	if cfg.State == store.Memory {
+		r.Warn = func(site, msg string) { fmt.Fprintf(e.stderr, "warning: site %s: %s\n", site, noNextRun(msg)) }
+	}
 	r.Notify = func(msg string) { fmt.Fprintf(e.stderr, "%s\n", msg) }
-	view := newRunView(e, f)
+	view, err := newRunView(e, f)
+	if err != nil {
+		return err
+	}
 	defer view.close()
 	view.watch(r)
 	if os.Getenv("GOMEMLIMIT") == "" {
@@ -140,6 +154,9 @@ func runSites(e *env, cfg *config.Config, st *store.Store, sites []*config.Site,
 			// The run could not be carried out at all: still one record per site for --json.
 			rec = &model.Record{Site: site.ID, Trigger: opt.Trigger, DryRun: *f.dryRun, Status: model.StatusFailed,
 				Errors: []string{err.Error()}, Channels: map[string]*model.ChannelStats{}}
+		}
+		if cfg.State == store.Memory {
+			keptNothing(rec)
 		}
 		for _, a := range alerts.Alerts(rec) {
 			if err := alerts.Send(e.ctx, a); err != nil {

@@ -3,6 +3,7 @@ package cli
 import (
 	"encoding/json"
 	"io"
+	"os"
 	"slices"
 
 	"github.com/sitepush/sitepush/internal/model"
@@ -18,6 +19,10 @@ type runView struct {
 	quiet bool
 	sent  *sentURLs // with --verbose
 	prog  *progress
+	// records (--json-out) and steps (--step-summary) are files written beside the summary,
+	// nil when not asked for; github prints annotations (--github).
+	records, steps *os.File
+	github         bool
 }
 
 // checkViewFlags refuses flags that exclude each other: --verbose and --quiet shape the summary,
@@ -33,13 +38,27 @@ func checkViewFlags(f runFlags) error {
 }
 
 // newRunView returns the view of a run with flags f, printing to e.stdout, drawing progress on
-// e.stderr; close it when done.
-func newRunView(e *env, f runFlags) *runView {
-	v := &runView{w: e.stdout, json: *f.json, quiet: *f.quiet, prog: newProgress(e.stderr, !*f.quiet)}
+// e.stderr; close it when done. The files it writes are opened now, before any site runs: one
+// that cannot be written is said before anything is sent.
+func newRunView(e *env, f runFlags) (*runView, error) {
+	v := &runView{w: e.stdout, json: *f.json, quiet: *f.quiet, github: *f.github}
+	var err error
+	if *f.jsonOut != "" {
+		if v.records, err = os.Create(*f.jsonOut); err != nil {
+			return nil, usageError("sitepush run: --json-out: %v; give a file in a directory that exists and can be written", err)
+		}
+	}
+	if *f.stepSummary != "" {
+		if v.steps, err = os.OpenFile(*f.stepSummary, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644); err != nil {
+			v.closeFiles()
+			return nil, usageError("sitepush run: --step-summary: %v; give a file in a directory that exists and can be written", err)
+		}
+	}
+	v.prog = newProgress(e.stderr, !*f.quiet)
 	if *f.verbose {
 		v.sent = newSentURLs()
 	}
-	return v
+	return v, nil
 }
 
 // watch makes r report to the view as its runs go.
@@ -55,11 +74,12 @@ func (v *runView) watch(r *runner.Runner) {
 
 // site shows what a site's run did, once it is over and the progress line cleared.
 func (v *runView) site(rec *model.Record) {
+	if v.records != nil {
+		encodeRecord(v.records, rec)
+	}
 	switch {
 	case v.json:
-		enc := json.NewEncoder(v.w)
-		enc.SetEscapeHTML(false)
-		enc.Encode(rec)
+		encodeRecord(v.w, rec)
 	case v.quiet && slices.Contains(model.GoodStatuses(), rec.Status):
 		// A site that went well: nothing to say.
 	default:
@@ -68,7 +88,32 @@ func (v *runView) site(rec *model.Record) {
 			v.sent.print(v.w)
 		}
 	}
+	if v.github {
+		printAnnotations(v.w, rec)
+	}
+	if v.steps != nil {
+		writeStepSummary(v.steps, rec)
+	}
 }
 
-// close stops the progress line.
-func (v *runView) close() { v.prog.close() }
+// encodeRecord writes rec as one line of JSON.
+func encodeRecord(w io.Writer, rec *model.Record) {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	enc.Encode(rec)
+}
+
+// close stops the progress line and closes the files written.
+func (v *runView) close() {
+	v.prog.close()
+	v.closeFiles()
+}
+
+// closeFiles closes the files the view writes.
+func (v *runView) closeFiles() {
+	for _, f := range []*os.File{v.records, v.steps} {
+		if f != nil {
+			f.Close()
+		}
+	}
+}

@@ -57,6 +57,18 @@ type Record struct {
 	// made any progress: no sitemap read whole that the read in progress had not, no URL
 	// accepted. Three in a row fail the site: its budget is too small to ever get on.
 	Stalled int `json:"stalled,omitempty"`
+	// URLs names the URLs of the run, per channel, with what became of each (a bounded list):
+	// what a person reads to learn which pages went and which did not, and why.
+	URLs []URLOutcome `json:"urls,omitempty"`
+}
+
+// URLOutcome is what became of one URL on one channel in a run: submitted, failed (Detail, the
+// engine's answer), ineligible (Detail, the preflight's reason), or another outcome of the run.
+type URLOutcome struct {
+	Channel string `json:"channel"`
+	URL     string `json:"url"`
+	Outcome string `json:"outcome"`
+	Detail  string `json:"detail,omitempty"`
 }
 
 // ChannelStats is what one channel did in a run.

@@ -1,0 +1,158 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/sitepush/sitepush/internal/human"
+	"github.com/sitepush/sitepush/internal/model"
+)
+
+// stepSummaryURLs bounds the URLs listed per channel and outcome in a step summary: GitHub
+// keeps a megabyte of it, and the run's record holds them all.
+const stepSummaryURLs = 100
+
+// writeStepSummary writes rec in Markdown, for the summary page of a GitHub Actions job
+// ($GITHUB_STEP_SUMMARY, docs/ci.md "What the step tells"): the outcome, each channel's counts,
+// the errors and notes, and the URLs the record names, per channel and outcome.
+func writeStepSummary(w io.Writer, rec *model.Record) {
+	head := rec.Status
+	if rec.DryRun {
+		head = "dry run, nothing submitted"
+	}
+	fmt.Fprintf(w, "### sitepush: site %s (%s)\n\n", markdown(rec.Site), head)
+	fmt.Fprintf(w, "%s from %s", human.Count(rec.TotalURLs, "URL"), human.Count(rec.Sitemaps.Read, "sitemap"))
+	if rec.Sitemaps.Failed > 0 {
+		fmt.Fprintf(w, " (%s failed)", human.Int(rec.Sitemaps.Failed))
+	}
+	fmt.Fprintf(w, " in %s.\n\n", duration(rec.FinishedAt.Sub(rec.StartedAt)))
+	writeCountsTable(w, rec)
+	writeList(w, "Errors", rec.Errors)
+	writeList(w, "Notes", rec.Notes)
+	for _, n := range channelNames(rec) {
+		writeChannelURLs(w, rec, n)
+	}
+}
+
+// writeCountsTable writes a row of counts per channel: what was sent (or would be, in a dry
+// run), what failed, what was not sent and why.
+func writeCountsTable(w io.Writer, rec *model.Record) {
+	if len(rec.Channels) == 0 {
+		return
+	}
+	fmt.Fprintln(w, "| Channel | Due | Submitted | Failed | Already delivered | Held back by the quota | Not eligible | Left unsent |")
+	fmt.Fprintln(w, "|---|--:|--:|--:|--:|--:|--:|--:|")
+	for _, n := range channelNames(rec) {
+		st := rec.Channels[n]
+		submitted := human.Int(st.Submitted)
+		if rec.DryRun {
+			submitted = human.Int(st.Due-st.Held-st.Left-st.Ineligible) + " (would be)"
+		}
+		fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %s | %s |\n", markdown(n), human.Int(st.Due), submitted,
+			human.Int(st.Failed), human.Int(st.Skipped), human.Int(st.Held), human.Int(st.Ineligible), human.Int(st.Left))
+	}
+	fmt.Fprintln(w)
+}
+
+// writeList writes a titled bullet list of messages; nothing when there are none.
+func writeList(w io.Writer, title string, items []string) {
+	if len(items) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "**%s**\n\n", title)
+	for _, it := range items {
+		fmt.Fprintf(w, "- %s\n", markdown(it))
+	}
+	fmt.Fprintln(w)
+}
+
+// outcomeRank orders the outcomes of a record's URLs as a summary lists them: what went wrong
+// first, what went well last; an outcome not named here comes after them.
+func outcomeRank(outcome string) int {
+	if i := slices.Index([]string{"failed", "ineligible", "held", "left", "submitted"}, outcome); i >= 0 {
+		return i
+	}
+	return 5
+}
+
+// outcomeTitle names a URL outcome for a person.
+func outcomeTitle(outcome string) string {
+	switch outcome {
+	case "failed":
+		return "Failed, with the engine's answer"
+	case "ineligible":
+		return "Held back by a preflight, with the reason"
+	case "held":
+		return "Held back by the quota"
+	case "left":
+		return "Left unsent when the run stopped"
+	case "submitted":
+		return "Submitted"
+	}
+	return strings.ToUpper(outcome[:1]) + outcome[1:]
+}
+
+// writeChannelURLs lists the URLs the record names for channel n, grouped by outcome; in a dry
+// run without such a list, the sample of the URLs it would submit.
+func writeChannelURLs(w io.Writer, rec *model.Record, n string) {
+	byOutcome := map[string][]model.URLOutcome{}
+	for _, u := range rec.URLs {
+		if u.Channel == n && u.Outcome != "" {
+			byOutcome[u.Outcome] = append(byOutcome[u.Outcome], u)
+		}
+	}
+	if len(byOutcome) == 0 && rec.DryRun && len(rec.Channels[n].Sample) > 0 {
+		for _, u := range rec.Channels[n].Sample {
+			byOutcome["would be submitted"] = append(byOutcome["would be submitted"], model.URLOutcome{URL: u})
+		}
+	}
+	if len(byOutcome) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "#### %s\n\n", markdown(n))
+	outcomes := slices.Sorted(maps.Keys(byOutcome))
+	slices.SortStableFunc(outcomes, func(a, b string) int { return outcomeRank(a) - outcomeRank(b) })
+	for _, o := range outcomes {
+		list := byOutcome[o]
+		fmt.Fprintf(w, "%s (%s):\n\n", outcomeTitle(o), human.Int(len(list)))
+		for _, u := range list[:min(len(list), stepSummaryURLs)] {
+			fmt.Fprintf(w, "- %s", codeSpan(u.URL))
+			if u.Detail != "" {
+				fmt.Fprintf(w, " — %s", markdown(u.Detail))
+			}
+			fmt.Fprintln(w)
+		}
+		if more := len(list) - stepSummaryURLs; more > 0 {
+			fmt.Fprintf(w, "- … and %s more, in the run's record\n", human.Int(more))
+		}
+		fmt.Fprintln(w)
+	}
+}
+
+// markdown escapes what Markdown would read as markup in a message (emphasis, links, HTML, a
+// table's |), so that an engine's answer or a URL is shown as written.
+func markdown(s string) string {
+	s = markdownLine(s)
+	var b strings.Builder
+	for _, r := range s {
+		if strings.ContainsRune("\\`*_[]<>|#!~", r) {
+			b.WriteByte('\\')
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// codeSpan writes a URL as Markdown code, as written: a backtick, which a URL holds only
+// percent-encoded, is written so.
+func codeSpan(u string) string {
+	return "`" + strings.ReplaceAll(markdownLine(u), "`", "%60") + "`"
+}
+
+// markdownLine puts a text on one line.
+func markdownLine(s string) string {
+	return strings.NewReplacer("\r\n", " ", "\n", " ", "\r", " ").Replace(s)
+}
