@@ -26,7 +26,8 @@ func runSubmit(e *env, cmd command, args []string) error {
 	f.channel = fs.String("channel", "all", "submit through channel `CHANNEL` only: all, "+config.ChannelList())
 	force := fs.Bool("force", false, "send the URLs even if they were delivered and did not change")
 	f.json = fs.Bool("json", false, "print the execution record as JSON instead of a summary")
-	f.dryRun, f.noWait, f.verbose, f.quiet = new(bool), new(bool), new(bool), new(bool)
+	f.dryRun, f.noWait, f.verbose, f.quiet, f.github = new(bool), new(bool), new(bool), new(bool), new(bool)
+	f.jsonOut, f.stepSummary = new(string), new(string)
 	args, err := parseArgs(e, cmd, fs, args, 1, -1)
 	if err != nil {
 		return err
