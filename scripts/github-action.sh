@@ -23,9 +23,12 @@
 # lastmod for unchanged, whatever its content. A configuration given whole reads the file as
 # ${SITEPUSH_STATE_FILE}, and the site's directory as ${SITEPUSH_SITE_DIR}, made absolute.
 #
-# It writes submitted, failed and record to $GITHUB_OUTPUT when set, else to stdout, and state
-# (the directory, when a run that was no dry run left a state to keep), and exits as sitepush run
-# does: 0 when everything due was submitted, 1 when something failed, 2 on bad input.
+# It prints sitepush's summary of the run, with a GitHub annotation per error (::error: the
+# engine's answer and the fix) and per channel that held URLs back (::warning), and appends the
+# run's account in Markdown to $GITHUB_STEP_SUMMARY when set. It writes submitted, failed and
+# record to $GITHUB_OUTPUT when set, else to stdout, and state (the directory, when a run that
+# was no dry run left a state to keep), and exits as sitepush run does: 0 when everything due was
+# submitted, 1 when something failed, 2 on bad input.
 set -euo pipefail
 
 repo=sitepush/sitepush
@@ -212,18 +215,23 @@ elif [[ -n $baseline && $baseline != http://* && $baseline != https://* && ! -e 
 	annotate warning "the baseline $baseline does not exist (a first deploy?): every URL of the sitemap is taken as new"
 	baseline=
 fi
-args=(run --config "$config" --json)
+# One pass tells it all: the summary and an annotation per error and per URLs held back in the
+# log, the record (the outputs) in a file, the account in Markdown on the job's summary page.
+record=$work/record.jsonl
+args=(run --config "$config" --json-out "$record" --github)
+[[ -n ${GITHUB_STEP_SUMMARY:-} ]] && args+=(--step-summary "$GITHUB_STEP_SUMMARY")
 [[ -n $baseline ]] && args+=(--baseline "$baseline")
 [[ ${SITEPUSH_DRY_RUN:-false} == true ]] && args+=(--dry-run)
-record=$work/record.jsonl
+rm -f "$record"
 echo "sitepush ${args[*]}" >&2
 status=0
-"$sitepush" "${args[@]}" >"$record" || status=$?
+"$sitepush" "${args[@]}" || status=$?
 # Whatever the run's outcome: what it sent before it failed is known, and is not sent again.
 if [[ -n $state && -e $state && ${SITEPUSH_DRY_RUN:-false} != true ]]; then
 	output state "$SITEPUSH_STATE_DIR"
 fi
 if [[ ! -s $record ]]; then
+	# No site ran (bad input, a configuration refused): sitepush said why above.
 	exit "$status"
 fi
 output submitted "$(total submitted)"
