@@ -190,6 +190,10 @@ statefile() {
 }
 
 sitepush=$(install)
+# A release older than the action lacks the flags the run below gives it: say so, not "flag
+# provided but not defined".
+[[ $("$sitepush" run --help 2>/dev/null) == *--step-summary* ]] ||
+	die "the sitepush installed (version ${SITEPUSH_VERSION:-latest}) is older than this action: it lacks run --json-out, --github and --step-summary; give version: latest, or use the action of that release"
 SITEPUSH_SITE_DIR=$(sitedir)
 state=$(statefile)
 [[ -n $SITEPUSH_SITE_DIR ]] && export SITEPUSH_SITE_DIR

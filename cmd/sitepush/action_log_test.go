@@ -77,3 +77,17 @@ func TestTheActionTellsWhatHappened(t *testing.T) {
 		})
 	}
 }
+
+// TestTheActionRefusesAnOlderSitepush: a release older than the script, whose run lacks the flags
+// the script gives it, is refused with the fix (exit 2), before it runs.
+func TestTheActionRefusesAnOlderSitepush(t *testing.T) {
+	w := newActionWorld(t)
+	old := filepath.Join(t.TempDir(), "sitepush")
+	os.WriteFile(old, []byte("#!/bin/sh\n[ \"$2\" = --help ] && echo --json --verbose && exit 0\necho old-sitepush-ran >&2\nexit 0\n"), 0o755)
+	config := w.config("state: memory\nsites:\n  - id: ci\n    sitemaps: [%[1]s/sitemap.xml]\n")
+	r := w.run(map[string]string{"SITEPUSH_BINARY": old, "SITEPUSH_CONFIG_FILE": config, "SITEPUSH_VERSION": "v0.9.0"})
+	if r.code != 2 || !strings.Contains(r.printed, "::error title=sitepush::the sitepush installed (version v0.9.0) is older than this action") ||
+		strings.Contains(r.printed, "old-sitepush-ran") {
+		t.Errorf("an older sitepush: exit %d, want 2, said and not run:\n%s", r.code, r.printed)
+	}
+}
