@@ -36,11 +36,7 @@ func (d *doc) xml(r io.Reader) error {
 		if err := d.w.flush(d.idx); err != nil {
 			return err
 		}
-		kept := fmt.Sprintf("the %d entries read whole are kept", d.w.res.Sitemaps[d.idx].Entries)
-		if x.kind == KindIndex {
-			kept = fmt.Sprintf("the %d sitemaps whose <loc> arrived whole are read", d.w.res.Sitemaps[d.idx].Entries)
-		}
-		d.w.warn(d.idx, "ends before its closing tag, as if cut off; "+kept)
+		d.w.warn(d.idx, "ends before its closing tag, as if cut off; "+x.cutKeeps(d.w.res.Sitemaps[d.idx].Entries))
 	}
 	return err
 }

@@ -10,22 +10,44 @@ import (
 )
 
 func TestReadTruncatedCountsWhatIsKept(t *testing.T) {
-	for _, n := range []int{49, batchSize + 3} {
-		t.Run(fmt.Sprint(n), func(t *testing.T) {
-			s := newTestSite(t)
-			var urls []string
-			for i := range n + 1 {
-				urls = append(urls, fmt.Sprintf("https://a.example/p/%d", i))
-			}
-			body := string(urlsetOf(urls...))
-			body = body[:strings.LastIndex(body, "</url>")] // the last entry is cut off
-			s.put("/cut.xml", &testPage{body: []byte(body)})
-			r := read(t, fast(), s.url("/cut.xml"))
-			want := fmt.Sprintf("ends before its closing tag, as if cut off; the %d entries read whole are kept", n)
-			if len(r.urls) != n || !r.warned(want) {
-				t.Errorf("%d URLs, warnings %q; want %d and %q", len(r.urls), r.warnings, n, want)
-			}
-		})
+	// Every entry whose <loc> closed is kept, the one the end cut too; its lastmod only when that
+	// closed as well.
+	const undated = ", the last one, cut inside its entry, without a lastmod"
+	tests := []struct {
+		name    string
+		cut     func(body string) string
+		whole   bool   // the last URL is kept
+		dated   bool   // with its lastmod
+		warning string // after the count
+	}{
+		{"before the last </url>", func(b string) string { return b[:strings.LastIndex(b, "</url>")] }, true, true, ""},
+		{"inside the last <lastmod>", func(b string) string { return b[:strings.LastIndex(b, "</lastmod>")-3] }, true, false, undated},
+		{"after the last </loc>", func(b string) string { return b[:strings.LastIndex(b, "</loc>")+len("</loc>")] }, true, false, undated},
+		{"inside the last <loc>", func(b string) string { return b[:strings.LastIndex(b, "</loc>")] }, false, false, ""},
+	}
+	for _, tc := range tests {
+		for _, n := range []int{49, batchSize + 3} {
+			t.Run(fmt.Sprint(tc.name, "/", n), func(t *testing.T) {
+				s := newTestSite(t)
+				var urls []string
+				for i := range n + 1 {
+					urls = append(urls, fmt.Sprintf("https://a.example/p/%d", i))
+				}
+				s.put("/cut.xml", &testPage{body: []byte(tc.cut(string(urlsetOf(urls...))))})
+				r := read(t, fast(), s.url("/cut.xml"))
+				kept := n
+				if tc.whole {
+					kept++
+				}
+				want := fmt.Sprintf("ends before its closing tag, as if cut off; the %d entries whose URL arrived whole are kept%s", kept, tc.warning)
+				if len(r.urls) != kept || !r.warned(want) {
+					t.Fatalf("%d URLs, warnings %q; want %d and %q", len(r.urls), r.warnings, kept, want)
+				}
+				if last := r.lastmods[kept-1]; tc.whole && last.IsZero() == tc.dated {
+					t.Errorf("the cut entry's lastmod is %v; want it only when it closed (%v)", last, tc.dated)
+				}
+			})
+		}
 	}
 }
 

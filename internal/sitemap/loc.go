@@ -33,7 +33,7 @@ func pageURL(b []byte, base *url.URL) (u []byte, note, skip string) {
 		return nil, "", fmt.Sprintf("skipped %q: not a valid URL", clip(raw, 200))
 	}
 	if p.Scheme == "" {
-		if p.Host == "" && hostWithoutScheme(p.Path) {
+		if p.Host == "" && hostWithoutScheme(p.Path, base) {
 			scheme := "https"
 			if base != nil {
 				scheme = base.Scheme
@@ -59,27 +59,51 @@ func pageURL(b []byte, base *url.URL) (u []byte, note, skip string) {
 
 // hostWithoutScheme reports whether the path of a relative reference begins with a host name:
 // it starts with none of "/", "./" and "../", and its first segment is dot-separated labels of
-// letters, digits and hyphens under a top-level domain of the Public Suffix List
-// ("www.example.com/", "example.co.uk/p"), which a file name ("page.html", "index.php") is not.
-// Resolved against the sitemap's URL, it would make up a URL (https://site/www.example.com/).
-func hostWithoutScheme(path string) bool {
+// letters, digits and hyphens that name a host — two or more under a top-level domain of the
+// Public Suffix List ("www.example.com/", "example.co.uk/p"), or, whatever its suffix (.test,
+// .internal, an intranet name), beginning with "www." or being the sitemap's own host with or
+// without "www." ("shop.test/a" in http://shop.test/sitemap.xml) — which a file name
+// ("page.html", "index.php") is not. Resolved against the sitemap's URL, it would make up a URL
+// (https://site/www.example.com/).
+func hostWithoutScheme(path string, base *url.URL) bool {
 	if strings.HasPrefix(path, "/") || strings.HasPrefix(path, "./") || strings.HasPrefix(path, "../") {
 		return false
 	}
 	first, _, _ := strings.Cut(path, "/")
-	labels := strings.Split(first, ".")
-	if len(labels) < 2 {
+	n := hostLabels(first)
+	if n == 0 {
 		return false
 	}
+	first = strings.ToLower(first)
+	if strings.HasPrefix(first, "www.") || ownHost(first, base) {
+		return true
+	}
+	_, icann := publicsuffix.PublicSuffix(first)
+	return n >= 2 && icann
+}
+
+// hostLabels returns how many dot-separated labels of letters, digits and hyphens s is, as a
+// host name is; 0 when it is not such labels.
+func hostLabels(s string) int {
+	labels := strings.Split(s, ".")
 	for _, l := range labels {
 		if l == "" || strings.ContainsFunc(l, func(r rune) bool {
 			return !('a' <= r|0x20 && r|0x20 <= 'z' || '0' <= r && r <= '9' || r == '-')
 		}) {
-			return false
+			return 0
 		}
 	}
-	_, icann := publicsuffix.PublicSuffix(strings.ToLower(first))
-	return icann
+	return len(labels)
+}
+
+// ownHost reports whether host (lower case) is the sitemap's own host, with or without "www.":
+// the one host name a site writes without a scheme whose suffix may be on no public list.
+func ownHost(host string, base *url.URL) bool {
+	if base == nil {
+		return false
+	}
+	own := strings.ToLower(base.Hostname())
+	return strings.TrimPrefix(host, "www.") == strings.TrimPrefix(own, "www.")
 }
 
 // isPlainHTTP reports whether b is "http://" or "https://" (any case), a host, and nothing but

@@ -66,6 +66,44 @@ func TestPageURL(t *testing.T) {
 	}
 }
 
+func TestPageURLHostOfAnySuffix(t *testing.T) {
+	// A host name off the Public Suffix List (.test, .internal, an intranet name) is still a host
+	// when it is the sitemap's own, with or without "www.", or begins with "www.": skipped with
+	// the warning a public one gets, not joined onto the sitemap's directory as a path
+	// (http://shop.test/shop.test/a). Another name of no public suffix stays a path.
+	const skip = "starts with a host name but no scheme, so it is neither a URL nor a path"
+	tests := []struct {
+		base, in, want, skip string
+	}{
+		{base: "http://shop.test/sitemap.xml", in: "shop.test/a", skip: `"shop.test/a": it ` + skip + `: write it whole, like http://shop.test/a`},
+		{base: "http://shop.test/sitemap.xml", in: "www.shop.test/a", skip: skip},
+		{base: "http://shop.test/sitemap.xml", in: "www.anything/a", skip: skip},
+		{base: "http://shop.test/sitemap.xml", in: "SHOP.Test/a?q=1", skip: skip},
+		{base: "http://shop.test/sitemap.xml", in: "shop.test", skip: skip},
+		{base: "http://www.shop.internal/maps/s.xml", in: "shop.internal/a", skip: skip},
+		{base: "https://shop.internal:8443/s.xml", in: "shop.internal/a", skip: skip},
+		{base: "http://intranet/sitemap.xml", in: "intranet/a", skip: skip},
+		{base: "http://intranet/sitemap.xml", in: "www.intranet/a", skip: skip},
+		{base: "http://shop.test/sitemap.xml", in: "other.test/a", want: "http://shop.test/other.test/a"},
+		{base: "http://shop.test/sitemap.xml", in: "shop.testing/a", want: "http://shop.test/shop.testing/a"},
+		{base: "http://shop.test/maps/s.xml", in: "shop/a", want: "http://shop.test/maps/shop/a"},
+		{base: "http://shop.test/maps/s.xml", in: "page.html", want: "http://shop.test/maps/page.html"},
+		{base: "http://shop.test/maps/s.xml", in: "./shop.test/a", want: "http://shop.test/maps/shop.test/a"},
+		{base: "http://shop.test/maps/s.xml", in: "/shop.test/a", want: "http://shop.test/shop.test/a"},
+		{base: "http://shop.test/maps/s.xml", in: "http://shop.test/a", want: "http://shop.test/a"},
+	}
+	for _, tc := range tests {
+		base, err := url.Parse(tc.base)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, _, skipped := pageURL([]byte(tc.in), base)
+		if string(got) != tc.want || !contains(skipped, tc.skip) {
+			t.Errorf("pageURL(%q) in %s = %q, skip %q; want %q, skip ~%q", tc.in, tc.base, got, skipped, tc.want, tc.skip)
+		}
+	}
+}
+
 // contains is strings.Contains that also requires an empty s when want is empty.
 func contains(s, want string) bool {
 	if want == "" {

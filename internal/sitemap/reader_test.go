@@ -234,18 +234,24 @@ func TestReadEntryChecks(t *testing.T) {
 }
 
 func TestReadSkipsAHostWithoutItsScheme(t *testing.T) {
-	s := newTestSite(t)
-	s.put("/m.xml", &testPage{body: urlsetOf("www.example.com/", "/p/path")})
-	s.put("/i.xml", &testPage{body: indexOf("www.example.com/sitemap.xml", s.url("/m.xml"))})
-	r := read(t, fast(), s.url("/i.xml"))
-	if want := []string{s.url("/p/path")}; !slices.Equal(r.urls, want) || s.hitsOf("/www.example.com/sitemap.xml") != 0 {
-		t.Errorf("urls = %v, want %v, and no made-up sitemap fetched", r.urls, want)
-	}
-	for _, w := range []string{`skipped sitemap "www.example.com/sitemap.xml": it starts with a host name but no scheme`,
-		`skipped "www.example.com/": it starts with a host name but no scheme`} {
-		if !r.warned(w) {
-			t.Errorf("no warning %q in %q", w, r.warnings)
-		}
+	// A public host name, one beginning with "www." and the sitemap's own (the test server's
+	// 127.0.0.1), whatever their suffix: never read as a path of the sitemap's directory.
+	for _, host := range []string{"www.example.com", "www.anything", "127.0.0.1"} {
+		t.Run(host, func(t *testing.T) {
+			s := newTestSite(t)
+			s.put("/m.xml", &testPage{body: urlsetOf(host+"/", "/p/path")})
+			s.put("/i.xml", &testPage{body: indexOf(host+"/sitemap.xml", s.url("/m.xml"))})
+			r := read(t, fast(), s.url("/i.xml"))
+			if want := []string{s.url("/p/path")}; !slices.Equal(r.urls, want) || s.hitsOf("/"+host+"/sitemap.xml") != 0 {
+				t.Errorf("urls = %v, want %v, and no made-up sitemap fetched", r.urls, want)
+			}
+			for _, w := range []string{`skipped sitemap "` + host + `/sitemap.xml": it starts with a host name but no scheme`,
+				`skipped "` + host + `/": it starts with a host name but no scheme`} {
+				if !r.warned(w) {
+					t.Errorf("no warning %q in %q", w, r.warnings)
+				}
+			}
+		})
 	}
 }
 

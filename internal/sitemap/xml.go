@@ -34,6 +34,9 @@ type xmlDoc struct {
 	out       entry
 	scratch   [2][]byte // the loc and the lastmod the fast path decoded
 	truncated bool
+	// cutKept says the entry the end cut was kept (see eof); cutUndated, that it was kept
+	// without a date.
+	cutKept, cutUndated bool
 }
 
 // slot says where a field's text goes.
@@ -232,18 +235,36 @@ func (d *xmlDoc) commit() {
 	d.field = slotNone
 }
 
-// eof ends a document whose input stopped before the root element closed. An index entry cut
-// off after one of its <loc> closed still names that sitemap whole, which is followed, as other
-// readers follow it; a page's entry is dropped, as its <lastmod> may be what was cut.
+// eof ends a document whose input stopped before the root element closed. The entry it cut is
+// kept when one of its URLs closed — a closed <loc> is whole, as other readers take it, in an
+// index as in a urlset — with its date only when that closed too and nothing after it could have
+// outranked it (an Atom <updated> beats <published>); a guid alone is not kept, as a <link> may
+// have been what was cut.
 func (d *xmlDoc) eof() error {
 	if err := d.lx.err; err != io.EOF {
 		return err
 	}
 	d.truncated = true
-	if d.kind == KindIndex && d.entryDepth != 0 && len(d.f.locEnds) > 0 {
-		d.entryDepth = 0
-		d.f.fill(&d.out)
-		return d.emit(&d.out)
+	if d.entryDepth == 0 || len(d.f.locEnds) == 0 {
+		return nil
 	}
-	return nil
+	d.entryDepth = 0
+	if d.f.lastmodRank < 2 {
+		d.f.lastmod = d.f.lastmod[:0]
+	}
+	d.cutKept, d.cutUndated = true, len(d.f.lastmod) == 0
+	d.f.fill(&d.out)
+	return d.emit(&d.out)
+}
+
+// cutKeeps says what a document cut off kept of its n entries, for the warning that it was cut.
+func (d *xmlDoc) cutKeeps(n int) string {
+	if d.kind == KindIndex {
+		return fmt.Sprintf("the %d sitemaps whose <loc> arrived whole are read", n)
+	}
+	kept := fmt.Sprintf("the %d entries whose URL arrived whole are kept", n)
+	if d.cutKept && d.cutUndated {
+		kept += ", the last one, cut inside its entry, without a lastmod"
+	}
+	return kept
 }
