@@ -57,6 +57,30 @@ type Record struct {
 	// made any progress: no sitemap read whole that the read in progress had not, no URL
 	// accepted. Three in a row fail the site: its budget is too small to ever get on.
 	Stalled int `json:"stalled,omitempty"`
+	// URLs names the URLs the run answered, each with its outcome on a channel (docs/runs.md,
+	// "The URLs of a run"): a run's page and `run --verbose` tell page by page what became of
+	// them. The runner keeps at most a fixed number per channel and outcome; the counters count
+	// them all. The states that keep records keep them apart from the record, or not at all.
+	URLs []RunURL `json:"urls,omitempty"`
+}
+
+// Outcomes of a URL in a run (RunURL.Outcome): the words of the ChannelStats counters, and a
+// removal notice the channel accepted.
+const (
+	URLSubmitted  = "submitted"
+	URLFailed     = "failed"
+	URLIneligible = "ineligible"
+	URLRemoved    = "removed"
+)
+
+// RunURL is what became of one URL on one channel in a run: submitted (accepted), failed (Detail
+// is the engine's answer), ineligible (Detail is the preflight's reason: "noindex", "status"…),
+// or removed (a removal notice accepted).
+type RunURL struct {
+	Channel string `json:"channel"`
+	URL     string `json:"url"`
+	Outcome string `json:"outcome"`
+	Detail  string `json:"detail,omitempty"`
 }
 
 // ChannelStats is what one channel did in a run.

@@ -36,6 +36,8 @@ type recorder struct {
 
 	// answers keeps which due URLs the outcomes answered: what decides whether the read settled.
 	answers *answers
+	// urls names the URLs of the outcomes in the record, bounded (Record.URLs).
+	urls runURLs
 
 	// removals are the removal notices queued on the channel that takes them (probeLeft): their
 	// acceptance is recorded.
@@ -113,6 +115,7 @@ func (r *recorder) Finished(o channel.Outcome) error {
 // count adds an outcome to the record's counters, and its URLs to those answered.
 func (r *recorder) count(o channel.Outcome) {
 	r.answers.answer(o)
+	r.urls.add(r.rec, o)
 	ch := r.rec.Channels[o.Channel]
 	switch {
 	case o.Ineligible():

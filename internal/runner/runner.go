@@ -252,6 +252,7 @@ func (r *Runner) run(ctx context.Context, site *config.Site, opt Options, rec *m
 		}
 	}
 	rec.Status = r.status(run, rec, res, cut)
+	sortURLs(rec)
 	if col.mode.writes && !col.mode.chosen {
 		r.stall(run, col, rec, res, stalls)
 	}
