@@ -10,14 +10,14 @@ import (
 )
 
 // runView is what `sitepush run` shows of its sites: each site's summary (or, with --json, its
-// record); with --verbose the URLs sent; with --quiet only the sites that failed. Progress goes
-// to the terminal meanwhile, unless --quiet.
+// record); with --verbose the URLs the run names; with --quiet only the sites that failed.
+// Progress goes to the terminal meanwhile, unless --quiet.
 type runView struct {
-	w     io.Writer
-	json  bool
-	quiet bool
-	sent  *sentURLs // with --verbose
-	prog  *progress
+	w       io.Writer
+	json    bool
+	quiet   bool
+	verbose bool
+	prog    *progress
 }
 
 // checkViewFlags refuses flags that exclude each other: --verbose and --quiet shape the summary,
@@ -35,19 +35,12 @@ func checkViewFlags(f runFlags) error {
 // newRunView returns the view of a run with flags f, printing to e.stdout, drawing progress on
 // e.stderr; close it when done.
 func newRunView(e *env, f runFlags) *runView {
-	v := &runView{w: e.stdout, json: *f.json, quiet: *f.quiet, prog: newProgress(e.stderr, !*f.quiet)}
-	if *f.verbose {
-		v.sent = newSentURLs()
-	}
-	return v
+	return &runView{w: e.stdout, json: *f.json, quiet: *f.quiet, verbose: *f.verbose, prog: newProgress(e.stderr, !*f.quiet)}
 }
 
 // watch makes r report to the view as its runs go.
 func (v *runView) watch(r *runner.Runner) {
 	r.Progress, r.OnWait = v.prog.show, v.prog.wait
-	if v.sent != nil {
-		r.OnOutcome = v.sent.outcome
-	}
 	if v.quiet {
 		r.Notify = nil // waiting for a site busy elsewhere is no failure
 	}
@@ -64,8 +57,8 @@ func (v *runView) site(rec *model.Record) {
 		// A site that went well: nothing to say.
 	default:
 		printRecord(v.w, rec)
-		if v.sent != nil {
-			v.sent.print(v.w)
+		if v.verbose && !rec.DryRun {
+			printURLs(v.w, rec) // a dry run's table names them already
 		}
 	}
 }
