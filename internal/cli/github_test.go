@@ -63,14 +63,14 @@ func TestStepSummary(t *testing.T) {
 	}{
 		{"with its URLs", `{"site":"ci","status":"partial","totalUrls":4,"sitemaps":{"read":1},` + counts + `,"errors":["indexnow: HTTP 403: *key* not valid"],
 			"urls":[{"channel":"indexnow","url":"https://x/a","outcome":"submitted"},{"channel":"indexnow","url":"https://x/b","outcome":"failed","detail":"HTTP 403 key not valid"},
-			{"channel":"indexnow","url":"https://x/c","outcome":"ineligible","detail":"noindex"},{"channel":"bing","url":"https://x/d","outcome":"held","detail":"quota"}]}`,
+			{"channel":"indexnow","url":"https://x/c","outcome":"ineligible","detail":"noindex"},{"channel":"bing","url":"https://x/d","outcome":"removed"}]}`,
 			[]string{"### sitepush: site ci (partial)\n\n4 URLs from 1 sitemap in ",
 				"| Channel | Due | Submitted | Failed | Already delivered | Held back by the quota | Not eligible | Left unsent |",
 				"| indexnow | 3 | 1 | 1 | 0 | 0 | 1 | 0 |\n| bing | 1 | 0 | 0 | 0 | 1 | 0 | 0 |",
 				"**Errors**\n\n- indexnow: HTTP 403: \\*key\\* not valid\n",
 				"#### indexnow\n\nFailed, with the engine's answer (1):\n\n- `https://x/b` — HTTP 403 key not valid\n\n" +
 					"Held back by a preflight, with the reason (1):\n\n- `https://x/c` — noindex\n\nSubmitted (1):\n\n- `https://x/a`\n",
-				"#### bing\n\nHeld back by the quota (1):\n\n- `https://x/d` — quota\n"},
+				"#### bing\n\nRemoval notices sent (1):\n\n- `https://x/d`\n"},
 			nil},
 		{"without", `{"site":"ci","status":"partial",` + counts + `}`,
 			[]string{"| indexnow | 3 | 1 | 1 | 0 | 0 | 1 | 0 |"}, []string{"####", "https://x/"}},
@@ -104,7 +104,7 @@ func TestStepSummary(t *testing.T) {
 func TestStepSummaryBoundsItsLists(t *testing.T) {
 	rec := model.Record{Site: "ci", Status: model.StatusOK, Channels: map[string]*model.ChannelStats{"indexnow": {Due: 150, Submitted: 150}}}
 	for i := range 150 {
-		rec.URLs = append(rec.URLs, model.URLOutcome{Channel: "indexnow", URL: fmt.Sprintf("https://x/%d", i), Outcome: "submitted"})
+		rec.URLs = append(rec.URLs, model.RunURL{Channel: "indexnow", URL: fmt.Sprintf("https://x/%d", i), Outcome: "submitted"})
 	}
 	var b strings.Builder
 	writeStepSummary(&b, &rec)

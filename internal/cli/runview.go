@@ -11,14 +11,14 @@ import (
 )
 
 // runView is what `sitepush run` shows of its sites: each site's summary (or, with --json, its
-// record); with --verbose the URLs sent; with --quiet only the sites that failed. Progress goes
-// to the terminal meanwhile, unless --quiet.
+// record); with --verbose the URLs the run names; with --quiet only the sites that failed.
+// Progress goes to the terminal meanwhile, unless --quiet.
 type runView struct {
-	w     io.Writer
-	json  bool
-	quiet bool
-	sent  *sentURLs // with --verbose
-	prog  *progress
+	w       io.Writer
+	json    bool
+	quiet   bool
+	verbose bool
+	prog    *progress
 	// records (--json-out) and steps (--step-summary) are files written beside the summary,
 	// nil when not asked for; github prints annotations (--github).
 	records, steps *os.File
@@ -41,7 +41,7 @@ func checkViewFlags(f runFlags) error {
 // e.stderr; close it when done. The files it writes are opened now, before any site runs: one
 // that cannot be written is said before anything is sent.
 func newRunView(e *env, f runFlags) (*runView, error) {
-	v := &runView{w: e.stdout, json: *f.json, quiet: *f.quiet, github: *f.github}
+	v := &runView{w: e.stdout, json: *f.json, quiet: *f.quiet, verbose: *f.verbose, github: *f.github}
 	var err error
 	if *f.jsonOut != "" {
 		if v.records, err = os.Create(*f.jsonOut); err != nil {
@@ -55,18 +55,12 @@ func newRunView(e *env, f runFlags) (*runView, error) {
 		}
 	}
 	v.prog = newProgress(e.stderr, !*f.quiet)
-	if *f.verbose {
-		v.sent = newSentURLs()
-	}
 	return v, nil
 }
 
 // watch makes r report to the view as its runs go.
 func (v *runView) watch(r *runner.Runner) {
 	r.Progress, r.OnWait = v.prog.show, v.prog.wait
-	if v.sent != nil {
-		r.OnOutcome = v.sent.outcome
-	}
 	if v.quiet {
 		r.Notify = nil // waiting for a site busy elsewhere is no failure
 	}
@@ -84,8 +78,8 @@ func (v *runView) site(rec *model.Record) {
 		// A site that went well: nothing to say.
 	default:
 		printRecord(v.w, rec)
-		if v.sent != nil {
-			v.sent.print(v.w)
+		if v.verbose && !rec.DryRun {
+			printURLs(v.w, rec) // a dry run's table names them already
 		}
 	}
 	if v.github {

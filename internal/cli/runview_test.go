@@ -1,14 +1,11 @@
 package cli
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
-	"slices"
 	"strings"
 	"testing"
 
-	"github.com/sitepush/sitepush/internal/channel"
 	"github.com/sitepush/sitepush/internal/enginetest"
 	"github.com/sitepush/sitepush/internal/model"
 )
@@ -35,21 +32,79 @@ func TestRunShowsThrottling(t *testing.T) {
 	}
 }
 
+// TestRunVerbose checks that `run --verbose` lists after the summary the URLs each channel sent,
+// and of one that failed, the engine's answer.
 func TestRunVerbose(t *testing.T) {
 	w := newTestWorld(t, "")
 	w.publish(2)
 	code, out, errOut := run(t, "run", "--config", w.config, "--verbose")
 	// Sent in hash order: either may come first.
-	want := fmt.Sprintf("  indexnow URLs sent (✓ accepted, ✗ failed):\n    ✓ %[1]s/p/0\n    ✓ %[1]s/p/1\n", w.site.URL)
-	swapped := fmt.Sprintf("  indexnow URLs sent (✓ accepted, ✗ failed):\n    ✓ %[1]s/p/1\n    ✓ %[1]s/p/0\n", w.site.URL)
+	head := "  indexnow URLs (✓ sent, – held back by a preflight, ✗ failed):\n"
+	want := fmt.Sprintf(head+"    ✓ %[1]s/p/0\n    ✓ %[1]s/p/1\n", w.site.URL)
+	swapped := fmt.Sprintf(head+"    ✓ %[1]s/p/1\n    ✓ %[1]s/p/0\n", w.site.URL)
 	if code != exitOK || !strings.HasSuffix(out, want) && !strings.HasSuffix(out, swapped) {
 		t.Errorf("exit %d, want the summary to end with\n%s\n%s%s", code, want, out, errOut)
 	}
 	w.publish(3)
 	w.files["/"+testKey+".txt"] = "not the key"
 	code, out, errOut = run(t, "run", "--config", w.config, "--verbose")
-	if code != exitFailed || !strings.HasSuffix(out, fmt.Sprintf("  indexnow URLs sent (✓ accepted, ✗ failed):\n    ✗ %s/p/2\n", w.site.URL)) {
+	if _, list, _ := strings.Cut(out, head); code != exitFailed || !strings.HasPrefix(list, fmt.Sprintf("    ✗ %s/p/2: HTTP 403", w.site.URL)) ||
+		!strings.Contains(list, "key not valid") {
 		t.Errorf("a failure: exit %d\n%s%s", code, out, errOut)
+	}
+}
+
+// TestVerboseListsEachOutcome checks the list of `run --verbose`: per channel in delivery order,
+// the URLs sent, held back with the preflight's reason, failed with the engine's answer, and how
+// many more the channel answered than the record names.
+func TestVerboseListsEachOutcome(t *testing.T) {
+	rec := &model.Record{Channels: map[string]*model.ChannelStats{
+		"indexnow": {Submitted: 1502, Failed: 1, Ineligible: 1},
+		"bing":     {Submitted: 1},
+		"feed":     {Skipped: 4},
+	}, URLs: []model.RunURL{
+		{Channel: "indexnow", URL: "https://e.example/bad", Outcome: model.URLFailed, Detail: "HTTP 403: key not valid"},
+		{Channel: "indexnow", URL: "https://e.example/hidden", Outcome: model.URLIneligible, Detail: "noindex"},
+		{Channel: "indexnow", URL: "https://e.example/a", Outcome: model.URLSubmitted},
+		{Channel: "indexnow", URL: "https://e.example/gone", Outcome: model.URLRemoved},
+		{Channel: "bing", URL: "https://e.example/a", Outcome: model.URLSubmitted},
+	}}
+	var b strings.Builder
+	printURLs(&b, rec)
+	want := `  indexnow URLs (✓ sent, – held back by a preflight, ✗ failed):
+    ✗ https://e.example/bad: HTTP 403: key not valid
+    – https://e.example/hidden (noindex)
+    ✓ https://e.example/a
+    ✓ https://e.example/gone (removal notice)
+    … and 1,500 more not listed
+  bing URLs (✓ sent, – held back by a preflight, ✗ failed):
+    ✓ https://e.example/a
+`
+	if b.String() != want {
+		t.Errorf("got\n%s\nwant\n%s", b.String(), want)
+	}
+}
+
+// TestTheDryRunIsOneTable checks that a dry run lists its URLs once each, a column per channel:
+// ✓ would be sent, the reason a preflight would hold it back, – neither; then per channel how
+// many more.
+func TestTheDryRunIsOneTable(t *testing.T) {
+	rec := &model.Record{DryRun: true, Channels: map[string]*model.ChannelStats{
+		"indexnow": {Due: 30, Ineligible: 1, Sample: []string{"https://e.example/a", "https://e.example/b"}},
+		"bing":     {Due: 3, Ineligible: 2, Sample: []string{"https://e.example/a"}},
+	}, URLs: []model.RunURL{{Channel: "bing", URL: "https://e.example/hidden", Outcome: model.URLIneligible, Detail: "noindex"}}}
+	var b strings.Builder
+	printDryTable(&b, rec)
+	want := `    URL                       indexnow  bing
+    https://e.example/a       ✓         ✓
+    https://e.example/b       ✓         –
+    https://e.example/hidden  –         noindex
+    … and 27 more indexnow would send
+    … and 1 more indexnow would hold back
+    … and 1 more bing would hold back
+`
+	if b.String() != want {
+		t.Errorf("got\n%s\nwant\n%s", b.String(), want)
 	}
 }
 
@@ -75,36 +130,5 @@ func TestRunViewFlagsExcludeEachOther(t *testing.T) {
 		if code != exitUsage || !strings.Contains(errOut, "--quiet") {
 			t.Errorf("%v: exit %d, %q", args, code, errOut)
 		}
-	}
-}
-
-func TestSentURLsAreBounded(t *testing.T) {
-	s := newSentURLs()
-	var many []channel.Due
-	for i := range maxListed + 3 {
-		many = append(many, channel.Due{URL: fmt.Sprintf("https://e.example/%d", i)})
-	}
-	s.outcome("s", channel.Outcome{Channel: "feed", URLs: many[:1], Skipped: true})
-	s.outcome("s", channel.Outcome{Channel: "indexnow", URLs: many[:2], Delivered: true})
-	s.outcome("s", channel.Outcome{Channel: "indexnow", URLs: many[2:3], Rejected: true, Err: "refused"})
-	s.outcome("s", channel.Outcome{Channel: "indexnow", URLs: many[3:], Delivered: true})
-	s.outcome("s", channel.Outcome{Channel: "bing", URLs: many[:1], Err: "HTTP 500"})
-	var out bytes.Buffer
-	s.print(&out)
-	lines := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
-	want := []string{
-		"  indexnow URLs sent (✓ accepted, ✗ failed):",
-		"    ✓ https://e.example/0",
-		"    ✓ https://e.example/1",
-		"    ✗ https://e.example/2 (refused: not sent again until it changes)",
-		"    ✓ https://e.example/3",
-	}
-	if len(lines) != maxListed+4 || !slices.Equal(lines[:5], want) ||
-		lines[maxListed+1] != "    … and 3 more" || lines[maxListed+2] != "  bing URLs sent (✓ accepted, ✗ failed):" || lines[maxListed+3] != "    ✗ https://e.example/0" {
-		t.Errorf("%d lines, starting %q, then %q", len(lines), lines[:min(6, len(lines))], lines[max(0, len(lines)-3):])
-	}
-	out.Reset()
-	if s.print(&out); out.Len() != 0 {
-		t.Errorf("a second site shows the first one's URLs: %q", out.String())
 	}
 }

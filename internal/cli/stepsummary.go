@@ -72,25 +72,23 @@ func writeList(w io.Writer, title string, items []string) {
 // outcomeRank orders the outcomes of a record's URLs as a summary lists them: what went wrong
 // first, what went well last; an outcome not named here comes after them.
 func outcomeRank(outcome string) int {
-	if i := slices.Index([]string{"failed", "ineligible", "held", "left", "submitted"}, outcome); i >= 0 {
+	if i := slices.Index([]string{model.URLFailed, model.URLIneligible, model.URLSubmitted, model.URLRemoved}, outcome); i >= 0 {
 		return i
 	}
-	return 5
+	return 4
 }
 
 // outcomeTitle names a URL outcome for a person.
 func outcomeTitle(outcome string) string {
 	switch outcome {
-	case "failed":
+	case model.URLFailed:
 		return "Failed, with the engine's answer"
-	case "ineligible":
+	case model.URLIneligible:
 		return "Held back by a preflight, with the reason"
-	case "held":
-		return "Held back by the quota"
-	case "left":
-		return "Left unsent when the run stopped"
-	case "submitted":
+	case model.URLSubmitted:
 		return "Submitted"
+	case model.URLRemoved:
+		return "Removal notices sent"
 	}
 	return strings.ToUpper(outcome[:1]) + outcome[1:]
 }
@@ -98,7 +96,7 @@ func outcomeTitle(outcome string) string {
 // writeChannelURLs lists the URLs the record names for channel n, grouped by outcome; in a dry
 // run without such a list, the sample of the URLs it would submit.
 func writeChannelURLs(w io.Writer, rec *model.Record, n string) {
-	byOutcome := map[string][]model.URLOutcome{}
+	byOutcome := map[string][]model.RunURL{}
 	for _, u := range rec.URLs {
 		if u.Channel == n && u.Outcome != "" {
 			byOutcome[u.Outcome] = append(byOutcome[u.Outcome], u)
@@ -106,7 +104,7 @@ func writeChannelURLs(w io.Writer, rec *model.Record, n string) {
 	}
 	if len(byOutcome) == 0 && rec.DryRun && len(rec.Channels[n].Sample) > 0 {
 		for _, u := range rec.Channels[n].Sample {
-			byOutcome["would be submitted"] = append(byOutcome["would be submitted"], model.URLOutcome{URL: u})
+			byOutcome["would be submitted"] = append(byOutcome["would be submitted"], model.RunURL{URL: u})
 		}
 	}
 	if len(byOutcome) == 0 {

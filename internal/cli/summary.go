@@ -37,6 +37,9 @@ func printRecord(w io.Writer, rec *model.Record) {
 	for _, n := range channelNames(rec) {
 		printChannel(w, n, rec.Channels[n], rec.DryRun)
 	}
+	if rec.DryRun {
+		printDryTable(w, rec)
+	}
 	for _, n := range rec.Notes {
 		fmt.Fprintf(w, "  note: %s\n", n)
 	}
@@ -83,12 +86,6 @@ func printChannel(w io.Writer, name string, st *model.ChannelStats, dryRun bool)
 			fmt.Fprintf(w, ", %s left for the next run", human.Int(st.Left))
 		}
 		fmt.Fprintf(w, ", %s %s\n", human.Int(st.Skipped), skipped)
-		for _, u := range st.Sample {
-			fmt.Fprintf(w, "    %s\n", u)
-		}
-		if more := st.Due - st.Held - st.Left - st.Ineligible - len(st.Sample); more > 0 {
-			fmt.Fprintf(w, "    … and %s more\n", human.Int(more))
-		}
 		return
 	}
 	fmt.Fprintf(w, "  %s: %s due, %s %s, %s failed, %s %s", name, human.Int(st.Due), human.Int(st.Submitted), done, human.Int(st.Failed), human.Int(st.Skipped), skipped)

@@ -147,9 +147,13 @@ func (s *State) begin(ctx context.Context, st *site, run *runStart) error {
 // and changed what the site holds. A run that stopped before its end is resumed at the next tick.
 // A run that found nothing to do — it wrote nothing (no Working), changed nothing, and ended ok
 // — is quiet: it is kept as the site's latest run in the schedule, written at Flush, and goes
-// into the site's history when a run that writes comes after it.
+// into the site's history when a run that writes comes after it. The URLs the run names are not
+// kept: every KV write costs, and the Worker shows no run's page (docs/cloudflare.md).
 func (s *State) finishRun(ctx context.Context, rec *model.Record) (err error) {
 	defer failed(&err, "recording the end of a run", rec.Site)
+	unnamed := *rec
+	unnamed.URLs = nil
+	rec = &unnamed
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	st := s.siteOf(rec.Site)

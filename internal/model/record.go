@@ -57,14 +57,26 @@ type Record struct {
 	// made any progress: no sitemap read whole that the read in progress had not, no URL
 	// accepted. Three in a row fail the site: its budget is too small to ever get on.
 	Stalled int `json:"stalled,omitempty"`
-	// URLs names the URLs of the run, per channel, with what became of each (a bounded list):
-	// what a person reads to learn which pages went and which did not, and why.
-	URLs []URLOutcome `json:"urls,omitempty"`
+	// URLs names the URLs the run answered, each with its outcome on a channel (docs/runs.md,
+	// "The URLs of a run"): a run's page and `run --verbose` tell page by page what became of
+	// them. The runner keeps at most a fixed number per channel and outcome; the counters count
+	// them all. The states that keep records keep them apart from the record, or not at all.
+	URLs []RunURL `json:"urls,omitempty"`
 }
 
-// URLOutcome is what became of one URL on one channel in a run: submitted, failed (Detail, the
-// engine's answer), ineligible (Detail, the preflight's reason), or another outcome of the run.
-type URLOutcome struct {
+// Outcomes of a URL in a run (RunURL.Outcome): the words of the ChannelStats counters, and a
+// removal notice the channel accepted.
+const (
+	URLSubmitted  = "submitted"
+	URLFailed     = "failed"
+	URLIneligible = "ineligible"
+	URLRemoved    = "removed"
+)
+
+// RunURL is what became of one URL on one channel in a run: submitted (accepted), failed (Detail
+// is the engine's answer), ineligible (Detail is the preflight's reason: "noindex", "status"…),
+// or removed (a removal notice accepted).
+type RunURL struct {
 	Channel string `json:"channel"`
 	URL     string `json:"url"`
 	Outcome string `json:"outcome"`

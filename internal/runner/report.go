@@ -31,11 +31,11 @@ type recorder struct {
 	onRequest func(site string, r channel.Request)
 	// onWait, when set, is told of every wait a channel starts.
 	onWait func(site, channel, cause string, d time.Duration)
-	// onOutcome, when set, is told of every outcome once it is recorded.
-	onOutcome func(site string, o channel.Outcome)
 
 	// answers keeps which due URLs the outcomes answered: what decides whether the read settled.
 	answers *answers
+	// urls names the URLs of the outcomes in the record, bounded (Record.URLs).
+	urls runURLs
 
 	// removals are the removal notices queued on the channel that takes them (probeLeft): their
 	// acceptance is recorded.
@@ -49,7 +49,7 @@ type recorder struct {
 // newRecorder returns the Reporter of a run of site, which writes to rec and tells r's hooks.
 func (r *Runner) newRecorder(ctx context.Context, site string, rec *model.Record) *recorder {
 	return &recorder{ctx: context.WithoutCancel(ctx), state: r.State, site: site, now: r.now, rec: rec,
-		onChange: r.progress(rec), onRequest: r.OnRequest, onWait: r.OnWait, onOutcome: r.OnOutcome,
+		onChange: r.progress(rec), onRequest: r.OnRequest, onWait: r.OnWait,
 		latency: map[*model.EndpointStats]time.Duration{}, waits: map[string]*waits{}, answers: newAnswers()}
 }
 
@@ -101,9 +101,6 @@ func (r *recorder) Finished(o channel.Outcome) error {
 	}
 	r.count(o)
 	r.announced(o)
-	if r.onOutcome != nil {
-		r.onOutcome(r.site, o)
-	}
 	if r.onChange != nil {
 		r.onChange()
 	}
@@ -113,6 +110,7 @@ func (r *recorder) Finished(o channel.Outcome) error {
 // count adds an outcome to the record's counters, and its URLs to those answered.
 func (r *recorder) count(o channel.Outcome) {
 	r.answers.answer(o)
+	r.urls.add(r.rec, o)
 	ch := r.rec.Channels[o.Channel]
 	switch {
 	case o.Ineligible():

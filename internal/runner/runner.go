@@ -38,9 +38,6 @@ type Runner struct {
 	// OnWait, when set, is told of each wait an engine asks for as it starts (for a progress
 	// line): channel.Reporter.Waiting. It must not block.
 	OnWait func(site, channel, cause string, d time.Duration)
-	// OnOutcome, when set, is told of every outcome once it is recorded (for a list of the URLs
-	// sent). It must not block, nor keep o.URLs.
-	OnOutcome func(site string, o channel.Outcome)
 	// Pages, when set, returns what reads site's pages for the content checks of a run through
 	// chans (docs/runs.md, "What changed"): the fetches their preflight shares, or the site's
 	// build on disk (sitechannels.Pages). Without it, a run checks no content.
@@ -252,6 +249,7 @@ func (r *Runner) run(ctx context.Context, site *config.Site, opt Options, rec *m
 		}
 	}
 	rec.Status = r.status(run, rec, res, cut)
+	sortURLs(rec)
 	if col.mode.writes && !col.mode.chosen {
 		r.stall(run, col, rec, res, stalls)
 	}

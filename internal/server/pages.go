@@ -373,6 +373,8 @@ type runPage struct {
 	Channels []string // those of the run, in the usual order
 	Failed   []store.FailedURL
 	Running  bool
+	// URLs are those the run names, a page of them.
+	URLs runURLs
 }
 
 // runPageHandler shows a run's execution record in full and the URLs that failed in it; it
@@ -393,13 +395,14 @@ func (s *Server) runPageHandler(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	p := runPage{Run: rec, Running: rec.Status == model.StatusRunning}
-	if live, waits, ok := s.going.Of(rec.Site, rec.ID); p.Running && ok {
+	live, waits, going := s.going.Of(rec.Site, rec.ID)
+	if going = going && p.Running; going {
 		p.Run, p.Waits = live, waits
 	}
-	for _, name := range config.Channels {
-		if p.Run.Channels[name] != nil {
-			p.Channels = append(p.Channels, name)
-		}
+	p.Channels = channelsOf(p.Run)
+	if p.URLs, err = s.runURLsOf(r.Context(), r, p.Run, going); err != nil {
+		s.failedPage(w, r, err)
+		return
 	}
 	end := rec.FinishedAt
 	if end.IsZero() {
@@ -415,6 +418,17 @@ func (s *Server) runPageHandler(w http.ResponseWriter, r *http.Request) {
 	}
 	s.render(w, r, http.StatusOK, "run.html", page{Title: "Run " + strconv.FormatInt(id, 10) + " of " + rec.Site + " — sitepush",
 		Flash: flashOf(r), Refresh: refresh, Data: p})
+}
+
+// channelsOf returns the channels of rec in the usual order (config.Channels).
+func channelsOf(rec model.Record) []string {
+	var out []string
+	for _, name := range config.Channels {
+		if rec.Channels[name] != nil {
+			out = append(out, name)
+		}
+	}
+	return out
 }
 
 // storyPage is what the URL search of a site shows.

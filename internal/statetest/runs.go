@@ -103,7 +103,8 @@ func testRuns(t *testing.T, b Backend) {
 	rec := &model.Record{ID: id, Site: "a", Trigger: "cli", StartedAt: t0.Add(time.Hour), FinishedAt: t0.Add(time.Hour + 3*time.Second),
 		Status: model.StatusPartial, TotalURLs: 10, Channels: map[string]*model.ChannelStats{"indexnow": {Due: 3, Submitted: 2, Failed: 1,
 			Endpoints: map[string]*model.EndpointStats{"e": {Requests: 2, Accepted: 1, Failed: 1, AvgResponseMS: 12.5}}}},
-		Errors: []string{"HTTP 503"}, Stopped: true, Stalled: 2}
+		Errors: []string{"HTTP 503"}, Stopped: true, Stalled: 2,
+		URLs: []model.RunURL{{Channel: "indexnow", URL: "https://a.example/x", Outcome: model.URLSubmitted}}}
 	must(t, s.SaveRun(ctx, rec))
 	if rec.ID != id {
 		t.Errorf("saving a finished run changed its id from %d to %d", id, rec.ID)
@@ -117,6 +118,10 @@ func testRuns(t *testing.T, b Backend) {
 	if got.ID != id || got.Status != model.StatusPartial || got.Channels["indexnow"].Endpoints["e"].AvgResponseMS != 12.5 ||
 		!got.FinishedAt.Equal(rec.FinishedAt) || got.Errors[0] != "HTTP 503" || !got.Stopped || got.Stalled != 2 {
 		t.Errorf("finished run = %+v", got)
+	}
+	// The lists of runs carry no URLs: a SQL state keeps them apart, a KV state not at all.
+	if got.URLs != nil {
+		t.Errorf("the list of runs carries the URLs a run names: %+v", got.URLs)
 	}
 	if runs, _ := s.Runs(ctx, "a", 1); len(runs) != 1 {
 		t.Errorf("limit 1 gave %d", len(runs))

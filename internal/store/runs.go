@@ -53,11 +53,14 @@ func (s *Store) startRun(ctx context.Context, site, trigger string, now time.Tim
 // interrupted is the error of a run whose process died before it finished.
 const interrupted = "interrupted: the process running it stopped before it finished; what it delivered was recorded"
 
-// finishRun stores a finished execution record, and drops records, statistics, Bing quota
-// counts and failed attempts of the site older than 90 days.
+// finishRun stores a finished execution record, the URLs it names apart (run_urls), and drops
+// records with their URLs, statistics, Bing quota counts and failed attempts of the site older
+// than 90 days.
 func (s *Store) finishRun(ctx context.Context, rec *model.Record) (err error) {
 	defer s.failed(&err, fmt.Sprintf("recording the end of run %d", rec.ID), rec.Site)
-	body, err := json.Marshal(rec)
+	whole := *rec
+	whole.URLs = nil
+	body, err := json.Marshal(&whole)
 	if err != nil {
 		return err
 	}
@@ -68,6 +71,9 @@ func (s *Store) finishRun(ctx context.Context, rec *model.Record) (err error) {
 	defer tx.Rollback()
 	if _, err := tx.ExecContext(ctx, `UPDATE runs SET finished_at = $2, status = $3, record = $4 WHERE id = $1`,
 		rec.ID, rec.FinishedAt.UnixMilli(), rec.Status, string(body)); err != nil {
+		return err
+	}
+	if err := s.writeRunURLs(ctx, tx, rec.ID, rec.URLs); err != nil {
 		return err
 	}
 	cutoff := rec.FinishedAt.Add(-keepHistory)

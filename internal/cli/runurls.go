@@ -1,0 +1,134 @@
+package cli
+
+import (
+	"cmp"
+	"fmt"
+	"io"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/sitepush/sitepush/internal/human"
+	"github.com/sitepush/sitepush/internal/model"
+)
+
+// printURLs lists, for `run --verbose`, the URLs the run names, per channel in delivery order —
+// ✓ sent, – held back by a preflight and why, ✗ failed and the engine's answer — and per
+// channel how many it answered beyond those the record names (docs/runs.md, "The URLs of a run").
+func printURLs(w io.Writer, rec *model.Record) {
+	byChannel := map[string][]model.RunURL{}
+	for _, u := range rec.URLs {
+		byChannel[u.Channel] = append(byChannel[u.Channel], u)
+	}
+	for _, name := range channelNames(rec) {
+		urls, st := byChannel[name], rec.Channels[name]
+		more := st.Submitted + st.Failed + st.Ineligible - len(urls)
+		if len(urls) == 0 && more <= 0 {
+			continue
+		}
+		fmt.Fprintf(w, "  %s URLs (✓ %s, – held back by a preflight, ✗ failed):\n", name, sentWord(name))
+		for _, u := range urls {
+			fmt.Fprintf(w, "    %s\n", urlLine(u))
+		}
+		if more > 0 {
+			fmt.Fprintf(w, "    … and %s more not listed\n", human.Int(more))
+		}
+	}
+}
+
+// sentWord is what a channel did with a URL it took: the feed adds a page as an item.
+func sentWord(channel string) string {
+	if channel == "feed" {
+		return "added"
+	}
+	return "sent"
+}
+
+// urlLine is one URL of `run --verbose`: its mark, and why when it was not sent.
+func urlLine(u model.RunURL) string {
+	switch u.Outcome {
+	case model.URLSubmitted:
+		return "✓ " + u.URL
+	case model.URLRemoved:
+		return "✓ " + u.URL + " (removal notice)"
+	case model.URLIneligible:
+		return "– " + u.URL + " (" + u.Detail + ")"
+	}
+	if u.Detail == "" {
+		return "✗ " + u.URL
+	}
+	return "✗ " + u.URL + ": " + u.Detail
+}
+
+// printDryTable lists what a dry run would do with each URL, one row a URL and a column a
+// channel: ✓ would be sent, the reason a preflight would hold it back, – neither (known, not
+// due there, or beyond what the channel would send now). It lists the sample of each channel and
+// the URLs the record names, then per channel how many it leaves out.
+func printDryTable(w io.Writer, rec *model.Record) {
+	names := channelNames(rec)
+	var order []string
+	cells := map[string]map[string]string{}
+	mark := func(url, channel, what string) {
+		if cells[url] == nil {
+			cells[url] = map[string]string{}
+			order = append(order, url)
+		}
+		cells[url][channel] = what
+	}
+	named := map[string]int{}
+	for _, name := range names {
+		for _, u := range rec.Channels[name].Sample {
+			mark(u, name, "✓")
+		}
+	}
+	for _, u := range rec.URLs {
+		if u.Outcome == model.URLIneligible {
+			mark(u.URL, u.Channel, u.Detail)
+			named[u.Channel]++
+		}
+	}
+	if len(order) == 0 {
+		return
+	}
+	widths := columnWidths(names, order, cells)
+	row := func(url string, cell func(string) string) {
+		line := "    " + pad(url, widths[0])
+		for i, name := range names {
+			line += "  " + pad(cell(name), widths[i+1])
+		}
+		fmt.Fprintln(w, strings.TrimRight(line, " "))
+	}
+	row("URL", func(name string) string { return name })
+	for _, url := range order {
+		row(url, func(name string) string { return cmp.Or(cells[url][name], "–") })
+	}
+	for _, name := range names {
+		st := rec.Channels[name]
+		if more := st.Due - st.Held - st.Left - st.Ineligible - len(st.Sample); more > 0 {
+			fmt.Fprintf(w, "    … and %s more %s would send\n", human.Int(more), name)
+		}
+		if more := st.Ineligible - named[name]; more > 0 {
+			fmt.Fprintf(w, "    … and %s more %s would hold back\n", human.Int(more), name)
+		}
+	}
+}
+
+// columnWidths returns the width of the URL column, then of each channel's.
+func columnWidths(names, urls []string, cells map[string]map[string]string) []int {
+	widths := make([]int, len(names)+1)
+	widths[0] = len("URL")
+	for _, u := range urls {
+		widths[0] = max(widths[0], utf8.RuneCountInString(u))
+	}
+	for i, name := range names {
+		widths[i+1] = max(utf8.RuneCountInString(name), 1)
+		for _, u := range urls {
+			widths[i+1] = max(widths[i+1], utf8.RuneCountInString(cells[u][name]))
+		}
+	}
+	return widths
+}
+
+// pad writes s left aligned in a column of width runes.
+func pad(s string, width int) string {
+	return s + strings.Repeat(" ", max(0, width-utf8.RuneCountInString(s)))
+}

@@ -1,0 +1,87 @@
+package runner
+
+import (
+	"cmp"
+	"slices"
+	"unicode/utf8"
+
+	"github.com/sitepush/sitepush/internal/channel"
+	"github.com/sitepush/sitepush/internal/config"
+	"github.com/sitepush/sitepush/internal/model"
+)
+
+// maxRunURLs is how many URLs a run names per channel and outcome (Record.URLs): enough for a
+// site owner to read every URL of an ordinary run, while a run of a million URLs holds, prints
+// and stores a bounded list — its counters still count them all, so its page says how many more.
+const maxRunURLs = 1000
+
+// maxDetail is how many bytes of an engine's answer a named URL keeps: the cause and its fix fit,
+// an engine's whole error page does not (the run's errors keep the message too).
+const maxDetail = 300
+
+// runURLs keeps the URLs a run names, as the recorder counts outcomes: at most maxRunURLs per
+// channel and outcome. The recorder's lock guards it.
+type runURLs struct {
+	kept map[[2]string]int // by channel and outcome
+}
+
+// add names the URLs of o in rec, unless o sets them aside unsent (known, skipped), or their
+// channel and outcome have their fill already.
+func (l *runURLs) add(rec *model.Record, o channel.Outcome) {
+	if o.Skipped {
+		return
+	}
+	if l.kept == nil {
+		l.kept = map[[2]string]int{}
+	}
+	for _, d := range o.URLs {
+		u := model.RunURL{Channel: o.Channel, URL: d.URL}
+		switch {
+		case o.Ineligible():
+			u.Outcome, u.Detail = model.URLIneligible, o.Preflight.Reason
+		case o.Delivered && d.Removal:
+			u.Outcome = model.URLRemoved
+		case o.Delivered:
+			u.Outcome = model.URLSubmitted
+		default:
+			u.Outcome, u.Detail = model.URLFailed, bounded(o.Err, maxDetail)
+		}
+		key := [2]string{u.Channel, u.Outcome}
+		if l.kept[key] >= maxRunURLs {
+			continue
+		}
+		l.kept[key]++
+		rec.URLs = append(rec.URLs, u)
+	}
+}
+
+// bounded cuts s to at most n bytes, on a rune's edge, marking the cut with an ellipsis.
+func bounded(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	cut := n - len("…")
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…"
+}
+
+// sortURLs orders the URLs a run names by channel, in delivery order, then by outcome, each in
+// the order they were answered. Outcomes go as a run's page lists them, what needs a fix first.
+// It sorts a copy: a run's page may read the list meanwhile.
+func sortURLs(rec *model.Record) {
+	urlOrder := []string{model.URLFailed, model.URLIneligible, model.URLSubmitted, model.URLRemoved}
+	rank := func(list []string, s string) int {
+		if i := slices.Index(list, s); i >= 0 {
+			return i
+		}
+		return len(list)
+	}
+	sorted := slices.Clone(rec.URLs)
+	slices.SortStableFunc(sorted, func(a, b model.RunURL) int {
+		return cmp.Or(rank(config.Channels, a.Channel)-rank(config.Channels, b.Channel),
+			cmp.Compare(a.Channel, b.Channel), rank(urlOrder, a.Outcome)-rank(urlOrder, b.Outcome))
+	})
+	rec.URLs = sorted
+}

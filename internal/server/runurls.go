@@ -1,0 +1,89 @@
+package server
+
+import (
+	"context"
+	"net/http"
+	"strconv"
+
+	"github.com/sitepush/sitepush/internal/model"
+)
+
+// urlsPerPage is how many of the URLs a run names its page lists at a time: a run that named
+// thousands is read a page at a time, each quick to load on a phone.
+const urlsPerPage = 200
+
+// runURLs is what a run's page lists of the URLs the run names (docs/runs.md, "The URLs of a
+// run"): one page of them, grouped by channel, and per channel how many the run answered that
+// it does not name.
+type runURLs struct {
+	Groups []urlGroup
+	// PageNo is this page, of Pages; Total the URLs named in all.
+	PageNo, Pages, Total int
+	// Unlisted counts, by channel, the URLs the run answered beyond those it names.
+	Unlisted []unlisted
+}
+
+// urlGroup is the URLs of one channel on the page.
+type urlGroup struct {
+	Channel string
+	URLs    []model.RunURL
+}
+
+// unlisted is how many URLs a channel answered that the run does not name.
+type unlisted struct {
+	Channel  string
+	Answered int
+	More     int
+}
+
+// runURLsOf reads the page of the URLs run rec names that r asks for (?page=N): from the record
+// of a run going, else from the state.
+func (s *Server) runURLsOf(ctx context.Context, r *http.Request, rec model.Record, live bool) (runURLs, error) {
+	out := runURLs{}
+	out.PageNo, _ = strconv.Atoi(r.URL.Query().Get("page"))
+	out.PageNo = max(1, out.PageNo)
+	from := (out.PageNo - 1) * urlsPerPage
+	var page []model.RunURL
+	named := map[string]int{}
+	if live {
+		for _, u := range rec.URLs {
+			named[u.Channel]++
+		}
+		page = rec.URLs[min(from, len(rec.URLs)):min(from+urlsPerPage, len(rec.URLs))]
+	} else {
+		var err error
+		if named, err = s.state.RunURLCounts(ctx, rec.ID); err != nil {
+			return out, err
+		}
+		if page, err = s.state.RunURLs(ctx, rec.ID, from, urlsPerPage); err != nil {
+			return out, err
+		}
+	}
+	for _, n := range named {
+		out.Total += n
+	}
+	out.Pages = max(1, (out.Total+urlsPerPage-1)/urlsPerPage)
+	for _, u := range page {
+		if last := len(out.Groups) - 1; last >= 0 && out.Groups[last].Channel == u.Channel {
+			out.Groups[last].URLs = append(out.Groups[last].URLs, u)
+		} else {
+			out.Groups = append(out.Groups, urlGroup{Channel: u.Channel, URLs: []model.RunURL{u}})
+		}
+	}
+	out.Unlisted = unlistedOf(rec, named)
+	return out, nil
+}
+
+// unlistedOf says, per channel of rec in the usual order, how many of the URLs it answered —
+// submitted, failed, held back by a preflight — the run does not name, given how many it names.
+func unlistedOf(rec model.Record, named map[string]int) []unlisted {
+	var out []unlisted
+	for _, name := range channelsOf(rec) {
+		st := rec.Channels[name]
+		answered := st.Submitted + st.Failed + st.Ineligible
+		if more := answered - named[name]; more > 0 {
+			out = append(out, unlisted{Channel: name, Answered: answered, More: more})
+		}
+	}
+	return out
+}
