@@ -8,7 +8,7 @@ import "testing"
 func TestGiven(t *testing.T) {
 	tests := []struct {
 		name, doc, api string
-		want          bool
+		want           bool
 	}{
 		{"left to the built-in value", "sites:\n  - id: a.example\n    sitemaps: [https://a.example/sitemap.xml]\n    bing: {enabled: true, apiKey: k}\n", `{"id": "b.example", "sitemaps": ["https://b.example/s.xml"], "bing": {"enabled": true, "apiKey": "k"}}`, false},
 		{"the site's own, the built-in number", "sites:\n  - id: a.example\n    sitemaps: [https://a.example/sitemap.xml]\n    bing: {enabled: true, apiKey: k, dailyQuota: 100}\n", `{"id": "b.example", "sitemaps": ["https://b.example/s.xml"], "bing": {"enabled": true, "apiKey": "k", "dailyQuota": 100}}`, true},
