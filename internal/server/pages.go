@@ -49,13 +49,11 @@ type overviewRow struct {
 	// Known is how many URLs the last run read from the sitemaps.
 	Known    int
 	Channels []channelRow
-	// Quota is Bing's quota of today: dailyQuota (zero when Bing is off), used, left by the one
-	// rule (bing.Quota) and where that comes from; QuotaPct is how much of today's is used.
-	QuotaUsed, QuotaLimit, QuotaLeft, QuotaPct int
-	QuotaSource                                string
-	Spark                                      template.HTML
-	Sent30, Failed30                           int
-	LastError                                  string
+	// Quota is Bing's quota of today, by the one rule (bing.Quota), in words; nil when Bing is off.
+	Quota            *quotaLine
+	Spark            template.HTML
+	Sent30, Failed30 int
+	LastError        string
 }
 
 // channelRow is a channel's part of a site's overview.
@@ -157,17 +155,7 @@ func (s *Server) overviewRow(e sites.Entry, st *answer.SiteStatus, statuses []st
 		}
 	}
 	if st.Bing.Enabled {
-		row.QuotaLimit, row.QuotaSource = st.Bing.DailyQuota, st.Bing.TodayQuotaSource
-		if st.Bing.TodayQuotaUsed != nil {
-			row.QuotaUsed = *st.Bing.TodayQuotaUsed
-		}
-		if st.Bing.TodayQuotaRemaining != nil {
-			row.QuotaLeft = *st.Bing.TodayQuotaRemaining
-		}
-		row.QuotaPct = 100
-		if row.QuotaLeft > 0 {
-			row.QuotaPct = percent(row.QuotaUsed, row.QuotaUsed+row.QuotaLeft)
-		}
+		row.Quota = quotaLineOf(st.Bing.Quota, e.Site.Given("bing.dailyQuota"))
 	}
 	row.Health = healths[health(st, failed)]
 	return row
