@@ -199,6 +199,11 @@ type sitePage struct {
 	Feed     []model.FeedItem
 	Settings string
 	Query    string
+	// Failing counts the site's URLs failed now, over its channels: Retry failed is offered
+	// when there are some. Unread is set when the last run read none of the site's sitemaps
+	// (sitemapsUnread): Retry and Resubmit are not offered then.
+	Failing int
+	Unread  bool
 }
 
 // chart is a channel's chart over some days, with its numbers as a table.
@@ -227,11 +232,11 @@ func (s *Server) sitePageHandler(w http.ResponseWriter, r *http.Request) {
 		s.failedPage(w, r, err)
 		return
 	}
-	refresh := 0
-	if p.Row.Status == model.StatusRunning {
+	running, refresh := p.Row.Status == model.StatusRunning, 0
+	if running {
 		refresh = 5
 	}
-	s.render(w, r, http.StatusOK, "site.html", page{Title: e.Site.ID + " — sitepush", Flash: flashOf(r), Refresh: refresh, Data: p})
+	s.render(w, r, http.StatusOK, "site.html", page{Title: e.Site.ID + " — sitepush", Flash: flashOf(r, running), Refresh: refresh, Data: p})
 }
 
 // siteData reads what a site's page shows.
@@ -254,11 +259,12 @@ func (s *Server) siteData(r *http.Request, e sites.Entry) (*sitePage, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &sitePage{Row: s.overviewRow(e, st, statuses, failed, lasts)}
+	p := &sitePage{Row: s.overviewRow(e, st, statuses, failed, lasts), Unread: sitemapsUnread(st.LastExecution)}
 	for _, name := range config.Channels {
 		if e.Site.Enabled(name) {
 			p.Channels = append(p.Channels, name)
 		}
+		p.Failing += failed[name]
 	}
 	p.Days = historyDays
 	if r.URL.Query().Get("days") == strconv.Itoa(chartDays) {
@@ -292,6 +298,13 @@ func (s *Server) siteData(r *http.Request, e sites.Entry) (*sitePage, error) {
 	}
 	p.Settings = string(settings)
 	return p, nil
+}
+
+// sitemapsUnread reports whether last, a site's last run, read none of its sitemaps. Until one
+// reads, a run of the failed URLs (Retry failed) reads them and fails alike, and a URL sent again
+// by hand leaves the failure as it was: the site's page offers neither, only the fix and Run now.
+func sitemapsUnread(last *model.Record) bool {
+	return last != nil && last.Status != model.StatusRunning && last.Sitemaps.Failed > 0 && last.Sitemaps.Read == 0
 }
 
 // charts draws each channel's URLs accepted, failed and held per day over the last days: the
@@ -402,7 +415,7 @@ func (s *Server) runPageHandler(w http.ResponseWriter, r *http.Request) {
 		refresh = 2
 	}
 	s.render(w, r, http.StatusOK, "run.html", page{Title: "Run " + strconv.FormatInt(id, 10) + " of " + rec.Site + " — sitepush",
-		Flash: flashOf(r), Refresh: refresh, Data: p})
+		Flash: flashOf(r, p.Running), Refresh: refresh, Data: p})
 }
 
 // storyPage is what the URL search of a site shows.
@@ -464,7 +477,7 @@ func (s *Server) urlStories(w http.ResponseWriter, r *http.Request) {
 			p.URLs = append(p.URLs, story{URLState: u, Channels: chans, Content: sayContent(contentStory(u.Checks), timeOrNil(u.Lastmod), sentStories(chans), utc)})
 		}
 	}
-	s.render(w, r, http.StatusOK, "urls.html", page{Title: "URLs of " + e.Site.ID + " — sitepush", Flash: flashOf(r), Data: p})
+	s.render(w, r, http.StatusOK, "urls.html", page{Title: "URLs of " + e.Site.ID + " — sitepush", Flash: flashOf(r, false), Data: p})
 }
 
 // notFound shows a page that says what is missing.
