@@ -50,10 +50,11 @@ type overviewRow struct {
 	Known    int
 	Channels []channelRow
 	// Quota is Bing's quota of today, by the one rule (bing.Quota), in words; nil when Bing is off.
-	Quota            *quotaLine
-	Spark            template.HTML
-	Sent30, Failed30 int
-	LastError        string
+	Quota *quotaLine
+	Spark template.HTML
+	// Month is what each channel accepted and failed over the sparkline's 30 days.
+	Month     []channelMonth
+	LastError string
 }
 
 // channelRow is a channel's part of a site's overview.

@@ -105,3 +105,21 @@ func TestRunBannerGoesWhenTheRunEnds(t *testing.T) {
 		t.Errorf("the site's page, the run ended: still %q", busy)
 	}
 }
+
+// TestMonthIsPerChannel: the overview's 30 days tell each channel's URLs apart — 25 pages sent to
+// IndexNow and Bing are 25 pages on each, not "50 accepted" of a 25-page site.
+func TestMonthIsPerChannel(t *testing.T) {
+	w := newWorld(t)
+	b := w.signIn()
+	w.engine.Fail(enginetest.Fault{Status: 503}, enginetest.Fault{Status: 503}, enginetest.Fault{Status: 503}, enginetest.Fault{Status: 503})
+	b.runOnce("run", url.Values{"channel": {"indexnow"}})
+	b.runOnce("run", url.Values{"channel": {"bing"}})
+	_, page := b.get("/")
+	want := "30 days: indexnow 0 accepted, 25 failed; bing 25 accepted"
+	if got := text(page[strings.Index(page, "<main"):]); !strings.Contains(got, want) {
+		t.Errorf("the overview lacks %q: %.1500s", want, got)
+	}
+	if !strings.Contains(page, "over the channels: indexnow 0 accepted, 25 failed; bing 25 accepted") {
+		t.Error("the sparkline's label does not tell the channels apart")
+	}
+}
