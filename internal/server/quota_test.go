@@ -70,7 +70,7 @@ func TestOneQuotaEverywhere(t *testing.T) {
 	if st.Bing.TodayQuotaUsed != 10 || st.Bing.TodayQuotaRemaining != 0 || st.Bing.TodayQuotaSource != "Bing says 0 left today" {
 		t.Errorf("/status: %s", body)
 	}
-	want := "0 of 10 left today — Bing's grant (your bing.dailyQuota is 100); resets at 00:00 UTC"
+	want := "0 left today — Bing's grant of 10 (your bing.dailyQuota is 100); resets at 00:00 UTC"
 	for _, page := range []string{"/", "/sites/small"} {
 		if code, body := w.call("GET", page, ""); code != 200 || !strings.Contains(text(body), want) {
 			t.Errorf("%s: %d; want %q in %s", page, code, want, text(body))
@@ -117,10 +117,10 @@ func quotaOf(page string) (line string, red bool) {
 	return text(m[1]), strings.Contains(m[1], "full")
 }
 
-// TestQuotaWords: Bing's quota is one number, what it is out of and where it comes from, on the
-// overview and the site's page: Bing's grant, a bing.dailyQuota the site set, or sitepush's
-// default limit — which is never named as the site's dailyQuota when nobody set it. A spent quota
-// is the day's ordinary end: its bar is not an error's.
+// TestQuotaWords: Bing's quota is one number left, and where it comes from with what it is out of,
+// on the overview and the site's page: Bing's grant, a bing.dailyQuota the site set, or sitepush's
+// default limit — which is never named as the site's dailyQuota when nobody set it.
+// Only the one number is said to be left. A spent quota is the day's ordinary end: its bar is not an error's.
 func TestQuotaWords(t *testing.T) {
 	w := newWorld(t)
 	tests := []struct {
@@ -129,10 +129,10 @@ func TestQuotaWords(t *testing.T) {
 		quota     string
 		want      string
 	}{
-		{"granted", "key-granted", 10, "", "Bing quota: 0 of 10 left today — Bing's grant; resets at 00:00 UTC"},
-		{"granted-set", "key-granted-set", 10, `, "dailyQuota": 100`, "Bing quota: 0 of 10 left today — Bing's grant (your bing.dailyQuota is 100); resets at 00:00 UTC"},
-		{"capped", "key-capped", 10, `, "dailyQuota": 5`, "Bing quota: 0 of 5 left today — your bing.dailyQuota (Bing says 5 left); resets at 00:00 UTC"},
-		{"defaulted", "key-defaulted", 250, "", "Bing quota: 75 of 100 left today — sitepush's default limit of 100 a day, which bing.dailyQuota changes (Bing says 225 left); resets at 00:00 UTC"},
+		{"granted", "key-granted", 10, "", "Bing quota: 0 left today — Bing's grant of 10; resets at 00:00 UTC"},
+		{"granted-set", "key-granted-set", 10, `, "dailyQuota": 100`, "Bing quota: 0 left today — Bing's grant of 10 (your bing.dailyQuota is 100); resets at 00:00 UTC"},
+		{"capped", "key-capped", 10, `, "dailyQuota": 5`, "Bing quota: 0 left today — your bing.dailyQuota of 5 (Bing would take 5 more); resets at 00:00 UTC"},
+		{"defaulted", "key-defaulted", 250, "", "Bing quota: 75 left today — sitepush's default limit of 100 a day, which bing.dailyQuota changes (Bing would take 225 more); resets at 00:00 UTC"},
 	}
 	for _, tt := range tests {
 		w.bingSiteOf(tt.site, tt.key, tt.grant, tt.quota)
