@@ -69,6 +69,9 @@ type BingStatus struct {
 	// it refuses); the Worker does not ask Bing for a status.
 	BingRemaining *int   `json:"bingRemaining,omitempty"`
 	Error         string `json:"error,omitempty"`
+	// Quota is the day's quota these numbers come from, for a page that words its source
+	// itself (the dashboard); the JSON has its numbers.
+	Quota bing.Quota `json:"-"`
 }
 
 // Live is what the process answering knows of a site beyond its state.
@@ -160,7 +163,7 @@ func bingBlock(d model.BingDay, site *config.Site, out *SiteStatus) {
 	q := bing.Today(site.Bing.DailyQuota, d)
 	remaining, used := q.Left(), d.Used
 	out.Bing.DailyQuota, out.Bing.TodayQuotaUsed, out.Bing.TodayQuotaRemaining = site.Bing.DailyQuota, &used, &remaining
-	out.Bing.TodayQuotaSource = q.Source()
+	out.Bing.TodayQuotaSource, out.Bing.Quota = q.Source(), q
 	if says, told := q.BingSays(); told {
 		out.Bing.BingRemaining = &says
 	}

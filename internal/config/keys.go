@@ -33,3 +33,18 @@ func (k keySet) add(prefix string, m *yaml.Node) {
 func (k keySet) has(path string) bool {
 	return k == nil || k[path]
 }
+
+// with returns the key paths of k and of other together; nil when either stands for every key.
+func (k keySet) with(other keySet) keySet {
+	if k == nil || other == nil {
+		return nil
+	}
+	out := make(keySet, len(k)+len(other))
+	for path := range k {
+		out[path] = true
+	}
+	for path := range other {
+		out[path] = true
+	}
+	return out
+}

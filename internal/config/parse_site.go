@@ -46,6 +46,7 @@ func (c *Config) ParseSite(data []byte) (*Site, error) {
 	s.resolveFiles(c.Dir)
 	own := keysOf(root)
 	s.unread = c.unreadOf(-1, own)
+	s.given = own.with(c.defaultsGiven)
 	if !own.has("feed.url") && s.Feed.URL == "" {
 		// sitepush serve serves the feed of a site of the API: its self link is there.
 		s.Feed.URL = c.ServedFeedURL(s.ID)

@@ -38,6 +38,9 @@ type Config struct {
 	// Unread are the ${VAR} left unset in settings the command that loaded the file does not
 	// read (LoadFor); those settings are not given.
 	Unread []Unread `yaml:"-"`
+	// defaultsGiven are the keys the file's defaults wrote: with a site's own, those its
+	// Given reports.
+	defaultsGiven keySet
 }
 
 // Serve holds the settings of `sitepush serve` alone.
@@ -78,7 +81,16 @@ type Site struct {
 	// feedServed is set when the feed is only served by sitepush (Needs.FeedsServed) and feed.url
 	// was not given: it does not default to the website's.
 	feedServed bool
+	// given holds the keys the configuration wrote for the site, its own and its defaults'; nil
+	// for a site built outside the file, every value of which counts as given.
+	given keySet
 }
+
+// Given reports whether the configuration wrote the setting at path (like "bing.dailyQuota") for
+// the site, at its own level or under defaults, rather than leaving it at sitepush's built-in
+// value: a page that tells what limits a site names a limit the user chose, and keeps quiet of
+// one nobody chose.
+func (s *Site) Given(path string) bool { return s.given.has(path) }
 
 // PreflightWait is how long a URL a preflight held back on channel waits, unchanged, before it is
 // due again: preflightAfter when the channel preflights, else 0 (due at once: the channel no

@@ -97,6 +97,7 @@ func (c *Config) validate(root *yaml.Node, needs Needs) error {
 	checkServe(c.Serve, &top)
 	errs := labelled("", top)
 	defaults := problems{own: keysOf(lookup(root, keyDefaults))}
+	c.defaultsGiven = defaults.own
 	checkSettings(&c.Defaults, &defaults)
 	errs = append(errs, labelled(keyDefaults, defaults)...)
 	nodes := siteNodes(root)
@@ -105,6 +106,7 @@ func (c *Config) validate(root *yaml.Node, needs Needs) error {
 		s := &c.Sites[i]
 		own := keysOf(nodes[i])
 		s.unread = c.unreadOf(i, own)
+		s.given = own.with(c.defaultsGiven)
 		if needs.FeedsServed && s.Feed.URL == "" {
 			s.feedServed = true
 			if c.PublicURL != "" {

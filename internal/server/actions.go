@@ -18,9 +18,31 @@ import (
 // page, which tells what was done (the flash) and follows the run.
 
 // flashOf is the result an action sent the browser back with, by the code in ?did=: a fixed
-// message for each, never text of the query, which anyone can write into a link.
-func flashOf(r *http.Request) string {
-	switch r.URL.Query().Get("did") {
+// message for each, never text of the query, which anyone can write into a link. A message of a
+// run going (started, being run) is shown only while going says one is: the page reloads itself
+// with the same link until the run ends, and must not tell of a start once the run has ended.
+func flashOf(r *http.Request, going bool) string {
+	did := r.URL.Query().Get("did")
+	if msg := runFlash(did); msg != "" {
+		if !going {
+			return ""
+		}
+		return msg
+	}
+	switch did {
+	case "queued":
+		return "The run is queued: every slot of serve.concurrency is taken, and it starts, before the scheduled runs, when one is free."
+	case "queued-other":
+		return "Another run of the site triggered here is queued, so nothing new was queued: try again when it has started."
+	case "stopping":
+		return "sitepush is shutting down: it starts no new run."
+	}
+	return ""
+}
+
+// runFlash is the message of an action's code that tells of a run going, "" for another code.
+func runFlash(did string) string {
+	switch did {
 	case "run":
 		return "The run started: this page follows it until it ends."
 	case "retry":
@@ -29,12 +51,6 @@ func flashOf(r *http.Request) string {
 		return "The URL is being sent again: this page follows the run until it ends."
 	case "busy":
 		return "The site is being run now, so nothing new was started: try again when that run ends."
-	case "queued":
-		return "The run is queued: every slot of serve.concurrency is taken, and it starts, before the scheduled runs, when one is free."
-	case "queued-other":
-		return "Another run of the site triggered here is queued, so nothing new was queued: try again when it has started."
-	case "stopping":
-		return "sitepush is shutting down: it starts no new run."
 	}
 	return ""
 }

@@ -93,6 +93,7 @@ func TestBrowser(t *testing.T) {
 		t.Errorf("the site page shows %s charts, want one a channel", n)
 	}
 	shoot("site")
+	b.fitsAPhone()
 
 	b.act(`document.querySelector('a[href^="/runs/"]').click()`)
 	b.waitFor(`location.pathname.startsWith("/runs/")`)
@@ -107,17 +108,26 @@ func TestBrowser(t *testing.T) {
 	b.waitFor(`location.pathname === "/sites/filesite/urls"`)
 	b.expectText("late-1", "due: failed", "First seen", "its sitemap's lastmods are trusted: not checked")
 	shoot("url-story")
+	b.fitsAPhone()
+	b.open(w.http.URL + "/sites/filesite/urls?q=" + url.QueryEscape(w.site.URL+"/blog/"))
+	b.waitFor(`location.pathname === "/sites/filesite/urls"`)
+	b.expectText("late-2", "post-24", "due now?")
+	shoot("url-list")
+	b.fitsAPhone()
 
 	b.open(w.http.URL + "/sites/filesite")
 	b.waitFor(`location.pathname === "/sites/filesite"`)
 	before := b.eval(`document.querySelectorAll('a[href^="/runs/"]').length`)
 	b.act(`document.querySelector('form[action="/sites/filesite/run"] button').click()`)
 	b.waitFor(`location.pathname.startsWith("/runs/")`)
-	b.expectText("The run started")
-	run := b.eval(`location.pathname`)
+	run, started := b.eval(`location.pathname`), b.eval(`location.pathname + location.search`)
 	w.waitFinished("filesite")
-	b.open(w.http.URL + run)
+	// The link the form sent the browser to, loaded again once the run ended, no longer says it started.
+	b.open(w.http.URL + started)
 	b.waitFor(`!document.body.innerText.includes("This run is going")`)
+	if b.eval(`document.body.innerText.includes("The run started")`) == "true" {
+		t.Errorf("%s still says the run started once it ended", started)
+	}
 	shoot("run-now")
 	b.open(w.http.URL + "/sites/filesite")
 	b.waitFor(`location.pathname === "/sites/filesite"`)
@@ -138,6 +148,7 @@ func TestBrowser(t *testing.T) {
 	b.expectText("not checked since (a suspect: checked first next run)", "content the same as sent to indexnow on",
 		"content changed since indexnow was sent it: due", "new to the checks, not checked yet")
 	shoot("url-story-content")
+	b.fitsAPhone()
 	t.Logf("screenshots in %s", shots)
 }
 
@@ -338,6 +349,33 @@ func (c *chromium) screenshot(file string, width int) {
 	}
 	if err := os.WriteFile(file, png, 0o644); err != nil {
 		c.t.Fatal(err)
+	}
+}
+
+// fitsAPhone fails the test when the page, laid out 420 px wide, is wider than the screen, has a
+// table wider than its box — columns out of sight to the right, such as a URL's "due now?" — or
+// draws a chart's label smaller than 10 px.
+func (c *chromium) fitsAPhone() {
+	c.t.Helper()
+	c.call("Emulation.setDeviceMetricsOverride", map[string]any{"width": 420, "height": 900, "deviceScaleFactor": 1, "mobile": true})
+	if problems := c.eval(`(() => {
+		const out = [];
+		if (document.documentElement.scrollWidth > innerWidth) out.push("the page is " + document.documentElement.scrollWidth + " px wide");
+		const under = el => {
+			for (let e = el.previousElementSibling; e; e = e.previousElementSibling)
+				if (/^H[23]$/.test(e.tagName)) return e.textContent.trim().slice(0, 30);
+			return el.parentElement ? under(el.parentElement) : "?";
+		};
+		for (const box of document.querySelectorAll(".scroll"))
+			if (box.scrollWidth > box.clientWidth + 1) out.push("the table under " + JSON.stringify(under(box)) + " is " + box.scrollWidth + " px wide in a box of " + box.clientWidth);
+		for (const svg of document.querySelectorAll("svg.chart")) {
+			const scale = svg.getBoundingClientRect().width / svg.viewBox.baseVal.width;
+			const px = Math.min(...[...svg.querySelectorAll("text")].map(t => parseFloat(getComputedStyle(t).fontSize) * scale));
+			if (px < 10) out.push("a chart's labels are " + px.toFixed(1) + " px high");
+		}
+		return out.join("; ");
+	})()`); problems != "" {
+		c.t.Errorf("%s at 420 px: %s", c.eval("location.pathname + location.search"), problems)
 	}
 }
 

@@ -50,10 +50,12 @@ func sparkline(label string, sent, failed []int) template.HTML {
 	return template.HTML(b.String())
 }
 
-// barChart draws stacked bars per day with a y axis (0 and the peak), day labels on the x axis
-// and a legend.
+// barChart draws stacked bars per day with a y axis (0, half and the peak) and day labels on the x
+// axis, with a legend below it in HTML. The chart scales to its box: its labels keep room for
+// twice their size, which the page's style gives them on a phone, where the chart is drawn at
+// half its width and labels of 11 units would be 6 px.
 func barChart(title string, days []string, parts []series) template.HTML {
-	const w, h, left, bottom, top = 720, 220, 48, 36, 12
+	const w, h, left, bottom, top, labelsAt = 720, 220, 80, 30, 14, 214
 	peak := 1
 	for i := range days {
 		sum := 0
@@ -69,7 +71,7 @@ func barChart(title string, days []string, parts []series) template.HTML {
 	for _, v := range []int{0, peak / 2, peak} {
 		y := float64(top) + plotH - float64(v)/float64(peak)*plotH
 		fmt.Fprintf(&b, `<line x1="%d" y1="%.1f" x2="%d" y2="%.1f" stroke="#ddd"/>`, left, y, w-8, y)
-		fmt.Fprintf(&b, `<text x="%d" y="%.1f" text-anchor="end" font-size="11" fill="#444">%s</text>`, left-4, y+4, human.Int(v))
+		fmt.Fprintf(&b, `<text x="%d" y="%.1f" text-anchor="end" dominant-baseline="middle" font-size="11" fill="#444">%s</text>`, left-6, y, human.Int(v))
 	}
 	step := plotW / float64(max(1, len(days)))
 	for i, d := range days {
@@ -87,19 +89,23 @@ func barChart(title string, days []string, parts []series) template.HTML {
 		}
 		if i == 0 || i == len(days)-1 || i == len(days)/2 {
 			anchor := map[bool]string{true: "start", false: "end"}[i == 0]
-			if i == len(days)/2 && i != len(days)-1 {
+			x := x + step/2
+			switch {
+			case i == len(days)/2 && i != len(days)-1:
 				anchor = "middle"
+			case i == 0:
+				x = float64(left)
+			default:
+				x = float64(w - 8)
 			}
-			fmt.Fprintf(&b, `<text x="%.1f" y="%d" text-anchor="%s" font-size="11" fill="#444">%s</text>`, x+step/2, h-bottom+14, anchor, d)
+			fmt.Fprintf(&b, `<text x="%.1f" y="%d" text-anchor="%s" font-size="11" fill="#444">%s</text>`, x, labelsAt, anchor, d)
 		}
 	}
-	x := left
+	b.WriteString(`</svg><p class="legend small">`)
 	for _, p := range parts {
-		fmt.Fprintf(&b, `<rect x="%d" y="%d" width="10" height="10" fill="%s"/><text x="%d" y="%d" font-size="11" fill="#222">%s</text>`,
-			x, h-12, p.Colour, x+14, h-3, esc(p.Name))
-		x += 14 + 8*len(p.Name) + 16
+		fmt.Fprintf(&b, `<span><span class="swatch" style="background: %s"></span>%s</span> `, p.Colour, esc(p.Name))
 	}
-	b.WriteString(`</svg>`)
+	b.WriteString(`</p>`)
 	return template.HTML(b.String())
 }
 

@@ -104,8 +104,9 @@ func echo(u string) string {
 	return u[:n] + "…"
 }
 
-// fixFor returns what to do about an error, or "" when there is nothing to add to it.
-func fixFor(err string) string {
+// fixFor returns what to do about an error of site, or "" when there is nothing to add to it. A
+// command it gives names the site, ready to copy.
+func fixFor(site, err string) string {
 	has := func(s string) bool { return strings.Contains(strings.ToLower(err), s) }
 	switch {
 	case has("http 403"):
@@ -121,7 +122,7 @@ func fixFor(err string) string {
 	case has("timeout"), has("deadline"):
 		return "The engine did not answer in time: the URLs stay due and go again on the next run."
 	case has("sitemap"):
-		return "A sitemap could not be read: check that it answers at its URL (sitepush check --site ID)."
+		return "A sitemap could not be read: check that it answers at its URL (sitepush check --site " + site + ")."
 	}
 	return ""
 }

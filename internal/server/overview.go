@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/sitepush/sitepush/internal/answer"
+	"github.com/sitepush/sitepush/internal/config"
 	"github.com/sitepush/sitepush/internal/human"
 	"github.com/sitepush/sitepush/internal/sites"
 )
@@ -53,7 +54,9 @@ type fleetSite struct {
 	status *answer.SiteStatus
 	health int            // index in healths
 	failed map[string]int // URLs failed now, by channel
-	spark  [2][]int       // URLs accepted and failed per day over sparkDays; nil without any
+	spark  [2][]int       // URLs accepted and failed per day over sparkDays, over the channels; nil without any
+	// month is what each channel accepted and failed over sparkDays, by channel.
+	month map[string][2]int
 	// id and host are the site's id and its baseUrl's host in lower case, for the search.
 	id, host string
 }
@@ -229,16 +232,18 @@ func (s *Server) readFleet(ctx context.Context) (*fleet, error) {
 	if err != nil {
 		return nil, err
 	}
-	spark := map[string][2][]int{}
+	spark, month := map[string][2][]int{}, map[string]map[string][2]int{}
 	for _, d := range days {
 		sf, ok := spark[d.Site]
 		if !ok {
 			sf = [2][]int{make([]int, sparkDays), make([]int, sparkDays)}
-			spark[d.Site] = sf
+			spark[d.Site], month[d.Site] = sf, map[string][2]int{}
 		}
 		if i := dayIndex(since, d.Day); i >= 0 && i < sparkDays {
 			sf[0][i] += d.Successful
 			sf[1][i] += d.Failed
+			m := month[d.Site][d.Channel]
+			month[d.Site][d.Channel] = [2]int{m[0] + d.Successful, m[1] + d.Failed}
 		}
 	}
 	entries := map[string]sites.Entry{}
@@ -251,7 +256,7 @@ func (s *Server) readFleet(ctx context.Context) (*fleet, error) {
 		if !ok { // deleted since the statuses were read
 			continue
 		}
-		fs := fleetSite{entry: e, status: st, failed: failed[st.SiteID], spark: spark[st.SiteID], id: strings.ToLower(st.SiteID)}
+		fs := fleetSite{entry: e, status: st, failed: failed[st.SiteID], spark: spark[st.SiteID], month: month[st.SiteID], id: strings.ToLower(st.SiteID)}
 		if u, err := url.Parse(e.Site.BaseURL); err == nil {
 			fs.host = strings.ToLower(u.Hostname())
 		}
@@ -280,11 +285,41 @@ func (s *Server) fleetRow(ctx context.Context, fs fleetSite) (*overviewRow, erro
 	if sf[0] == nil {
 		sf = [2][]int{make([]int, sparkDays), make([]int, sparkDays)}
 	}
-	for i := range sf[0] {
-		row.Sent30 += sf[0][i]
-		row.Failed30 += sf[1][i]
-	}
-	row.Spark = sparkline(fs.status.SiteID+": URLs accepted (up) and failed (down) per day over 30 days: "+human.Int(row.Sent30)+" accepted, "+
-		human.Int(row.Failed30)+" failed", sf[0], sf[1])
+	row.Month = monthOf(fs.month)
+	row.Spark = sparkline(fs.status.SiteID+": URLs accepted (up) and failed (down) per day over 30 days, over the channels: "+monthWords(row.Month), sf[0], sf[1])
 	return row, nil
+}
+
+// channelMonth is what a channel accepted and failed over the last sparkDays.
+type channelMonth struct {
+	Name             string
+	Accepted, Failed int
+}
+
+// monthOf lists the channels that accepted or failed URLs in month, in the usual order: each
+// channel is told apart, as a page accepted by IndexNow and by Bing is one page, not two.
+func monthOf(month map[string][2]int) []channelMonth {
+	var out []channelMonth
+	for _, name := range config.Channels {
+		if m := month[name]; m != [2]int{} {
+			out = append(out, channelMonth{Name: name, Accepted: m[0], Failed: m[1]})
+		}
+	}
+	return out
+}
+
+// monthWords says what each channel accepted and failed: "indexnow 17 accepted, 2 failed; bing
+// 10 accepted"; "nothing accepted or failed" without any.
+func monthWords(month []channelMonth) string {
+	if len(month) == 0 {
+		return "nothing accepted or failed"
+	}
+	parts := make([]string, len(month))
+	for i, m := range month {
+		parts[i] = m.Name + " " + human.Int(m.Accepted) + " accepted"
+		if m.Failed > 0 {
+			parts[i] += ", " + human.Int(m.Failed) + " failed"
+		}
+	}
+	return strings.Join(parts, "; ")
 }

@@ -49,13 +49,12 @@ type overviewRow struct {
 	// Known is how many URLs the last run read from the sitemaps.
 	Known    int
 	Channels []channelRow
-	// Quota is Bing's quota of today: dailyQuota (zero when Bing is off), used, left by the one
-	// rule (bing.Quota) and where that comes from; QuotaPct is how much of today's is used.
-	QuotaUsed, QuotaLimit, QuotaLeft, QuotaPct int
-	QuotaSource                                string
-	Spark                                      template.HTML
-	Sent30, Failed30                           int
-	LastError                                  string
+	// Quota is Bing's quota of today, by the one rule (bing.Quota), in words; nil when Bing is off.
+	Quota *quotaLine
+	Spark template.HTML
+	// Month is what each channel accepted and failed over the sparkline's 30 days.
+	Month     []channelMonth
+	LastError string
 }
 
 // channelRow is a channel's part of a site's overview.
@@ -157,17 +156,7 @@ func (s *Server) overviewRow(e sites.Entry, st *answer.SiteStatus, statuses []st
 		}
 	}
 	if st.Bing.Enabled {
-		row.QuotaLimit, row.QuotaSource = st.Bing.DailyQuota, st.Bing.TodayQuotaSource
-		if st.Bing.TodayQuotaUsed != nil {
-			row.QuotaUsed = *st.Bing.TodayQuotaUsed
-		}
-		if st.Bing.TodayQuotaRemaining != nil {
-			row.QuotaLeft = *st.Bing.TodayQuotaRemaining
-		}
-		row.QuotaPct = 100
-		if row.QuotaLeft > 0 {
-			row.QuotaPct = percent(row.QuotaUsed, row.QuotaUsed+row.QuotaLeft)
-		}
+		row.Quota = quotaLineOf(st.Bing.Quota, e.Site.Given("bing.dailyQuota"))
 	}
 	row.Health = healths[health(st, failed)]
 	return row
@@ -211,6 +200,11 @@ type sitePage struct {
 	Feed     []model.FeedItem
 	Settings string
 	Query    string
+	// Failing counts the site's URLs failed now, over its channels: Retry failed is offered
+	// when there are some. Unread is set when the last run read none of the site's sitemaps
+	// (sitemapsUnread): Retry and Resubmit are not offered then.
+	Failing int
+	Unread  bool
 }
 
 // chart is a channel's chart over some days, with its numbers as a table.
@@ -239,11 +233,11 @@ func (s *Server) sitePageHandler(w http.ResponseWriter, r *http.Request) {
 		s.failedPage(w, r, err)
 		return
 	}
-	refresh := 0
-	if p.Row.Status == model.StatusRunning {
+	running, refresh := p.Row.Status == model.StatusRunning, 0
+	if running {
 		refresh = 5
 	}
-	s.render(w, r, http.StatusOK, "site.html", page{Title: e.Site.ID + " — sitepush", Flash: flashOf(r), Refresh: refresh, Data: p})
+	s.render(w, r, http.StatusOK, "site.html", page{Title: e.Site.ID + " — sitepush", Flash: flashOf(r, running), Refresh: refresh, Data: p})
 }
 
 // siteData reads what a site's page shows.
@@ -266,11 +260,12 @@ func (s *Server) siteData(r *http.Request, e sites.Entry) (*sitePage, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &sitePage{Row: s.overviewRow(e, st, statuses, failed, lasts)}
+	p := &sitePage{Row: s.overviewRow(e, st, statuses, failed, lasts), Unread: sitemapsUnread(st.LastExecution)}
 	for _, name := range config.Channels {
 		if e.Site.Enabled(name) {
 			p.Channels = append(p.Channels, name)
 		}
+		p.Failing += failed[name]
 	}
 	p.Days = historyDays
 	if r.URL.Query().Get("days") == strconv.Itoa(chartDays) {
@@ -304,6 +299,13 @@ func (s *Server) siteData(r *http.Request, e sites.Entry) (*sitePage, error) {
 	}
 	p.Settings = string(settings)
 	return p, nil
+}
+
+// sitemapsUnread reports whether last, a site's last run, read none of its sitemaps. Until one
+// reads, a run of the failed URLs (Retry failed) reads them and fails alike, and a URL sent again
+// by hand leaves the failure as it was: the site's page offers neither, only the fix and Run now.
+func sitemapsUnread(last *model.Record) bool {
+	return last != nil && last.Status != model.StatusRunning && last.Sitemaps.Failed > 0 && last.Sitemaps.Read == 0
 }
 
 // charts draws each channel's URLs accepted, failed and held per day over the last days: the
@@ -417,7 +419,7 @@ func (s *Server) runPageHandler(w http.ResponseWriter, r *http.Request) {
 		refresh = 2
 	}
 	s.render(w, r, http.StatusOK, "run.html", page{Title: "Run " + strconv.FormatInt(id, 10) + " of " + rec.Site + " — sitepush",
-		Flash: flashOf(r), Refresh: refresh, Data: p})
+		Flash: flashOf(r, p.Running), Refresh: refresh, Data: p})
 }
 
 // channelsOf returns the channels of rec in the usual order (config.Channels).
@@ -490,7 +492,7 @@ func (s *Server) urlStories(w http.ResponseWriter, r *http.Request) {
 			p.URLs = append(p.URLs, story{URLState: u, Channels: chans, Content: sayContent(contentStory(u.Checks), timeOrNil(u.Lastmod), sentStories(chans), utc)})
 		}
 	}
-	s.render(w, r, http.StatusOK, "urls.html", page{Title: "URLs of " + e.Site.ID + " — sitepush", Flash: flashOf(r), Data: p})
+	s.render(w, r, http.StatusOK, "urls.html", page{Title: "URLs of " + e.Site.ID + " — sitepush", Flash: flashOf(r, false), Data: p})
 }
 
 // notFound shows a page that says what is missing.

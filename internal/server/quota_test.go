@@ -14,9 +14,16 @@ const smallKey = "bing-key-small"
 // 100, over the world's 25 posts.
 func (w *world) bingSite(id string) {
 	w.t.Helper()
-	w.bing.Keys[smallKey] = 10
+	w.bingSiteOf(id, smallKey, 10, `, "dailyQuota": 100`)
+}
+
+// bingSiteOf creates a site through the API with Bing alone on, its key granted grant a day,
+// with quota written into its bing block (`, "dailyQuota": 5`, or "" for none).
+func (w *world) bingSiteOf(id, key string, grant int, quota string) {
+	w.t.Helper()
+	w.bing.Keys[key] = grant
 	body := `{"id": "` + id + `", "sitemaps": ["` + w.site.URL + `/sitemap.xml"], "schedule": "0 0 1 1 *",
-		"bing": {"enabled": true, "apiKey": "` + smallKey + `", "dailyQuota": 100, "endpoint": "` + w.config.Sites[0].Bing.Endpoint + `"}}`
+		"bing": {"enabled": true, "apiKey": "` + key + `"` + quota + `, "endpoint": "` + w.config.Sites[0].Bing.Endpoint + `"}}`
 	if code, out := w.call("POST", "/api/sites", body); code != 201 {
 		w.t.Fatalf("creating %s: %d %s", id, code, out)
 	}
@@ -63,7 +70,7 @@ func TestOneQuotaEverywhere(t *testing.T) {
 	if st.Bing.TodayQuotaUsed != 10 || st.Bing.TodayQuotaRemaining != 0 || st.Bing.TodayQuotaSource != "Bing says 0 left today" {
 		t.Errorf("/status: %s", body)
 	}
-	want := "0 left today (Bing says 0 left today) — URLs are held; 10 used of dailyQuota 100"
+	want := "0 left today — Bing's grant of 10 (your bing.dailyQuota is 100); resets at 00:00 UTC"
 	for _, page := range []string{"/", "/sites/small"} {
 		if code, body := w.call("GET", page, ""); code != 200 || !strings.Contains(text(body), want) {
 			t.Errorf("%s: %d; want %q in %s", page, code, want, text(body))
@@ -97,5 +104,56 @@ func TestStatusKeepsWhatBingSays(t *testing.T) {
 	}
 	if got := w.remaining("fresh"); got != "10" {
 		t.Errorf("sitepush_bing_quota_remaining{site=\"fresh\"} is %q; want Bing's 10, as /status says", got)
+	}
+}
+
+// quotaOf is the text of the first Bing quota line of a page, and whether its bar is drawn as
+// the colour of an error.
+func quotaOf(page string) (line string, red bool) {
+	m := regexp.MustCompile(`(?s)<div class="quota">(.*?)</div></div>`).FindStringSubmatch(page)
+	if m == nil {
+		return "", false
+	}
+	return text(m[1]), strings.Contains(m[1], "full")
+}
+
+// TestQuotaWords: Bing's quota is one number left, and where it comes from with what it is out of,
+// on the overview and the site's page: Bing's grant, a bing.dailyQuota the site set, or sitepush's
+// default limit — which is never named as the site's dailyQuota when nobody set it.
+// Only the one number is said to be left. A spent quota is the day's ordinary end: its bar is not an error's.
+func TestQuotaWords(t *testing.T) {
+	w := newWorld(t)
+	tests := []struct {
+		site, key string
+		grant     int
+		quota     string
+		want      string
+	}{
+		{"granted", "key-granted", 10, "", "Bing quota: 0 left today — Bing's grant of 10; resets at 00:00 UTC"},
+		{"granted-set", "key-granted-set", 10, `, "dailyQuota": 100`, "Bing quota: 0 left today — Bing's grant of 10 (your bing.dailyQuota is 100); resets at 00:00 UTC"},
+		{"capped", "key-capped", 10, `, "dailyQuota": 5`, "Bing quota: 0 left today — your bing.dailyQuota of 5 (Bing would take 5 more); resets at 00:00 UTC"},
+		{"defaulted", "key-defaulted", 250, "", "Bing quota: 75 left today — sitepush's default limit of 100 a day, which bing.dailyQuota changes (Bing would take 225 more); resets at 00:00 UTC"},
+	}
+	for _, tt := range tests {
+		w.bingSiteOf(tt.site, tt.key, tt.grant, tt.quota)
+		if code, body := w.call("POST", "/trigger?site="+tt.site+"&channel=bing", ""); code != 202 {
+			t.Fatalf("trigger %s: %d %s", tt.site, code, body)
+		}
+		w.waitFinished(tt.site)
+	}
+	b := w.signIn()
+	for _, tt := range tests {
+		t.Run(tt.site, func(t *testing.T) {
+			for _, path := range []string{"/sites/" + tt.site, "/?q=" + tt.site} {
+				_, page := b.get(path)
+				line, red := quotaOf(page)
+				if line != tt.want {
+					t.Errorf("%s says %q\nwant %q", path, line, tt.want)
+				}
+				if red {
+					t.Errorf("%s draws the quota's bar as an error", path)
+				}
+			}
+		})
 	}
 }

@@ -127,25 +127,26 @@ func (s *Store) FailedCountsAll(ctx context.Context) (_ map[string]map[string]in
 	return out, err
 }
 
-// SiteDay is what every channel of a site accepted and failed on one day.
+// SiteDay is what one channel of a site accepted and failed on one day.
 type SiteDay struct {
-	Day, Site          string
+	Day, Site, Channel string
 	Successful, Failed int
 }
 
-// SiteDays sums each site's URL-level statistics of the days from since (inclusive) per day,
-// over its channels.
+// SiteDays sums each site's URL-level statistics of the days from since (inclusive) per day and
+// channel, over the channel's endpoints: each channel counts its own, as a URL accepted by two
+// channels is one page, not two.
 func (s *Store) SiteDays(ctx context.Context, since time.Time) (_ []SiteDay, err error) {
 	defer s.failed(&err, "reading daily statistics", "")
 	var out []SiteDay
 	err = s.each(ctx, func(scan func(...any) error) error {
 		var d SiteDay
-		if err := scan(&d.Day, &d.Site, &d.Successful, &d.Failed); err != nil {
+		if err := scan(&d.Day, &d.Site, &d.Channel, &d.Successful, &d.Failed); err != nil {
 			return err
 		}
 		out = append(out, d)
 		return nil
-	}, `SELECT day, site_id, CAST(sum(successful) AS BIGINT), CAST(sum(failed) AS BIGINT) FROM daily_stats
-		WHERE endpoint = '' AND day >= $1 GROUP BY day, site_id`, day(since))
+	}, `SELECT day, site_id, channel, CAST(sum(successful) AS BIGINT), CAST(sum(failed) AS BIGINT) FROM daily_stats
+		WHERE endpoint = '' AND day >= $1 GROUP BY day, site_id, channel`, day(since))
 	return out, err
 }
