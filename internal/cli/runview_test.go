@@ -21,7 +21,7 @@ func TestRunShowsThrottling(t *testing.T) {
 	w.eng.Fail(enginetest.Fault{Status: 429, RetryAfter: "1"})
 	code, out, errOut := run(t, "run", "--config", w.config)
 	note := "  note: indexnow: HTTP 429 from " + w.engine.URL + "/indexnow, waited "
-	if code != exitOK || !strings.Contains(out, "indexnow: 3 due, 3 submitted, 0 failed, 0 already delivered, throttled ") ||
+	if code != exitOK || !strings.Contains(out, "indexnow: 3 due, 3 submitted, 0 failed, 0 already known, throttled ") ||
 		!strings.Contains(out, note) {
 		t.Fatalf("exit %d\n%s%s", code, out, errOut)
 	}
@@ -84,7 +84,7 @@ func TestSentURLsAreBounded(t *testing.T) {
 	for i := range maxListed + 3 {
 		many = append(many, channel.Due{URL: fmt.Sprintf("https://e.example/%d", i)})
 	}
-	s.outcome("s", channel.Outcome{Channel: "feed", URLs: many[:1], Skipped: true})
+	s.outcome("s", channel.Outcome{Channel: "feed", URLs: many[:1], Unsent: model.UnsentBacklog})
 	s.outcome("s", channel.Outcome{Channel: "indexnow", URLs: many[:2], Delivered: true})
 	s.outcome("s", channel.Outcome{Channel: "indexnow", URLs: many[2:3], Rejected: true, Err: "refused"})
 	s.outcome("s", channel.Outcome{Channel: "indexnow", URLs: many[3:], Delivered: true})

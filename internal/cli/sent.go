@@ -40,7 +40,7 @@ func newSentURLs() *sentURLs { return &sentURLs{channels: map[string]*sentList{}
 // outcome takes an outcome as the run records it (runner.Runner.OnOutcome). URLs set aside
 // without being sent (a feed's first run) are no part of it.
 func (s *sentURLs) outcome(_ string, o channel.Outcome) {
-	if o.Skipped {
+	if o.Unsent != "" {
 		return
 	}
 	s.mu.Lock()

@@ -13,6 +13,7 @@ import (
 
 	"github.com/sitepush/sitepush/internal/channel"
 	"github.com/sitepush/sitepush/internal/human"
+	"github.com/sitepush/sitepush/internal/model"
 	"github.com/sitepush/sitepush/internal/sitemap"
 )
 
@@ -145,8 +146,8 @@ func (p basePage) covers(lastmod int64) bool {
 }
 
 // baseline takes out of channel ch's queue the URLs the run's baseline covers, unless their last
-// attempt failed or they are removal notices, and records them as known (skipped), as a first
-// run's backlog does: they are not sent, and a later run sends them only when they change.
+// attempt failed or they are removal notices, and records them as known, never sent
+// (model.UnsentBaseline): they are not sent, and a later run sends them only when they change.
 func (c *collector) baseline(ctx context.Context, ch int, rep *recorder) error {
 	q, name := c.due[ch], c.channels[ch]
 	if c.base == nil || q.Len() == 0 {
@@ -157,12 +158,12 @@ func (c *collector) baseline(ctx context.Context, ch int, rep *recorder) error {
 		return m.Retry || notice || !c.base.covers(m.Hash, m.Lastmod)
 	})
 	for from := 0; from < old.Len(); from += lookUpBatch {
-		if err := rep.Finished(channel.Outcome{Channel: name, URLs: old.Refs(from, from+lookUpBatch), Skipped: true}); err != nil {
+		if err := rep.Finished(channel.Outcome{Channel: name, URLs: old.Refs(from, from+lookUpBatch), Unsent: model.UnsentBaseline}); err != nil {
 			return err
 		}
 	}
 	if old.Len() > 0 {
-		rep.Noted(name, fmt.Sprintf("%s the baseline lists unchanged: recorded as known, not sent", human.Count(old.Len(), "URL")))
+		rep.Noted(name, fmt.Sprintf("%s unchanged since the baseline, not sent (taken as known: a change sends them)", human.Count(old.Len(), "URL")))
 	}
 	return ctx.Err()
 }

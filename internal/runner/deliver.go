@@ -7,6 +7,7 @@ import (
 
 	"github.com/sitepush/sitepush/internal/channel"
 	"github.com/sitepush/sitepush/internal/human"
+	"github.com/sitepush/sitepush/internal/model"
 	"github.com/sitepush/sitepush/internal/sitemap"
 )
 
@@ -84,7 +85,7 @@ func (c *collector) previewFirstRuns() {
 			continue // a run with nothing due does not deliver
 		}
 		newest := c.uncovered(c.newest[ch].list())
-		stats.Skipped += stats.Due - len(newest)
+		stats.Backlog += stats.Due - len(newest)
 		stats.Due, stats.Sample = len(newest), nil
 		for _, p := range newest[:min(len(newest), sampleSize)] {
 			stats.Sample = append(stats.Sample, p.URL)
@@ -94,8 +95,8 @@ func (c *collector) previewFirstRuns() {
 
 // backlog applies the channel's backlog setting to channel ch's first run for the site — a run in
 // which none of the URLs read is known on the channel — unless the channel selects its first run
-// itself (the feed): the URLs the setting leaves out are recorded as known (skipped) and not
-// sent. A first run that did not read every sitemap whole waits for one that does, so that no
+// itself (the feed): the URLs the setting leaves out are recorded as known, never sent
+// (model.UnsentBacklog). A first run that did not read every sitemap whole waits for one that does, so that no
 // URL of the backlog is taken for a new one later. It reports whether the channel goes on.
 func (c *collector) backlog(ctx context.Context, ch int, complete bool, rep *recorder) bool {
 	q, name := c.due[ch], c.channels[ch]
@@ -112,12 +113,12 @@ func (c *collector) backlog(ctx context.Context, ch int, complete bool, rep *rec
 	}
 	old := q.Split(func(m channel.Meta) bool { return c.site.FirstRunSends(name, m.Lastmod, c.now) })
 	for from := 0; from < old.Len(); from += lookUpBatch {
-		if err := rep.Finished(channel.Outcome{Channel: name, URLs: old.Refs(from, from+lookUpBatch), Skipped: true}); err != nil {
+		if err := rep.Finished(channel.Outcome{Channel: name, URLs: old.Refs(from, from+lookUpBatch), Unsent: model.UnsentBacklog}); err != nil {
 			return false
 		}
 	}
 	if old.Len() > 0 {
-		rep.Noted(name, fmt.Sprintf("first run with backlog %s: %s already there recorded as known, not sent", c.site.BacklogOf(name), human.Count(old.Len(), "URL")))
+		rep.Noted(name, fmt.Sprintf("first run with backlog %s: %s older than that, not sent (taken as known: a change sends them)", c.site.BacklogOf(name), human.Count(old.Len(), "URL")))
 	}
 	return true
 }

@@ -223,7 +223,7 @@ func testSentOnOutcome(t *testing.T, b Backend) {
 	recordChecks(t, s, model.PageCheck{Hash: 1, At: t0.Add(time.Minute), Content: 12, Changed: true}, model.PageCheck{Hash: 2, At: t0.Add(time.Minute), Content: 21})
 	outcome("indexnow", channel.Outcome{Err: "HTTP 503"})
 	outcome("bing", channel.Outcome{Rejected: true, Err: "InvalidUrl"})
-	outcome("feed", channel.Outcome{Skipped: true})
+	outcome("feed", channel.Outcome{Unsent: model.UnsentBacklog})
 	outcome("google", channel.Outcome{Preflight: &channel.Preflight{Reason: channel.NotNoindex, Detail: "noindex"}})
 	outcome("extra", channel.Outcome{Preflight: &channel.Preflight{Reason: channel.NotStatus, Detail: "HTTP 503", Again: true}})
 	outcome("again", channel.Outcome{Delivered: true})

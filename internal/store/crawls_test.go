@@ -35,7 +35,7 @@ func TestBingToTrack(t *testing.T) {
 	record(t0.Add(-time.Hour), "bing", ok, 2)                               // …but its newest submission is Bing's
 	record(t0.Add(-2*time.Hour), "indexnow", ok, 3)                         // the oldest
 	record(t0.Add(-2*time.Hour), "feed", ok, 4)                             // the feed submits nothing
-	record(t0.Add(-2*time.Hour), "bing", channel.Outcome{Skipped: true}, 4) // known, not sent
+	record(t0.Add(-2*time.Hour), "bing", channel.Outcome{Unsent: model.UnsentBacklog}, 4) // known, not sent
 	record(t0.Add(time.Minute), "indexnow", ok, 5)                          // in this run: not yet
 	since, before := t0.Add(-14*24*time.Hour), t0
 

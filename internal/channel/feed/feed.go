@@ -278,7 +278,7 @@ func (c *Channel) skip(due []channel.Due, rep channel.Reporter) error {
 	if len(due) == 0 {
 		return nil
 	}
-	return rep.Finished(channel.Outcome{Channel: name, URLs: due, Skipped: true})
+	return rep.Finished(channel.Outcome{Channel: name, URLs: due, Unsent: model.UnsentBacklog})
 }
 
 // add makes items of pages — reading their titles when configured — saves them, and records each
