@@ -170,7 +170,9 @@ func (r *Reporter) FailedURLs() int {
 func (r *Reporter) Ineligible() int { return r.count(channel.Outcome.Ineligible) }
 
 // Unsent counts the URLs taken as known without being sent (a feed's first run's backlog).
-func (r *Reporter) Unsent() int { return r.count(func(o channel.Outcome) bool { return o.Unsent != "" }) }
+func (r *Reporter) Unsent() int {
+	return r.count(func(o channel.Outcome) bool { return o.Unsent != "" })
+}
 
 func (r *Reporter) count(kind func(channel.Outcome) bool) int {
 	n := 0

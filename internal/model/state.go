@@ -77,17 +77,21 @@ const (
 	UnsentBaseline = "baseline"
 )
 
-// NeverSent tells why a channel has a URL it never sent (DeliveryState.Unsent), in the words every
-// surface uses — a URL's story in `sitepush inspect`, the API and the dashboard; "" for a URL
-// that was sent or attempted.
-func NeverSent(unsent string) string {
-	switch unsent {
-	case "":
-		return ""
-	case UnsentBaseline:
-		return "never sent: unchanged since the baseline (run --baseline)"
+// NotSent tells why the channel has a URL it did not send (Unsent), in the words every surface
+// uses — a URL's story in `sitepush inspect`, the API and the dashboard: "never sent: older than
+// the first run's backlog"; "" for a URL whose last outcome was an attempt.
+func (st DeliveryState) NotSent() string {
+	why := "older than the first run's backlog"
+	if st.Unsent == UnsentBaseline {
+		why = "unchanged since the baseline (run --baseline)"
 	}
-	return "never sent: older than the first run's backlog"
+	switch {
+	case st.Unsent == "":
+		return ""
+	case !st.DeliveredAt.IsZero(): // delivered before, then listed unchanged by a baseline
+		return "not sent again: " + why
+	}
+	return "never sent: " + why
 }
 
 // ChannelDay is what a channel did with URLs on one UTC day: the URLs whose delivery ended, how
