@@ -23,7 +23,7 @@ func printRecord(w io.Writer, rec *model.Record) {
 	if rec.Trigger == "manual" && rec.Sitemaps.Read+rec.Sitemaps.Failed == 0 {
 		fmt.Fprintf(w, "site %s (%s): %s chosen", rec.Site, head, human.Count(rec.TotalURLs, "URL"))
 	} else {
-		fmt.Fprintf(w, "site %s (%s): %s URLs from %s", rec.Site, head, human.Int(rec.TotalURLs), human.Count(rec.Sitemaps.Read, "sitemap"))
+		fmt.Fprintf(w, "site %s (%s): %s from %s", rec.Site, head, human.Count(rec.TotalURLs, "URL"), human.Count(rec.Sitemaps.Read, "sitemap"))
 	}
 	if rec.Sitemaps.Failed > 0 {
 		fmt.Fprintf(w, " (%s failed)", human.Int(rec.Sitemaps.Failed))
