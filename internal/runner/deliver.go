@@ -64,10 +64,18 @@ func (r *Runner) deliver(ctx context.Context, ch channel.Channel, q *channel.Que
 		idle.Idle(ctx, rep)
 	}
 	rep.endWaits(ch.Name())
-	rep.mu.Lock()
-	defer rep.mu.Unlock()
-	st := rep.rec.Channels[ch.Name()]
-	st.Left = st.Due - st.Submitted - st.Failed - st.Held - st.Ineligible
+}
+
+// settleLeft counts, once a run's channels delivered, the due URLs each did not get to — its
+// budget, a signal, a first run that waits for a whole read, a channel that could not start, a
+// sitemap that could not be read — as left for the next run: a channel's due URLs are then
+// submitted, failed, held, ineligible or left (docs/runs.md, "The execution record").
+func (r *recorder) settleLeft() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, st := range r.rec.Channels {
+		st.Left = st.Due - st.Submitted - st.Failed - st.Held - st.Ineligible
+	}
 }
 
 // budgetEnded reports whether err is only the end of the run's budget (ctx): no failure, the work
@@ -111,7 +119,10 @@ func (c *collector) backlog(ctx context.Context, ch int, complete bool, rep *rec
 		rep.Noted(name, fmt.Sprintf("a first run with backlog %s waits for a run that reads every sitemap whole: nothing was sent", c.site.BacklogOf(name)))
 		return false
 	}
-	old := q.Split(func(m channel.Meta) bool { return c.site.FirstRunSends(name, m.Lastmod, c.now) })
+	old := q.Split(func(m channel.Meta) bool {
+		_, notice := rep.removals.status[m.Hash] // a removal notice is no page of the backlog
+		return notice || c.site.FirstRunSends(name, m.Lastmod, c.now)
+	})
 	for from := 0; from < old.Len(); from += lookUpBatch {
 		if err := rep.Finished(channel.Outcome{Channel: name, URLs: old.Refs(from, from+lookUpBatch), Unsent: model.UnsentBacklog}); err != nil {
 			return false
