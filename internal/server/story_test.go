@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"net/url"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -245,6 +246,29 @@ func TestAStoryOfAURLNeverSent(t *testing.T) {
 		_, html := b.get("/sites/filesite/urls?q=" + url.QueryEscape(u))
 		if !strings.Contains(html, strings.ReplaceAll(tc.want, "'", "&#39;")) || strings.Contains(html, "⚠ "+tc.unsent) {
 			t.Errorf("the URL page of a URL never sent (%s) lacks %q", tc.unsent, tc.want)
+		}
+	}
+}
+
+// TestARunPageCountsURLsNeverSentApart: the run page calls skipped URLs already known, and tells
+// those a first run's backlog or a baseline took as known, never sent, in the summary's words.
+func TestARunPageCountsURLsNeverSentApart(t *testing.T) {
+	w := newWorld(t)
+	b := w.signIn()
+	start := time.Now().UTC().Add(-time.Minute)
+	rec := &model.Record{Site: "filesite", Trigger: "cli", StartedAt: start, Status: model.StatusRunning}
+	if err := w.store.SaveRun(context.Background(), rec); err != nil {
+		t.Fatal(err)
+	}
+	rec.FinishedAt, rec.Status, rec.Errors = start.Add(time.Second), model.StatusOK, []string{}
+	rec.Channels = map[string]*model.ChannelStats{"indexnow": {Due: 7, Submitted: 7, Backlog: 13, Baseline: 2, Endpoints: map[string]*model.EndpointStats{}}}
+	if err := w.store.SaveRun(context.Background(), rec); err != nil {
+		t.Fatal(err)
+	}
+	_, html := b.get("/runs/" + strconv.FormatInt(rec.ID, 10))
+	for _, want := range []string{"already known", "13 older than the first run&#39;s backlog, not sent", "2 unchanged since the baseline, not sent"} {
+		if !strings.Contains(html, want) {
+			t.Errorf("the page of a run with a backlog lacks %q", want)
 		}
 	}
 }
