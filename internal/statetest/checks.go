@@ -204,7 +204,7 @@ func testRecordChecks(t *testing.T, b Backend) {
 	}
 }
 
-// testSentOnOutcome: a delivery that settled (accepted, rejected, skipped) takes the page's
+// testSentOnOutcome: a delivery that settled (accepted, rejected, taken as known without being sent) takes the page's
 // content as what was sent; a failure and a URL a preflight held back keep what was sent before.
 func testSentOnOutcome(t *testing.T, b Backend) {
 	s := b.Open(t)
