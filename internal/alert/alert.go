@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/sitepush/sitepush/internal/config"
+	"github.com/sitepush/sitepush/internal/human"
 	"github.com/sitepush/sitepush/internal/model"
 )
 
@@ -53,8 +54,8 @@ func Of(rec *model.Record, threshold float64) []Alert {
 		}
 		a := newAlert(rec, name, threshold, name+": ")
 		a.Failed, a.Attempted, a.Rate = st.Failed, tried, rate
-		a.Text = fmt.Sprintf("sitepush: site %s, run %d (%s): %s failed %d of %d URLs (%.0f%%, above %.0f%%).",
-			rec.Site, rec.ID, rec.Status, name, st.Failed, tried, rate*100, threshold*100)
+		a.Text = fmt.Sprintf("sitepush: site %s, run %d (%s): %s failed %d of %s (%.0f%%, above %.0f%%).",
+			rec.Site, rec.ID, rec.Status, name, st.Failed, human.Count(tried, "URL"), rate*100, threshold*100)
 		out = append(out, finish(a))
 	}
 	if len(out) == 0 && rec.Status == model.StatusFailed {

@@ -59,7 +59,7 @@ type Selection struct {
 	// Newest asks for the newest n pages present in the sitemaps, due or not: Queue.Newest.
 	Newest int
 	// FirstRun says that the channel will deliver only the Newest pages in this run and take
-	// every other due URL as known (reporting it Skipped): what a dry run then shows.
+	// every other due URL as known (reporting it Unsent, its backlog): what a dry run then shows.
 	FirstRun bool
 	// Ranked says that the channel orders its due URLs with every page in hand (Bing's quota
 	// goes newest first): a read of the sitemaps over several runs hands them to it from the run
@@ -145,9 +145,11 @@ type Outcome struct {
 	// Rejected marks URLs the channel refused for good (an invalid URL on Bing): they are not
 	// retried until they change, and count as failed.
 	Rejected bool
-	// Skipped marks URLs a channel sets aside without sending them (the pages a feed's first run
-	// does not turn into items): recorded as delivered, counted as skipped, not in the statistics.
-	Skipped bool
+	// Unsent, when set, marks URLs taken as known without being sent, and says why
+	// (model.UnsentBacklog: a first run's backlog, the pages a feed's first run makes no items of;
+	// model.UnsentBaseline): recorded with no delivery and no attempt, counted by that word, not
+	// in the statistics.
+	Unsent string
 	// Preflight is what a preflight found of the URLs in this run before they were to be sent
 	// (internal/channel/preflight); nil when none looked. An outcome whose Preflight has a
 	// Reason is one of URLs held back as ineligible: not sent, no failure of the channel.

@@ -281,7 +281,7 @@ func (c *checker) sitemaps(s *config.Site) {
 		if out > 0 {
 			notes += fmt.Sprintf(" (and %s outside baseUrl or the include/exclude globs, which runs leave out)", human.Int(out))
 		}
-		c.pass("sitemap", "sitemap %s: %s URLs from %s%s", sm, human.Int(n), human.Count(read, "sitemap"), notes)
+		c.pass("sitemap", "sitemap %s: %s from %s%s", sm, human.Count(n, "URL"), human.Count(read, "sitemap"), notes)
 		for _, f := range files {
 			c.pass("sitemap", "sitemap %s: %s", f, changesVerdict(s, lastmods[f]))
 		}

@@ -65,12 +65,12 @@ func TestADeadChildIsBlamedOnItsIndex(t *testing.T) {
 		t.Errorf("check: exit %d; want %q in\n%s", code, want, out)
 	}
 	// check counts the sitemaps as a run does: the index and the one read, the one failed apart.
-	if counted := "✓ sitemap " + index + ": 1 URLs from 2 sitemaps (1 failed)\n"; !strings.Contains(out, counted) {
+	if counted := "✓ sitemap " + index + ": 1 URL from 2 sitemaps (1 failed)\n"; !strings.Contains(out, counted) {
 		t.Errorf("check: want %q in\n%s", counted, out)
 	}
 	code, out, _ = run(t, "run", "--config", w.config)
 	want = "error: sitemap " + gone + " (listed in the index " + index + "): HTTP 404"
-	if code != exitFailed || !strings.Contains(out, want) || !strings.Contains(out, ": 1 URLs from 2 sitemaps (1 failed) in ") {
+	if code != exitFailed || !strings.Contains(out, want) || !strings.Contains(out, ": 1 URL from 2 sitemaps (1 failed) in ") {
 		t.Errorf("run: exit %d; want %q in\n%s", code, want, out)
 	}
 }

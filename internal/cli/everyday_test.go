@@ -200,7 +200,7 @@ func TestTheDryRunTellsBingsQuota(t *testing.T) {
 		t.Errorf("dry run before: due %d, held %d, sample %v", c.Due, c.Held, c.Sample)
 	}
 	_, out, _ := run(t, "run", "--config", w.config, "--channel", "bing", "--dry-run")
-	if !strings.Contains(out, "bing: 40 would be submitted, 85 held back by the quota, 0 already delivered") {
+	if !strings.Contains(out, "bing: 40 would be submitted, 85 held back by the quota, 0 already known") {
 		t.Errorf("dry run summary:\n%s", out)
 	}
 	if code, out, errOut := run(t, "run", "--config", w.config, "--channel", "bing"); code != exitOK || !strings.Contains(out, "40 submitted") {
@@ -228,7 +228,7 @@ func TestTheDryRunOfARefusedBingKey(t *testing.T) {
 		t.Errorf("dry run with a refused key: %s, %+v; want nothing that would be sent", rec.Status, c)
 	}
 	_, out, _ = run(t, "run", "--config", w.config, "--channel", "bing", "--dry-run")
-	if !strings.Contains(out, "bing: 0 would be submitted, 30 left for the next run, 0 already delivered") || strings.Contains(out, "more") {
+	if !strings.Contains(out, "bing: 0 would be submitted, 30 left for the next run, 0 already known") || strings.Contains(out, "more") {
 		t.Errorf("dry run summary with a refused key:\n%s", out)
 	}
 }
@@ -305,7 +305,7 @@ func TestRetryFailed(t *testing.T) {
 		t.Errorf("--retry-failed: exit %d, %+v, %d accepted: %s", code, c, len(w.eng.Accepted()), errOut)
 	}
 	// The 2 new URLs were neither due nor delivered: a plain run sends them.
-	if code, out, _ := run(t, "run", "--config", w.config); code != exitOK || !strings.Contains(out, "indexnow: 2 due, 2 submitted, 0 failed, 4 already delivered") {
+	if code, out, _ := run(t, "run", "--config", w.config); code != exitOK || !strings.Contains(out, "indexnow: 2 due, 2 submitted, 0 failed, 4 already known") {
 		t.Errorf("the run after: exit %d\n%s", code, out)
 	}
 }

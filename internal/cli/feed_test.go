@@ -16,7 +16,7 @@ func TestFeedCommand(t *testing.T) {
 		t.Errorf("the feed of a site never run: exit %d, %q", code, errOut)
 	}
 	w.publish(12)
-	if code, out, errOut := run(t, "run", "--config", w.config); code != exitOK || !strings.Contains(out, "feed: 5 due, 5 added, 0 failed, 7 known") {
+	if code, out, errOut := run(t, "run", "--config", w.config); code != exitOK || !strings.Contains(out, "feed: 5 due, 5 added, 0 failed, 0 already known, 7 older than the first run's backlog, not sent") {
 		t.Fatalf("run: exit %d\n%s%s", code, out, errOut)
 	}
 	written := readFile(t, filepath.Join(dir, "feed.xml"))

@@ -148,7 +148,7 @@ func TestInitFromRobots(t *testing.T) {
 	var rec model.Record
 	// The pages changed in January 2026, more than a week ago: the first run sends none of them.
 	if err := json.Unmarshal([]byte(out), &rec); err != nil || code != exitOK || rec.Channels["indexnow"] == nil ||
-		rec.Channels["indexnow"].Due != 0 || rec.Channels["indexnow"].Skipped != 20 {
+		rec.Channels["indexnow"].Due != 0 || rec.Channels["indexnow"].Backlog != 20 {
 		t.Errorf("run --dry-run --json on the configuration init wrote: exit %d, %v\n%s%s", code, err, out, errOut)
 	}
 }
@@ -237,8 +237,8 @@ func TestInitSendsTheLastWeek(t *testing.T) {
 	code, out, errOut := run(t, "run", "--config", cfgPath, "--dry-run", "--json")
 	var rec model.Record
 	if err := json.Unmarshal([]byte(out), &rec); err != nil || code != exitOK || rec.Channels["indexnow"] == nil ||
-		rec.Channels["indexnow"].Due != 4 || rec.Channels["indexnow"].Skipped != 6 {
-		t.Errorf("run --dry-run --json: exit %d, %v; want 4 due and 6 skipped\n%s%s", code, err, out, errOut)
+		rec.Channels["indexnow"].Due != 4 || rec.Channels["indexnow"].Backlog != 6 || rec.Channels["indexnow"].Skipped != 0 {
+		t.Errorf("run --dry-run --json: exit %d, %v; want 4 due and 6 backlog\n%s%s", code, err, out, errOut)
 	}
 }
 

@@ -77,7 +77,13 @@ func writeStory(w io.Writer, doc *server.URLStory) {
 			continue
 		}
 		line := "never sent"
-		if c.LastOutcome != nil {
+		switch {
+		case c.NotSent != "":
+			line = c.NotSent + " (taken as known " + c.TakenAt.Format(time.RFC3339) + ")"
+			if c.LastDelivery != nil {
+				line += "; last delivered " + c.LastDelivery.Format(time.RFC3339)
+			}
+		case c.LastOutcome != nil:
 			line = "last attempt " + c.LastAttempt.Format(time.RFC3339) + ": " + *c.LastOutcome
 			if c.LastError != "" {
 				line += " (" + c.LastError + ")"

@@ -99,3 +99,29 @@ func TestInspectTellsWhatContentChecksFound(t *testing.T) {
 		t.Errorf("of 2 new pages with one check a run, both or neither were suspects after it; want one of each")
 	}
 }
+
+// TestABacklogIsNeverCalledDelivered: a first run whose backlog leaves every URL out sends none,
+// and every surface says so in the same words: the summary counts them older than the backlog,
+// not sent (not "already delivered"), and a URL's story says "never sent", with no delivery
+// time and no attempt.
+func TestABacklogIsNeverCalledDelivered(t *testing.T) {
+	w := newTestWorld(t, "    backlog: none\n")
+	w.publish(3)
+	code, out, errOut := run(t, "run", "--config", w.config)
+	if code != exitOK || strings.Contains(out, "already delivered") || !strings.Contains(out, "indexnow: 0 due, 0 submitted, 0 failed, 0 already known, 3 older than the first run's backlog, not sent") {
+		t.Fatalf("the first run with backlog none: exit %d\n%s%s", code, out, errOut)
+	}
+	code, raw, errOut := run(t, "inspect", "--config", w.config, "--site", "demo", w.site.URL+"/p/1", "--json")
+	var doc server.URLStory
+	if code != exitOK || json.Unmarshal([]byte(raw), &doc) != nil {
+		t.Fatalf("inspect --json: exit %d\n%s%s", code, raw, errOut)
+	}
+	if in := doc.Channels["indexnow"]; in.LastOutcome == nil || *in.LastOutcome != "backlog" || in.LastDelivery != nil || in.LastAttempt != nil ||
+		in.NotSent != "never sent: older than the first run's backlog" || in.TakenAt == nil || in.Due {
+		t.Errorf("the story of a URL the backlog held back:\n%s", raw)
+	}
+	_, out, _ = run(t, "inspect", "--config", w.config, "--site", "demo", w.site.URL+"/p/1")
+	if !strings.Contains(out, "indexnow: never sent: older than the first run's backlog (taken as known ") || strings.Contains(out, "delivered") {
+		t.Errorf("inspect, for a person, of a URL the backlog held back:\n%s", out)
+	}
+}

@@ -79,7 +79,7 @@ func TestRunCommand(t *testing.T) {
 		t.Error("a dry run created the state")
 	}
 	code, out, errOut = run(t, "run", "--config", w.config)
-	if code != exitOK || !strings.Contains(out, "site demo (ok): 30 URLs") || !strings.Contains(out, "indexnow: 30 due, 30 submitted, 0 failed, 0 already delivered") ||
+	if code != exitOK || !strings.Contains(out, "site demo (ok): 30 URLs") || !strings.Contains(out, "indexnow: 30 due, 30 submitted, 0 failed, 0 already known") ||
 		len(w.eng.Accepted()) != 30 {
 		t.Fatalf("run: exit %d\n%s%s", code, out, errOut)
 	}

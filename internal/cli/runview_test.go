@@ -18,7 +18,7 @@ func TestRunShowsThrottling(t *testing.T) {
 	w.eng.Fail(enginetest.Fault{Status: 429, RetryAfter: "1"})
 	code, out, errOut := run(t, "run", "--config", w.config)
 	note := "  note: indexnow: HTTP 429 from " + w.engine.URL + "/indexnow, waited "
-	if code != exitOK || !strings.Contains(out, "indexnow: 3 due, 3 submitted, 0 failed, 0 already delivered, throttled ") ||
+	if code != exitOK || !strings.Contains(out, "indexnow: 3 due, 3 submitted, 0 failed, 0 already known, throttled ") ||
 		!strings.Contains(out, note) {
 		t.Fatalf("exit %d\n%s%s", code, out, errOut)
 	}

@@ -43,16 +43,16 @@ func writeCountsTable(w io.Writer, rec *model.Record) {
 	if len(rec.Channels) == 0 {
 		return
 	}
-	fmt.Fprintln(w, "| Channel | Due | Submitted | Failed | Already delivered | Held back by the quota | Not eligible | Left unsent |")
-	fmt.Fprintln(w, "|---|--:|--:|--:|--:|--:|--:|--:|")
+	fmt.Fprintln(w, "| Channel | Due | Submitted | Failed | Already known | Known, never sent (backlog, baseline) | Held back by the quota | Not eligible | Left unsent |")
+	fmt.Fprintln(w, "|---|--:|--:|--:|--:|--:|--:|--:|--:|")
 	for _, n := range channelNames(rec) {
 		st := rec.Channels[n]
 		submitted := human.Int(st.Submitted)
 		if rec.DryRun {
 			submitted = human.Int(st.Due-st.Held-st.Left-st.Ineligible) + " (would be)"
 		}
-		fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %s | %s |\n", markdown(n), human.Int(st.Due), submitted,
-			human.Int(st.Failed), human.Int(st.Skipped), human.Int(st.Held), human.Int(st.Ineligible), human.Int(st.Left))
+		fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", markdown(n), human.Int(st.Due), submitted,
+			human.Int(st.Failed), human.Int(st.Skipped), human.Int(st.Backlog+st.Baseline), human.Int(st.Held), human.Int(st.Ineligible), human.Int(st.Left))
 	}
 	fmt.Fprintln(w)
 }

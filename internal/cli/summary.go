@@ -23,7 +23,7 @@ func printRecord(w io.Writer, rec *model.Record) {
 	if rec.Trigger == "manual" && rec.Sitemaps.Read+rec.Sitemaps.Failed == 0 {
 		fmt.Fprintf(w, "site %s (%s): %s chosen", rec.Site, head, human.Count(rec.TotalURLs, "URL"))
 	} else {
-		fmt.Fprintf(w, "site %s (%s): %s URLs from %s", rec.Site, head, human.Int(rec.TotalURLs), human.Count(rec.Sitemaps.Read, "sitemap"))
+		fmt.Fprintf(w, "site %s (%s): %s from %s", rec.Site, head, human.Count(rec.TotalURLs, "URL"), human.Count(rec.Sitemaps.Read, "sitemap"))
 	}
 	if rec.Sitemaps.Failed > 0 {
 		fmt.Fprintf(w, " (%s failed)", human.Int(rec.Sitemaps.Failed))
@@ -70,11 +70,12 @@ func channelOrder(names []string) []string {
 	return names
 }
 
-// printChannel prints a channel's counts: for the feed, pages added as items and pages known.
+// printChannel prints a channel's counts (for the feed, pages added as items), in the words of
+// docs/runs.md, "The execution record".
 func printChannel(w io.Writer, name string, st *model.ChannelStats, dryRun bool) {
-	done, skipped := "submitted", "already delivered"
+	done := "submitted"
 	if name == "feed" {
-		done, skipped = "added", "known"
+		done = "added"
 	}
 	if dryRun {
 		fmt.Fprintf(w, "  %s: %s would be %s", name, human.Int(st.Due-st.Held-st.Left-st.Ineligible), done)
@@ -85,10 +86,10 @@ func printChannel(w io.Writer, name string, st *model.ChannelStats, dryRun bool)
 		if st.Left > 0 {
 			fmt.Fprintf(w, ", %s left for the next run", human.Int(st.Left))
 		}
-		fmt.Fprintf(w, ", %s %s\n", human.Int(st.Skipped), skipped)
+		fmt.Fprintf(w, ", %s\n", notSent(st))
 		return
 	}
-	fmt.Fprintf(w, "  %s: %s due, %s %s, %s failed, %s %s", name, human.Int(st.Due), human.Int(st.Submitted), done, human.Int(st.Failed), human.Int(st.Skipped), skipped)
+	fmt.Fprintf(w, "  %s: %s due, %s %s, %s failed, %s", name, human.Int(st.Due), human.Int(st.Submitted), done, human.Int(st.Failed), notSent(st))
 	printIneligible(w, st)
 	if st.Held > 0 {
 		fmt.Fprintf(w, ", %s held back by the quota", human.Int(st.Held))
@@ -112,6 +113,19 @@ func printChannel(w io.Writer, name string, st *model.ChannelStats, dryRun bool)
 		}
 		fmt.Fprintf(w, ", %s ms average\n", human.Int(int(math.Round(s.AvgResponseMS))))
 	}
+}
+
+// notSent says what of a channel's URLs was not due: those already known (skipped), and those
+// taken as known in this run without being sent — a first run's backlog, a baseline's.
+func notSent(st *model.ChannelStats) string {
+	out := human.Int(st.Skipped) + " already known"
+	if st.Backlog > 0 {
+		out += fmt.Sprintf(", %s older than the first run's backlog, not sent", human.Int(st.Backlog))
+	}
+	if st.Baseline > 0 {
+		out += fmt.Sprintf(", %s unchanged since the baseline, not sent", human.Int(st.Baseline))
+	}
+	return out
 }
 
 // duration writes d for a person: 3ms, 1.25s, 2m3s.

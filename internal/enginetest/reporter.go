@@ -65,7 +65,7 @@ func (r *Reporter) Finished(o channel.Outcome) error {
 	defer r.mu.Unlock()
 	o.URLs = slices.Clone(o.URLs)
 	r.outcomes = append(r.outcomes, o)
-	if !o.Delivered && !o.Skipped && !o.Ineligible() {
+	if !o.Delivered && o.Unsent == "" && !o.Ineligible() {
 		r.errors = append(r.errors, o.Channel+": "+o.Err)
 	}
 	return nil
@@ -143,11 +143,11 @@ func (r *Reporter) Held() int {
 }
 
 // URLs returns the URLs of the outcomes that are delivered (true) or failed (false, rejected
-// included), skipped and ineligible ones apart, in the order reported.
+// included), unsent and ineligible ones apart, in the order reported.
 func (r *Reporter) URLs(delivered bool) []string {
 	var out []string
 	for _, o := range r.Outcomes() {
-		if o.Delivered == delivered && !o.Skipped && !o.Ineligible() {
+		if o.Delivered == delivered && o.Unsent == "" && !o.Ineligible() {
 			for _, d := range o.URLs {
 				out = append(out, d.URL)
 			}
@@ -158,19 +158,21 @@ func (r *Reporter) URLs(delivered bool) []string {
 
 // Submitted counts the URLs delivered, as a run's record does.
 func (r *Reporter) Submitted() int {
-	return r.count(func(o channel.Outcome) bool { return o.Delivered && !o.Skipped })
+	return r.count(func(o channel.Outcome) bool { return o.Delivered && o.Unsent == "" })
 }
 
 // FailedURLs counts the URLs that failed, rejected ones included, as a run's record does.
 func (r *Reporter) FailedURLs() int {
-	return r.count(func(o channel.Outcome) bool { return !o.Delivered && !o.Skipped && !o.Ineligible() })
+	return r.count(func(o channel.Outcome) bool { return !o.Delivered && o.Unsent == "" && !o.Ineligible() })
 }
 
 // Ineligible counts the URLs a preflight held back, as a run's record does.
 func (r *Reporter) Ineligible() int { return r.count(channel.Outcome.Ineligible) }
 
-// Skipped counts the URLs set aside without being sent (a feed's first run).
-func (r *Reporter) Skipped() int { return r.count(func(o channel.Outcome) bool { return o.Skipped }) }
+// Unsent counts the URLs taken as known without being sent (a feed's first run's backlog).
+func (r *Reporter) Unsent() int {
+	return r.count(func(o channel.Outcome) bool { return o.Unsent != "" })
+}
 
 func (r *Reporter) count(kind func(channel.Outcome) bool) int {
 	n := 0

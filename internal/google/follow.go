@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/sitepush/sitepush/internal/config"
+	"github.com/sitepush/sitepush/internal/human"
 	"github.com/sitepush/sitepush/internal/model"
 )
 
@@ -118,13 +119,13 @@ func (f *Follower) Follow(ctx context.Context, site *config.Site, start time.Tim
 		return "", err
 	}
 	if granted == 0 {
-		return fmt.Sprintf("the %d URL inspections of %s today are spent: %d URLs wait for tomorrow (UTC)", g.InspectPerDay, g.Property, len(todo)), nil
+		return fmt.Sprintf("the %s of %s today are spent: %s left for tomorrow (UTC)", human.Count(g.InspectPerDay, "URL inspection"), g.Property, human.Count(len(todo), "URL")), nil
 	}
 	n, err := f.inspect(ctx, site.ID, todo[:granted])
 	if n < granted {
 		err = errors.Join(err, f.st.ReleaseInspections(context.WithoutCancel(ctx), g.Property, day, granted-n))
 	}
-	note := fmt.Sprintf("URL Inspection asked about %d URLs sent", n)
+	note := fmt.Sprintf("URL Inspection asked about %s sent", human.Count(n, "URL"))
 	if left := len(todo) - n; left > 0 {
 		note += fmt.Sprintf(", %d left for later runs", left)
 	}

@@ -33,7 +33,7 @@ type delivery struct {
 	channel     string
 	lastmod     int64 // the lastmod last delivered (Unix ms, 0 for none)
 	deliveredAt int64 // when the channel last accepted the URL (0 when it never did)
-	outcome     byte  // the last attempt's: outcomeOK, outcomeFailed, outcomeRejected, outcomeSkipped, outcomeIneligible
+	outcome     byte  // the last attempt's: outcomeOK, outcomeFailed, outcomeRejected, outcomeIneligible; or outcomeBacklog, outcomeBaseline
 	attempts    int   // attempts since the last success, that one included
 	lastAttempt int64
 	lastError   string
@@ -227,7 +227,10 @@ func stateOf(d *delivery) model.DeliveryState {
 		return model.DeliveryState{}
 	}
 	st := model.DeliveryState{Known: true, Lastmod: fromMS(d.lastmod), DeliveredAt: fromMS(d.deliveredAt), Failed: d.outcome == outcomeFailed,
-		Skipped: d.outcome == outcomeSkipped, Ineligible: d.outcome == outcomeIneligible}
+		Ineligible: d.outcome == outcomeIneligible}
+	if st.Unsent = unsentWord(d.outcome); st.Unsent != "" {
+		st.TakenAt = fromMS(d.lastAttempt)
+	}
 	if st.Failed {
 		st.Failures = d.attempts
 	}

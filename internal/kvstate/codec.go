@@ -26,8 +26,14 @@ const (
 	outcomeOK byte = iota
 	outcomeFailed
 	outcomeRejected
+	// outcomeSkipped is what sitepush wrote, before it kept why, of a URL taken as known without
+	// being sent, with the time taken as its delivery: read as outcomeBacklog (decodeShard).
 	outcomeSkipped
 	outcomeIneligible // a preflight held the URL back: lastmod is the one checked, lastAttempt when
+	// outcomeBacklog and outcomeBaseline: taken as known without being sent (model.UnsentBacklog,
+	// model.UnsentBaseline); lastmod is the one taken, lastAttempt when, and no attempt is counted.
+	outcomeBacklog
+	outcomeBaseline
 )
 
 // encodeShard writes a shard's entries.
@@ -197,6 +203,9 @@ func decodeShard(b []byte) (map[int64]*entry, error) {
 				attempts: int(min(d.uvarint(), math.MaxInt32)), lastAttempt: d.varint(), lastError: d.string()})
 			if checks {
 				pool[len(pool)-1].sent = d.sent(e)
+			}
+			if del := &pool[len(pool)-1]; del.outcome == outcomeSkipped { // as written before why was kept
+				del.outcome, del.deliveredAt, del.attempts = outcomeBacklog, 0, 0
 			}
 		}
 		e.del = pool[start:len(pool):len(pool)] // an entry's new delivery goes elsewhere, not over the next's

@@ -6,12 +6,13 @@ import (
 	"time"
 
 	"github.com/sitepush/sitepush/internal/channel"
+	"github.com/sitepush/sitepush/internal/model"
 )
 
 // RecordOutcome keeps what a channel did with some URLs, and counts it in the day's statistics:
 // in memory, written when the run finishes. A failure keeps the lastmod and time of the last
-// success, and what was sent; a URL delivered, rejected or skipped takes the page's content as
-// what was sent; a rejected URL is kept like a delivered one, so that it is not due again until it
+// success, and what was sent; a URL delivered, rejected or taken as known without being sent
+// (Unsent: no delivery, no attempt) takes the page's content as what was sent; a rejected URL is kept like a delivered one, so that it is not due again until it
 // changes. A URL a preflight held back is kept as ineligible, with the lastmod checked, so that
 // only a change or preflightAfter makes it due again — or as a failure, due at the next run, when
 // the verdict may change by itself (a 5xx, no answer); nothing was sent, so nothing is counted.
@@ -40,7 +41,7 @@ func (s *State) RecordOutcome(ctx context.Context, site string, now time.Time, o
 	if err := s.makeRoom(ctx, st); err != nil {
 		return err
 	}
-	if o.Skipped || o.Ineligible() {
+	if o.Unsent != "" || o.Ineligible() {
 		return nil
 	}
 	ok, bad := len(o.URLs), 0
@@ -68,11 +69,32 @@ func record(e *entry, o channel.Outcome, due channel.Due, now time.Time) {
 		d.outcome, d.lastmod, d.attempts, d.lastError = outcomeIneligible, ms(due.Lastmod), 1, o.Preflight.Reason+": "+o.Preflight.Detail
 	case o.Rejected:
 		d.outcome, d.lastmod, d.deliveredAt, d.sent = outcomeRejected, ms(due.Lastmod), now.UnixMilli(), e.content()
-	case o.Skipped:
-		d.outcome, d.lastmod, d.deliveredAt, d.lastError, d.sent = outcomeSkipped, ms(due.Lastmod), now.UnixMilli(), "", e.content()
+	case o.Unsent != "":
+		// No delivery and no attempt: one the channel had delivered before keeps its last delivery.
+		d.outcome, d.lastmod, d.attempts, d.lastError, d.sent = unsentOutcome(o.Unsent), ms(due.Lastmod), 0, "", e.content()
 	case o.Delivered:
 		d.outcome, d.lastmod, d.deliveredAt, d.lastError, d.sent = outcomeOK, ms(due.Lastmod), now.UnixMilli(), "", e.content()
 	default:
 		d.outcome = outcomeFailed
 	}
+}
+
+// unsentOutcome is the outcome of URLs taken as known without being sent, by their word
+// (channel.Outcome.Unsent): outcomeBaseline, else outcomeBacklog.
+func unsentOutcome(word string) byte {
+	if word == model.UnsentBaseline {
+		return outcomeBaseline
+	}
+	return outcomeBacklog
+}
+
+// unsentWord is the word of an outcome of a URL never sent (unsentOutcome's), "" for any other.
+func unsentWord(outcome byte) string {
+	switch outcome {
+	case outcomeBacklog:
+		return model.UnsentBacklog
+	case outcomeBaseline:
+		return model.UnsentBaseline
+	}
+	return ""
 }

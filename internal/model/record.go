@@ -88,8 +88,13 @@ type ChannelStats struct {
 	Due       int `json:"due"`
 	Submitted int `json:"submitted"`
 	Failed    int `json:"failed"`
-	// Skipped counts URLs already delivered and unchanged.
-	Skipped int `json:"skipped"`
+	// Skipped counts URLs already known on the channel — delivered, or taken as known, before —
+	// and unchanged since: not due. Backlog counts those a first run's backlog held back, and
+	// Baseline those the run's baseline lists unchanged: taken as known in this run, never sent
+	// (docs/runs.md, "The execution record"). Neither is due: Due counts what remains to send.
+	Skipped  int `json:"skipped"`
+	Backlog  int `json:"backlog"`
+	Baseline int `json:"baseline,omitempty"`
 	// Held counts due URLs held back by a quota: they go next time, and are no failure.
 	Held int `json:"held"`
 	// Left counts due URLs the run did not get to (stopped by its budget or a signal).

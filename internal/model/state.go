@@ -43,10 +43,12 @@ type DeliveryState struct {
 	Failed bool
 	// Failures counts the attempts that failed in a row (0 unless Failed).
 	Failures int
-	// Skipped is set when the URL was taken as known without being sent (the backlog of a first
-	// run, the pages a feed's first run makes no items of): a URL a user chooses to submit is
-	// sent even so.
-	Skipped bool
+	// Unsent says why the channel has the URL as known though it was never sent (UnsentBacklog,
+	// UnsentBaseline); "" when its last outcome was an attempt. A URL a user chooses to submit is
+	// sent even so, and resubmitAfter never brings it back: only a change does. TakenAt is when it
+	// was taken as known: a lastmod the sitemap starts to give is compared with it.
+	Unsent  string
+	TakenAt time.Time
 	// Ineligible is set when a preflight held the URL back at its last attempt (docs/runs.md,
 	// "Preflight"): Lastmod is then the lastmod checked, and CheckedAt when it was checked.
 	Ineligible bool
@@ -61,6 +63,35 @@ type DeliveryState struct {
 	// one by one when its memo is gone (docs/runs.md, "What changed"). A catalogue's fact, not a
 	// delivery's: PendingDeliveries leaves it zero.
 	Listed time.Time
+}
+
+// Why a channel has a URL as known though it never sent it (DeliveryState.Unsent,
+// channel.Outcome.Unsent): the words the state keeps as the URL's outcome, and the execution
+// record counts the URLs by (ChannelStats.Backlog, ChannelStats.Baseline).
+const (
+	// UnsentBacklog: a first run's backlog held it back — the backlog setting left it out, or a
+	// feed's first run made no item of it.
+	UnsentBacklog = "backlog"
+	// UnsentBaseline: the run's baseline listed it unchanged (run --baseline): it was there
+	// before the deploy.
+	UnsentBaseline = "baseline"
+)
+
+// NotSent tells why the channel has a URL it did not send (Unsent), in the words every surface
+// uses — a URL's story in `sitepush inspect`, the API and the dashboard: "never sent: older than
+// the first run's backlog"; "" for a URL whose last outcome was an attempt.
+func (st DeliveryState) NotSent() string {
+	why := "older than the first run's backlog"
+	if st.Unsent == UnsentBaseline {
+		why = "unchanged since the baseline (run --baseline)"
+	}
+	switch {
+	case st.Unsent == "":
+		return ""
+	case !st.DeliveredAt.IsZero(): // delivered before, then listed unchanged by a baseline
+		return "not sent again: " + why
+	}
+	return "never sent: " + why
 }
 
 // ChannelDay is what a channel did with URLs on one UTC day: the URLs whose delivery ended, how

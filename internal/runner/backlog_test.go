@@ -22,13 +22,13 @@ func TestBacklogNone(t *testing.T) {
 	in := &fakeChannel{name: "indexnow", batch: 10}
 	s.publish("/a 2026-01-01", "/b 2026-01-01", "/c")
 	dry := run(t, r, s, runner.Options{Channels: []channel.Channel{in}, DryRun: true})
-	if c := dry.Channels["indexnow"]; c.Due != 0 || c.Skipped != 3 || len(c.Sample) != 0 {
+	if c := dry.Channels["indexnow"]; c.Due != 0 || c.Skipped != 0 || c.Backlog != 3 || len(c.Sample) != 0 {
 		t.Errorf("dry run of a first run with backlog none: %+v", c)
 	}
 	rec := run(t, r, s, runner.Options{Channels: []channel.Channel{in}})
-	if got := in.take(); len(got) != 0 || rec.Channels["indexnow"].Skipped != 3 || rec.Channels["indexnow"].Due != 0 ||
+	if got := in.take(); len(got) != 0 || rec.Channels["indexnow"].Backlog != 3 || rec.Channels["indexnow"].Skipped != 0 || rec.Channels["indexnow"].Due != 0 ||
 		!slices.ContainsFunc(rec.Notes, func(n string) bool {
-			return strings.Contains(n, "backlog none: 3 URLs already there recorded as known")
+			return strings.Contains(n, "backlog none: 3 URLs older than that, not sent")
 		}) {
 		t.Fatalf("first run: sent %v, %+v, notes %q", got, rec.Channels["indexnow"], rec.Notes)
 	}
@@ -55,7 +55,7 @@ func TestBacklogDuration(t *testing.T) {
 	in := &fakeChannel{name: "indexnow", batch: 10}
 	s.publish("/new 2026-04-26", "/edge 2026-04-01", "/old 2026-01-01", "/none")
 	dry := run(t, r, s, runner.Options{Channels: []channel.Channel{in}, DryRun: true})
-	if c := dry.Channels["indexnow"]; c.Due != 2 || c.Skipped != 2 || !slices.Equal(slices.Sorted(slices.Values(c.Sample)), urls("/edge", "/new")) {
+	if c := dry.Channels["indexnow"]; c.Due != 2 || c.Backlog != 2 || !slices.Equal(slices.Sorted(slices.Values(c.Sample)), urls("/edge", "/new")) {
 		t.Errorf("dry run: %+v", c)
 	}
 	run(t, r, s, runner.Options{Channels: []channel.Channel{in}})
@@ -85,7 +85,7 @@ func TestBacklogWaitsForAWholeRead(t *testing.T) {
 	os.Remove(filepath.Join(s.dir, "missing.xml"))
 	os.WriteFile(filepath.Join(s.dir, "missing.xml"), []byte("<urlset><url><loc>https://a.example/c</loc></url></urlset>"), 0o644)
 	rec = run(t, r, s, runner.Options{Channels: []channel.Channel{in}})
-	if got := in.take(); len(got) != 0 || rec.Channels["indexnow"].Skipped != 3 {
+	if got := in.take(); len(got) != 0 || rec.Channels["indexnow"].Backlog != 3 {
 		t.Errorf("the first whole read: sent %v, %+v", got, rec.Channels["indexnow"])
 	}
 }
@@ -125,7 +125,7 @@ func TestBacklogPerChannel(t *testing.T) {
 	}
 	rec := run(t, r, s, runner.Options{Channels: []channel.Channel{in, bing}})
 	if a, b := in.take(), bing.take(); len(a) != 0 || !slices.Equal(b, urls("/new")) ||
-		rec.Channels["indexnow"].Skipped != 3 || rec.Channels["bing"].Skipped != 2 {
+		rec.Channels["indexnow"].Backlog != 3 || rec.Channels["bing"].Backlog != 2 {
 		t.Errorf("first run with backlog none, bing 720h: indexnow sent %v, bing %v; %+v %+v", a, b, rec.Channels["indexnow"], rec.Channels["bing"])
 	}
 

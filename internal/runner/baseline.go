@@ -13,6 +13,7 @@ import (
 
 	"github.com/sitepush/sitepush/internal/channel"
 	"github.com/sitepush/sitepush/internal/human"
+	"github.com/sitepush/sitepush/internal/model"
 	"github.com/sitepush/sitepush/internal/sitemap"
 )
 
@@ -145,8 +146,8 @@ func (p basePage) covers(lastmod int64) bool {
 }
 
 // baseline takes out of channel ch's queue the URLs the run's baseline covers, unless their last
-// attempt failed or they are removal notices, and records them as known (skipped), as a first
-// run's backlog does: they are not sent, and a later run sends them only when they change.
+// attempt failed or they are removal notices, and records them as known, never sent
+// (model.UnsentBaseline): they are not sent, and a later run sends them only when they change.
 func (c *collector) baseline(ctx context.Context, ch int, rep *recorder) error {
 	q, name := c.due[ch], c.channels[ch]
 	if c.base == nil || q.Len() == 0 {
@@ -157,12 +158,12 @@ func (c *collector) baseline(ctx context.Context, ch int, rep *recorder) error {
 		return m.Retry || notice || !c.base.covers(m.Hash, m.Lastmod)
 	})
 	for from := 0; from < old.Len(); from += lookUpBatch {
-		if err := rep.Finished(channel.Outcome{Channel: name, URLs: old.Refs(from, from+lookUpBatch), Skipped: true}); err != nil {
+		if err := rep.Finished(channel.Outcome{Channel: name, URLs: old.Refs(from, from+lookUpBatch), Unsent: model.UnsentBaseline}); err != nil {
 			return err
 		}
 	}
 	if old.Len() > 0 {
-		rep.Noted(name, fmt.Sprintf("%s the baseline lists unchanged: recorded as known, not sent", human.Count(old.Len(), "URL")))
+		rep.Noted(name, fmt.Sprintf("%s unchanged since the baseline, not sent (taken as known: a change sends them)", human.Count(old.Len(), "URL")))
 	}
 	return ctx.Err()
 }
@@ -179,14 +180,49 @@ func (c *collector) uncovered(pages []channel.Page) []channel.Page {
 // baselineLeft marks, in a run given a baseline that read every sitemap whole, the URLs in the
 // site's scope that the baseline lists and the sitemaps no longer do, as having left them: the
 // run probes them next (probeLeft), and announces those that answer 404 or 410. They are added
-// to the catalogue first: a removal notice is sent by URL.
-func (r *Runner) baselineLeft(ctx context.Context, col *collector, res *sitemap.Result) error {
-	if col.removalsOn() < 0 || col.base == nil || !col.mode.writes || col.mode.chosen || len(res.Failed()) > 0 || ctx.Err() != nil {
-		return nil
+// to the catalogue first: a removal notice is sent by URL. A dry run, which writes nothing,
+// returns the first probesPerRun of them instead, for probeLeft to ask about as the run would.
+func (r *Runner) baselineLeft(ctx context.Context, col *collector, res *sitemap.Result) ([]channel.Page, error) {
+	if col.removalsOn() < 0 || col.base == nil || col.mode.chosen || len(res.Failed()) > 0 || ctx.Err() != nil {
+		return nil, nil
 	}
+	var gone, batch []channel.Page
+	var hashes []int64
+	record := func() error {
+		_, err := r.State.SyncCatalog(ctx, col.site.ID, col.now, batch, nil, false)
+		batch = batch[:0]
+		return err
+	}
+	err := col.leftOfBaseline(ctx, func(p channel.Page) error {
+		if !col.mode.writes {
+			if len(gone) < probesPerRun {
+				gone = append(gone, p)
+			}
+			return nil
+		}
+		hashes = append(hashes, p.Hash)
+		if batch = append(batch, p); len(batch) < lookUpBatch {
+			return nil
+		}
+		return record()
+	})
+	if err == nil && len(batch) > 0 {
+		err = record()
+	}
+	if err != nil || len(hashes) == 0 {
+		return gone, err
+	}
+	slices.Sort(hashes)
+	col.rec.AddNote(fmt.Sprintf("indexnow: %s the baseline lists left every sitemap: asked what became of them", human.Count(len(hashes), "URL")))
+	return nil, r.State.MarkLeft(ctx, col.site.ID, hashes, col.now)
+}
+
+// leftOfBaseline calls fn with each URL in the site's scope that the run's baseline lists and the
+// sitemaps no longer do, once, read back from the baseline's file in its order.
+func (c *collector) leftOfBaseline(ctx context.Context, fn func(channel.Page) error) error {
 	var listed []int64
-	err := col.base.eachURL(func(h int64, u []byte) error {
-		if inScope(col.site, col.host, u, authorityOf(u)) {
+	err := c.base.eachURL(func(h int64, u []byte) error {
+		if inScope(c.site, c.host, u, authorityOf(u)) {
 			listed = append(listed, h)
 		}
 		return nil
@@ -195,37 +231,19 @@ func (r *Runner) baselineLeft(ctx context.Context, col *collector, res *sitemap.
 		return err
 	}
 	slices.Sort(listed)
-	hashes, err := col.unlisted(ctx, slices.Compact(listed))
+	hashes, err := c.unlisted(ctx, slices.Compact(listed))
 	if err != nil || len(hashes) == 0 {
 		return err
 	}
-	// The URLs of the pages that left, read back from the baseline's file, a batch at a time.
 	taken := make([]bool, len(hashes))
-	var gone []channel.Page
-	record := func() error {
-		_, err := r.State.SyncCatalog(ctx, col.site.ID, col.now, gone, nil, false)
-		gone = gone[:0]
-		return err
-	}
-	err = col.base.eachURL(func(h int64, u []byte) error {
+	return c.base.eachURL(func(h int64, u []byte) error {
 		i, ok := slices.BinarySearch(hashes, h)
 		if !ok || taken[i] {
 			return nil
 		}
 		taken[i] = true
-		if gone = append(gone, channel.Page{Hash: h, URL: string(u)}); len(gone) < lookUpBatch {
-			return nil
-		}
-		return record()
+		return fn(channel.Page{Hash: h, URL: string(u)})
 	})
-	if err == nil && len(gone) > 0 {
-		err = record()
-	}
-	if err != nil {
-		return err
-	}
-	col.rec.AddNote(fmt.Sprintf("indexnow: %s the baseline lists left every sitemap: asked what became of them", human.Count(len(hashes), "URL")))
-	return r.State.MarkLeft(ctx, col.site.ID, hashes, col.now)
 }
 
 // What a page of a sitemap is to a baseline (Change.Kind).

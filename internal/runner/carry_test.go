@@ -258,7 +258,7 @@ func TestAFirstRunAfterAReadOverSeveralRuns(t *testing.T) {
 	}
 	// Children 0–4 are dated Jan 1–5: the newest three pages are child 4's two and one of child 3's.
 	if len(ch.newest) != 3 || !strings.HasPrefix(ch.newest[0], "https://a.example/p/4-") || !strings.HasPrefix(ch.newest[2], "https://a.example/p/3-") ||
-		ch.partial || rec.Channels["feed"].Submitted != 3 || rec.Channels["feed"].Skipped != 7 {
+		ch.partial || rec.Channels["feed"].Submitted != 3 || rec.Channels["feed"].Backlog != 7 {
 		t.Errorf("the run that ended the read: newest %q (partial %v), %+v", ch.newest, ch.partial, rec.Channels["feed"])
 	}
 }

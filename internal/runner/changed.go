@@ -13,6 +13,7 @@ import (
 	"github.com/sitepush/sitepush/internal/changes"
 	"github.com/sitepush/sitepush/internal/channel"
 	"github.com/sitepush/sitepush/internal/config"
+	"github.com/sitepush/sitepush/internal/human"
 	"github.com/sitepush/sitepush/internal/model"
 )
 
@@ -52,9 +53,9 @@ func (c *collector) byContent(ctx context.Context, f *file) (bool, error) {
 			case err != nil:
 				return false, err
 			case moved > 0 && moved*2 <= known:
-				f.check, why = false, fmt.Sprintf("lastmod: trusted, %d of %d URLs known before moved their lastmod one by one (%s)", moved, known, v)
+				f.check, why = false, fmt.Sprintf("lastmod: trusted, %s of %s known before moved their lastmod one by one (%s)", human.Int(moved), human.Count(known, "URL"), v)
 			case moved > 0:
-				why += fmt.Sprintf("; %d of %d URLs known before moved together", moved, known)
+				why += fmt.Sprintf("; %s of %s known before moved together", human.Int(moved), human.Count(known, "URL"))
 			}
 		}
 	default: // lastmod, or a site built without its defaults: lastmods decide

@@ -79,7 +79,7 @@ func DueReason(st model.DeliveryState, p channel.Page, resubmitAfter, preflightW
 		return ""
 	case changed:
 		return DueChanged
-	case resubmitAfter > 0 && !st.Skipped && !now.Before(st.DeliveredAt.Add(resubmitAfter)):
+	case resubmitAfter > 0 && st.Unsent == "" && !now.Before(st.DeliveredAt.Add(resubmitAfter)):
 		return DueResubmit
 	}
 	return ""
@@ -98,6 +98,8 @@ func changedSince(st model.DeliveryState, p channel.Page) bool {
 		return !p.Lastmod.Equal(st.Lastmod)
 	case !st.Lastmod.IsZero():
 		return p.Lastmod.After(st.Lastmod)
+	case st.Unsent != "":
+		return p.Lastmod.After(st.TakenAt)
 	}
 	return p.Lastmod.After(st.DeliveredAt)
 }

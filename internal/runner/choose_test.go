@@ -14,7 +14,8 @@ func TestIsDue(t *testing.T) {
 	day := 24 * time.Hour
 	delivered := model.DeliveryState{Known: true, Lastmod: now.Add(-10 * day), DeliveredAt: now.Add(-9 * day)}
 	noLastmod := model.DeliveryState{Known: true, DeliveredAt: now.Add(-9 * day)}
-	skipped := model.DeliveryState{Known: true, Lastmod: now.Add(-10 * day), DeliveredAt: now.Add(-9 * day), Skipped: true}
+	backlog := model.DeliveryState{Known: true, Lastmod: now.Add(-10 * day), Unsent: model.UnsentBacklog, TakenAt: now.Add(-9 * day)}
+	backlogNoLastmod := model.DeliveryState{Known: true, Unsent: model.UnsentBacklog, TakenAt: now.Add(-9 * day)}
 	tests := []struct {
 		name       string
 		st         model.DeliveryState
@@ -34,8 +35,11 @@ func TestIsDue(t *testing.T) {
 		{"resubmitAfter not yet", delivered, now.Add(-10 * day), 10 * day, false, false},
 		// A URL a first run took as known without sending it (backlog: none) was never submitted:
 		// resubmitAfter does not send it, a change does.
-		{"skipped, resubmitAfter passed", skipped, now.Add(-10 * day), 9 * day, false, false},
-		{"skipped, newer lastmod", skipped, now.Add(-5 * day), 9 * day, true, false},
+		{"backlog, resubmitAfter passed", backlog, now.Add(-10 * day), 9 * day, false, false},
+		{"backlog, newer lastmod", backlog, now.Add(-5 * day), 9 * day, true, false},
+		// Never sent, it has no delivery: a lastmod that appears is compared with when it was taken.
+		{"backlog, a lastmod appears, older than when it was taken", backlogNoLastmod, now.Add(-10 * day), 0, false, false},
+		{"backlog, a lastmod appears, newer than when it was taken", backlogNoLastmod, now.Add(-day), 0, true, false},
 	}
 	for _, tc := range tests {
 		due, retry := isDue(tc.st, channel.Page{Lastmod: tc.lastmod}, tc.resubmit, 0, now, false)

@@ -7,6 +7,7 @@ import (
 
 	"github.com/sitepush/sitepush/internal/channel"
 	"github.com/sitepush/sitepush/internal/human"
+	"github.com/sitepush/sitepush/internal/model"
 	"github.com/sitepush/sitepush/internal/sitemap"
 )
 
@@ -63,10 +64,18 @@ func (r *Runner) deliver(ctx context.Context, ch channel.Channel, q *channel.Que
 		idle.Idle(ctx, rep)
 	}
 	rep.endWaits(ch.Name())
-	rep.mu.Lock()
-	defer rep.mu.Unlock()
-	st := rep.rec.Channels[ch.Name()]
-	st.Left = st.Due - st.Submitted - st.Failed - st.Held - st.Ineligible
+}
+
+// settleLeft counts, once a run's channels delivered, the due URLs each did not get to — its
+// budget, a signal, a first run that waits for a whole read, a channel that could not start, a
+// sitemap that could not be read — as left for the next run: a channel's due URLs are then
+// submitted, failed, held, ineligible or left (docs/runs.md, "The execution record").
+func (r *recorder) settleLeft() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, st := range r.rec.Channels {
+		st.Left = st.Due - st.Submitted - st.Failed - st.Held - st.Ineligible
+	}
 }
 
 // budgetEnded reports whether err is only the end of the run's budget (ctx): no failure, the work
@@ -84,7 +93,7 @@ func (c *collector) previewFirstRuns() {
 			continue // a run with nothing due does not deliver
 		}
 		newest := c.uncovered(c.newest[ch].list())
-		stats.Skipped += stats.Due - len(newest)
+		stats.Backlog += stats.Due - len(newest)
 		stats.Due, stats.Sample = len(newest), nil
 		for _, p := range newest[:min(len(newest), sampleSize)] {
 			stats.Sample = append(stats.Sample, p.URL)
@@ -94,8 +103,8 @@ func (c *collector) previewFirstRuns() {
 
 // backlog applies the channel's backlog setting to channel ch's first run for the site — a run in
 // which none of the URLs read is known on the channel — unless the channel selects its first run
-// itself (the feed): the URLs the setting leaves out are recorded as known (skipped) and not
-// sent. A first run that did not read every sitemap whole waits for one that does, so that no
+// itself (the feed): the URLs the setting leaves out are recorded as known, never sent
+// (model.UnsentBacklog). A first run that did not read every sitemap whole waits for one that does, so that no
 // URL of the backlog is taken for a new one later. It reports whether the channel goes on.
 func (c *collector) backlog(ctx context.Context, ch int, complete bool, rep *recorder) bool {
 	q, name := c.due[ch], c.channels[ch]
@@ -110,14 +119,17 @@ func (c *collector) backlog(ctx context.Context, ch int, complete bool, rep *rec
 		rep.Noted(name, fmt.Sprintf("a first run with backlog %s waits for a run that reads every sitemap whole: nothing was sent", c.site.BacklogOf(name)))
 		return false
 	}
-	old := q.Split(func(m channel.Meta) bool { return c.site.FirstRunSends(name, m.Lastmod, c.now) })
+	old := q.Split(func(m channel.Meta) bool {
+		_, notice := rep.removals.status[m.Hash] // a removal notice is no page of the backlog
+		return notice || c.site.FirstRunSends(name, m.Lastmod, c.now)
+	})
 	for from := 0; from < old.Len(); from += lookUpBatch {
-		if err := rep.Finished(channel.Outcome{Channel: name, URLs: old.Refs(from, from+lookUpBatch), Skipped: true}); err != nil {
+		if err := rep.Finished(channel.Outcome{Channel: name, URLs: old.Refs(from, from+lookUpBatch), Unsent: model.UnsentBacklog}); err != nil {
 			return false
 		}
 	}
 	if old.Len() > 0 {
-		rep.Noted(name, fmt.Sprintf("first run with backlog %s: %s already there recorded as known, not sent", c.site.BacklogOf(name), human.Count(old.Len(), "URL")))
+		rep.Noted(name, fmt.Sprintf("first run with backlog %s: %s older than that, not sent (taken as known: a change sends them)", c.site.BacklogOf(name), human.Count(old.Len(), "URL")))
 	}
 	return true
 }

@@ -53,6 +53,6 @@ func ruleOf(force, failedOnly, chosen bool) dueRule {
 		if failedOnly && !retry || chosen && sel.FirstRun {
 			return false, false
 		}
-		return true, due || !sel.OnlyNew && (force || chosen && st.Skipped)
+		return true, due || !sel.OnlyNew && (force || chosen && st.Unsent != "")
 	}
 }

@@ -100,17 +100,19 @@ func (c *collector) unlisted(ctx context.Context, hashes []int64) ([]int64, erro
 	return gone, nil
 }
 
-// probeLeft asks the site, in a run that writes, what became of the URLs that left its sitemaps
-// (a GET, redirects not followed): one that answers 404 or 410 is queued as a removal notice,
-// once, on the channel that takes them (removalsOn); one that answers otherwise moved or stays,
-// and is not sent. It returns the notices queued.
-func (r *Runner) probeLeft(ctx context.Context, col *collector) notices {
+// probeLeft asks the site what became of the URLs that left its sitemaps (a GET, redirects not
+// followed): one that answers 404 or 410 is queued as a removal notice, once, on the channel that
+// takes them (removalsOn); one that answers otherwise moved or stays, and is not sent. A dry run
+// asks too, and about the URLs its baseline found gone (more, from baselineLeft), so that it
+// counts the notices the run would send; it records no answer. It returns the notices queued.
+func (r *Runner) probeLeft(ctx context.Context, col *collector, more []channel.Page) notices {
 	ch := col.removalsOn()
-	if ch < 0 || !col.mode.writes || col.mode.chosen || ctx.Err() != nil {
+	if ch < 0 || col.mode.chosen || ctx.Err() != nil {
 		return notices{}
 	}
 	name := col.channels[ch]
 	left, err := r.State.LeftToProbe(ctx, col.site.ID, probesPerRun)
+	left = withMore(left, more)
 	if err != nil {
 		if !budgetEnded(ctx, err) {
 			col.rec.AddError(name + ": " + err.Error())
@@ -153,6 +155,11 @@ func (r *Runner) probeLeft(ctx context.Context, col *collector) notices {
 			queued.status[p.Hash] = statuses[i]
 			col.due[ch].Add(channel.Due{Hash: p.Hash, Removal: true})
 			col.rec.Channels[name].Due++
+			if col.urls != nil { // a dry run's URLs come from what it found
+				col.urls[p.Hash] = p.URL
+			}
+		case !col.mode.writes:
+			// a dry run records no answer
 		default:
 			if err := r.State.RecordProbe(ctx, col.site.ID, p.Hash, statuses[i], r.now()); err != nil {
 				if !budgetEnded(ctx, err) {
@@ -166,6 +173,20 @@ func (r *Runner) probeLeft(ctx context.Context, col *collector) notices {
 		col.rec.AddNote(fmt.Sprintf("%s: %s gone from the sitemaps and from the site (404 or 410): a removal notice each", name, human.Count(len(queued.status), "URL")))
 	}
 	return queued
+}
+
+// withMore adds to the URLs left to probe those of more it lacks, up to probesPerRun in all: the
+// URLs a run given a baseline marks as left come after those marked before.
+func withMore(left, more []channel.Page) []channel.Page {
+	for _, p := range more {
+		if len(left) >= probesPerRun {
+			break
+		}
+		if !slices.ContainsFunc(left, func(l channel.Page) bool { return l.Hash == p.Hash }) {
+			left = append(left, p)
+		}
+	}
+	return left
 }
 
 // countNonZero counts the statuses of the probes that got an answer.

@@ -119,8 +119,11 @@ func (r *recorder) count(o channel.Outcome) {
 			ch.IneligibleBy = map[string]int{}
 		}
 		ch.IneligibleBy[o.Preflight.Reason] += len(o.URLs)
-	case o.Skipped:
-		ch.Skipped += len(o.URLs)
+	case o.Unsent == model.UnsentBaseline:
+		ch.Baseline += len(o.URLs)
+		ch.Due -= len(o.URLs)
+	case o.Unsent != "":
+		ch.Backlog += len(o.URLs)
 		ch.Due -= len(o.URLs)
 	case o.Delivered:
 		ch.Submitted += len(o.URLs)

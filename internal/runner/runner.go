@@ -212,10 +212,11 @@ func (r *Runner) run(ctx context.Context, site *config.Site, opt Options, rec *m
 		rec.AddError(err.Error())
 	}
 	col.sayVerdicts()
-	if err := r.baselineLeft(run.ctx, col, res); err != nil {
+	gone, err := r.baselineLeft(run.ctx, col, res)
+	if err != nil {
 		rec.AddError(err.Error())
 	}
-	rep.removals = r.probeLeft(run.budget, col)
+	rep.removals = r.probeLeft(run.budget, col, gone)
 	for i, q := range col.due {
 		rec.Channels[col.channels[i]].Due -= q.SortByHash()
 	}
@@ -230,6 +231,9 @@ func (r *Runner) run(ctx context.Context, site *config.Site, opt Options, rec *m
 		followSitemaps(run.budget, site, followers, col.memo.changed, rep)
 		r.deliverAll(run, col, opt, rep, res, complete)
 		follow(run.budget, site, followers, rep)
+	}
+	if col.mode.writes {
+		rep.settleLeft()
 	}
 	if err := r.checkAfter(run, col); err != nil {
 		rec.AddError(err.Error())

@@ -48,7 +48,7 @@ func (c *selective) Deliver(ctx context.Context, q *channel.Queue, rep channel.R
 		case c.fail[d.URL]:
 			o = channel.Outcome{Channel: "feed", URLs: []channel.Due{d}, Err: "HTTP 500"}
 		case c.sel.FirstRun && !slices.Contains(c.newest, d.URL):
-			o.Skipped = true
+			o.Delivered, o.Unsent = false, model.UnsentBacklog
 		}
 		if err := rep.Finished(o); err != nil {
 			return err
@@ -71,12 +71,12 @@ func TestARunUsesTheChannelsSelection(t *testing.T) {
 	dry := opt
 	dry.DryRun = true
 	rec := run(t, r, s, dry)
-	if st := rec.Channels["feed"]; st.Due != 2 || st.Skipped != 3 || !slices.Equal(st.Sample, urls("/b", "/d")) || ch.due != nil {
+	if st := rec.Channels["feed"]; st.Due != 2 || st.Backlog != 3 || st.Skipped != 0 || !slices.Equal(st.Sample, urls("/b", "/d")) || ch.due != nil {
 		t.Errorf("a dry run of a first run: %+v, delivered %v; want the 2 newest due, the rest known", st, ch.due)
 	}
 
 	rec = run(t, r, s, opt)
-	if st := rec.Channels["feed"]; st.Due != 2 || st.Submitted != 2 || st.Skipped != 3 || rec.Status != model.StatusOK ||
+	if st := rec.Channels["feed"]; st.Due != 2 || st.Submitted != 2 || st.Backlog != 3 || rec.Status != model.StatusOK ||
 		!slices.Equal(ch.newest, urls("/b", "/d")) || ch.partial {
 		t.Errorf("the first run: %+v, %s, newest %v, partial %v", st, rec.Status, ch.newest, ch.partial)
 	}
@@ -129,7 +129,7 @@ func TestChosenURLsAreNewToAFeedOnce(t *testing.T) {
 		!slices.ContainsFunc(rec.Notes, func(n string) bool { return strings.Contains(n, "the chosen URLs wait for the site's next run") }) {
 		t.Fatalf("a chosen URL before the feed's first run: delivered %v, %+v, %s, notes %q; want nothing due, a note", ch.due, st, rec.Status, rec.Notes)
 	}
-	if rec = run(t, r, s, opt); !slices.Equal(ch.newest, urls("/b")) || rec.Channels["feed"].Submitted != 1 || rec.Channels["feed"].Skipped != 2 {
+	if rec = run(t, r, s, opt); !slices.Equal(ch.newest, urls("/b")) || rec.Channels["feed"].Submitted != 1 || rec.Channels["feed"].Backlog != 2 {
 		t.Fatalf("the first run after it: newest %v, %+v; want /b its item, /a and /c known", ch.newest, rec.Channels["feed"])
 	}
 

@@ -42,8 +42,9 @@ type State interface {
 	// URLs read them back a batch at a time.
 	channel.URLs
 	// RecordOutcome stores an outcome as it arrives, with the day's statistics, in one transaction.
-	// A URL delivered, rejected or skipped takes the page's content as the channel's Sent; a failed
-	// or ineligible one keeps its Sent: the channel has not had anything new.
+	// A URL delivered, rejected or taken as known without being sent (Unsent) takes the page's
+	// content as the channel's Sent; a failed or ineligible one keeps its Sent: the channel has
+	// not had anything new.
 	RecordOutcome(ctx context.Context, site string, now time.Time, o channel.Outcome) error
 	// RecordRequests adds requests to the day's per-endpoint statistics of requests, for the
 	// dashboard, the API and the Worker's /status.

@@ -28,7 +28,7 @@ type runURLs struct {
 // add names the URLs of o in rec, unless o sets them aside unsent (known, skipped), or their
 // channel and outcome have their fill already.
 func (l *runURLs) add(rec *model.Record, o channel.Outcome) {
-	if o.Skipped {
+	if o.Unsent != "" {
 		return
 	}
 	if l.kept == nil {

@@ -14,7 +14,7 @@ func TestRunURLWords(t *testing.T) {
 	var l runURLs
 	rec := &model.Record{}
 	l.add(rec, channel.Outcome{Channel: "indexnow", Delivered: true, URLs: []channel.Due{{URL: "https://a.example/new"}, {URL: "https://a.example/gone", Removal: true}}})
-	l.add(rec, channel.Outcome{Channel: "feed", Skipped: true, URLs: []channel.Due{{URL: "https://a.example/old"}}})
+	l.add(rec, channel.Outcome{Channel: "feed", Unsent: model.UnsentBacklog, URLs: []channel.Due{{URL: "https://a.example/old"}}})
 	want := []model.RunURL{
 		{Channel: "indexnow", URL: "https://a.example/new", Outcome: model.URLSubmitted},
 		{Channel: "indexnow", URL: "https://a.example/gone", Outcome: model.URLRemoved},

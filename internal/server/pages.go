@@ -515,7 +515,7 @@ type fact struct{ Label, Value string }
 // held back by reason, the removal notices sent. A line that does not apply to the site is left
 // out.
 func seenFacts(site *config.Site, s *store.SeenSince) []fact {
-	out := []fact{{"Submitted", fmt.Sprintf("%d URLs accepted by IndexNow or Bing", s.Submitted)}}
+	out := []fact{{"Submitted", human.Count(s.Submitted, "URL") + " accepted by IndexNow or Bing"}}
 	if site.Bing.Enabled && site.Bing.Track {
 		v := fmt.Sprintf("%d %% of the URLs submitted (%d)", percent(s.CrawledByBing, s.Submitted), s.CrawledByBing)
 		if s.CrawledByBing > 0 {

@@ -95,10 +95,15 @@ type PreflightStory struct {
 // ChannelStory is a URL on one channel: what the channel last did with it, and whether it is due
 // now, and why (new, failed, changed, resubmit), as the next run would find.
 type ChannelStory struct {
-	LastOutcome  *string    `json:"lastOutcome"` // ok, failed, rejected, skipped or ineligible
+	// LastOutcome is ok, failed, rejected or ineligible: the last attempt's; or, of a URL taken
+	// as known without being sent, backlog or baseline (model.UnsentBacklog): then NotSent says
+	// so in words, TakenAt when, and LastAttempt is null — taking it was no attempt.
+	LastOutcome  *string    `json:"lastOutcome"`
 	LastAttempt  *time.Time `json:"lastAttempt"`
 	LastDelivery *time.Time `json:"lastDelivery"`
 	LastError    string     `json:"lastError,omitempty"`
+	NotSent      string     `json:"notSent,omitempty"`
+	TakenAt      *time.Time `json:"takenAt,omitempty"`
 	// SameAsSent says whether the page's content at its last check is what the channel was
 	// sent, when its sitemap is checked by content (ContentStory.InRotation): false makes it due,
 	// as changed; null when there is nothing to compare.
@@ -153,6 +158,9 @@ func StoryOf(ctx context.Context, st *store.Store, site *config.Site, u string, 
 			SameAsSent: c.SameAsSent, Due: c.Due != "", Why: stringOrNil(c.Due), HeldByQuota: c.Held}
 		if c.Delivered {
 			cs.LastOutcome, cs.LastError = &c.Delivery.Outcome, c.Delivery.LastError
+		}
+		if st := c.Delivery.State; st.Unsent != "" {
+			cs.LastAttempt, cs.NotSent, cs.TakenAt = nil, st.NotSent(), timeOrNil(st.TakenAt)
 		}
 		out.Channels[c.Name] = cs
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"net/url"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -217,4 +218,57 @@ func TestAStoryTellsWhatContentChecksFound(t *testing.T) {
 func show(v any) string {
 	b, _ := json.Marshal(v)
 	return string(b)
+}
+
+// TestAStoryOfAURLNeverSent: a URL a first run's backlog, or a run's baseline, took as known was
+// never sent: its story — the API's and the URL page's — says so in words, with no delivery
+// time and no attempt, not ⚠ of an outcome.
+func TestAStoryOfAURLNeverSent(t *testing.T) {
+	w := newWorld(t)
+	w.run("indexnow")
+	b := w.signIn()
+	for _, tc := range []struct{ path, unsent, want string }{
+		{"/blog/post-3", model.UnsentBacklog, "never sent: older than the first run's backlog"},
+		{"/blog/post-4", model.UnsentBaseline, "never sent: unchanged since the baseline (run --baseline)"},
+	} {
+		u := w.site.URL + tc.path
+		o := channel.Outcome{Channel: "bing", URLs: []channel.Due{{Hash: runner.URLHash([]byte(u))}}, Unsent: tc.unsent}
+		if err := w.store.RecordOutcome(context.Background(), "filesite", time.Now(), o); err != nil {
+			t.Fatal(err)
+		}
+		_, body := w.call("GET", "/api/sites/filesite/urls?url="+url.QueryEscape(u), "")
+		var doc URLStory
+		decode(t, body, &doc)
+		if bing := doc.Channels["bing"]; bing.LastOutcome == nil || *bing.LastOutcome != tc.unsent || bing.NotSent != tc.want ||
+			bing.LastDelivery != nil || bing.LastAttempt != nil || bing.TakenAt == nil {
+			t.Errorf("the story of a URL never sent (%s): %s", tc.unsent, body)
+		}
+		_, html := b.get("/sites/filesite/urls?q=" + url.QueryEscape(u))
+		if !strings.Contains(html, strings.ReplaceAll(tc.want, "'", "&#39;")) || strings.Contains(html, "⚠ "+tc.unsent) {
+			t.Errorf("the URL page of a URL never sent (%s) lacks %q", tc.unsent, tc.want)
+		}
+	}
+}
+
+// TestARunPageCountsURLsNeverSentApart: the run page calls skipped URLs already known, and tells
+// those a first run's backlog or a baseline took as known, never sent, in the summary's words.
+func TestARunPageCountsURLsNeverSentApart(t *testing.T) {
+	w := newWorld(t)
+	b := w.signIn()
+	start := time.Now().UTC().Add(-time.Minute)
+	rec := &model.Record{Site: "filesite", Trigger: "cli", StartedAt: start, Status: model.StatusRunning}
+	if err := w.store.SaveRun(context.Background(), rec); err != nil {
+		t.Fatal(err)
+	}
+	rec.FinishedAt, rec.Status, rec.Errors = start.Add(time.Second), model.StatusOK, []string{}
+	rec.Channels = map[string]*model.ChannelStats{"indexnow": {Due: 7, Submitted: 7, Backlog: 13, Baseline: 2, Endpoints: map[string]*model.EndpointStats{}}}
+	if err := w.store.SaveRun(context.Background(), rec); err != nil {
+		t.Fatal(err)
+	}
+	_, html := b.get("/runs/" + strconv.FormatInt(rec.ID, 10))
+	for _, want := range []string{"already known", "13 older than the first run&#39;s backlog, not sent", "2 unchanged since the baseline, not sent"} {
+		if !strings.Contains(html, want) {
+			t.Errorf("the page of a run with a backlog lacks %q", want)
+		}
+	}
 }

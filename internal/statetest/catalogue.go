@@ -204,27 +204,59 @@ func testOutcomes(t *testing.T, b Backend) {
 	}
 }
 
-func testRejectedAndSkipped(t *testing.T, b Backend) {
+func testRejectedAndUnsent(t *testing.T, b Backend) {
 	s := b.Open(t)
 	lm := t0.Add(-time.Hour)
 	bad := channel.Page{Hash: 3, URL: "https://a.example/bad url", Lastmod: lm}
 	sync(t, s, "a", t0, []channel.Page{bad, page(4, lm), page(5, time.Time{})}, nil)
 	must(t, s.RecordOutcome(ctx, "a", t0, channel.Outcome{Channel: "bing", URLs: []channel.Due{{Hash: 3, Lastmod: lm}}, Rejected: true, Err: "InvalidUrl"}))
-	must(t, s.RecordOutcome(ctx, "a", t0, channel.Outcome{Channel: "feed", URLs: []channel.Due{{Hash: 4, Lastmod: lm}, {Hash: 5}}, Skipped: true}))
+	must(t, s.RecordOutcome(ctx, "a", t0, channel.Outcome{Channel: "feed", URLs: []channel.Due{{Hash: 4, Lastmod: lm}, {Hash: 5}}, Unsent: model.UnsentBacklog}))
 	s = b.Reopen(t, s)
 	if got := sync(t, s, "a", t0, []channel.Page{bad}, []string{"bing"}); got[0] != (model.DeliveryState{Known: true, Lastmod: lm, DeliveredAt: t0}) {
 		t.Errorf("a rejected URL: %+v; want known, not failed", got[0])
 	}
-	if got := sync(t, s, "a", t0, []channel.Page{page(4, lm)}, []string{"feed"}); got[0] != (model.DeliveryState{Known: true, Lastmod: lm, DeliveredAt: t0, Skipped: true}) {
-		t.Errorf("a skipped URL: %+v; want known as delivered, and skipped", got[0])
+	if got := sync(t, s, "a", t0, []channel.Page{page(4, lm)}, []string{"feed"}); got[0] != (model.DeliveryState{Known: true, Lastmod: lm, Unsent: model.UnsentBacklog, TakenAt: t0}) {
+		t.Errorf("a URL of the backlog: %+v; want known, never sent (no delivery time), taken at %v", got[0], t0)
 	}
 	days, err := s.ChannelDays(ctx, t0, "a")
 	if want := []model.ChannelDay{{Day: "2026-03-01", Channel: "bing", Total: 1, Failed: 1}}; err != nil || !slices.Equal(days, want) {
-		t.Errorf("a rejection counts as a failure, skipped URLs not at all: %+v, %v", days, err)
+		t.Errorf("a rejection counts as a failure, URLs never sent not at all: %+v, %v", days, err)
 	}
 	must(t, s.RecordOutcome(ctx, "a", t0, channel.Outcome{Channel: "feed", URLs: []channel.Due{{Hash: 4, Lastmod: lm}}, Delivered: true}))
 	if got := sync(t, s, "a", t0, []channel.Page{page(4, lm)}, []string{"feed"}); got[0] != (model.DeliveryState{Known: true, Lastmod: lm, DeliveredAt: t0}) {
-		t.Errorf("a skipped URL delivered since: %+v; want known as delivered, not skipped", got[0])
+		t.Errorf("a URL of the backlog delivered since: %+v; want known as delivered", got[0])
+	}
+}
+
+// testUnsent holds a state to what it keeps of URLs taken as known without being sent: the
+// reason, when, the lastmod — no delivery time, no attempt: a failure after counts 1 — and of a
+// URL delivered before and then listed unchanged by a baseline, its last delivery.
+func testUnsent(t *testing.T, b Backend) {
+	s := b.Open(t)
+	lm, t1 := t0.Add(-time.Hour), t0.Add(time.Hour)
+	sync(t, s, "a", t0, []channel.Page{page(1, lm), page(2, lm), page(3, lm)}, nil)
+	must(t, s.RecordOutcome(ctx, "a", t0, channel.Outcome{Channel: "indexnow", URLs: []channel.Due{{Hash: 1, Lastmod: lm}}, Unsent: model.UnsentBacklog}))
+	must(t, s.RecordOutcome(ctx, "a", t0, channel.Outcome{Channel: "indexnow", URLs: []channel.Due{{Hash: 2, Lastmod: lm}}, Delivered: true}))
+	must(t, s.RecordOutcome(ctx, "a", t1, channel.Outcome{Channel: "indexnow", URLs: []channel.Due{{Hash: 2, Lastmod: t0}, {Hash: 3, Lastmod: lm}}, Unsent: model.UnsentBaseline}))
+	s = b.Reopen(t, s)
+	got := sync(t, s, "a", t1, []channel.Page{page(1, lm), page(2, t0), page(3, lm)}, []string{"indexnow"})
+	want := []model.DeliveryState{
+		{Known: true, Lastmod: lm, Unsent: model.UnsentBacklog, TakenAt: t0},
+		{Known: true, Lastmod: t0, DeliveredAt: t0, Unsent: model.UnsentBaseline, TakenAt: t1},
+		{Known: true, Lastmod: lm, Unsent: model.UnsentBaseline, TakenAt: t1},
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("URL %d: %+v; want %+v", i+1, got[i], want[i])
+		}
+	}
+	must(t, s.RecordOutcome(ctx, "a", t1, channel.Outcome{Channel: "indexnow", URLs: []channel.Due{{Hash: 1, Lastmod: lm}}, Err: "HTTP 500"}))
+	if got := sync(t, s, "a", t1, []channel.Page{page(1, lm)}, []string{"indexnow"}); !got[0].Failed || got[0].Failures != 1 {
+		t.Errorf("a failure of a URL never sent before: %+v; want failed, 1 failure (taking it as known was no attempt)", got[0])
+	}
+	days, err := s.ChannelDays(ctx, t1, "a")
+	if want := []model.ChannelDay{{Day: "2026-03-01", Channel: "indexnow", Total: 2, Successful: 1, Failed: 1}}; err != nil || !slices.Equal(days, want) {
+		t.Errorf("URLs never sent count in no day: %+v, %v", days, err)
 	}
 }
 

@@ -204,7 +204,7 @@ func testRecordChecks(t *testing.T, b Backend) {
 	}
 }
 
-// testSentOnOutcome: a delivery that settled (accepted, rejected, skipped) takes the page's
+// testSentOnOutcome: a delivery that settled (accepted, rejected, taken as known without being sent) takes the page's
 // content as what was sent; a failure and a URL a preflight held back keep what was sent before.
 func testSentOnOutcome(t *testing.T, b Backend) {
 	s := b.Open(t)
@@ -223,7 +223,7 @@ func testSentOnOutcome(t *testing.T, b Backend) {
 	recordChecks(t, s, model.PageCheck{Hash: 1, At: t0.Add(time.Minute), Content: 12, Changed: true}, model.PageCheck{Hash: 2, At: t0.Add(time.Minute), Content: 21})
 	outcome("indexnow", channel.Outcome{Err: "HTTP 503"})
 	outcome("bing", channel.Outcome{Rejected: true, Err: "InvalidUrl"})
-	outcome("feed", channel.Outcome{Skipped: true})
+	outcome("feed", channel.Outcome{Unsent: model.UnsentBacklog})
 	outcome("google", channel.Outcome{Preflight: &channel.Preflight{Reason: channel.NotNoindex, Detail: "noindex"}})
 	outcome("extra", channel.Outcome{Preflight: &channel.Preflight{Reason: channel.NotStatus, Detail: "HTTP 503", Again: true}})
 	outcome("again", channel.Outcome{Delivered: true})

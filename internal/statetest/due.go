@@ -45,7 +45,7 @@ type duePage struct {
 
 // dueAnswers are how a channel may answer a URL due there, by weight: accepted most often; "" is
 // no answer at all (a quota held the URL back).
-var dueAnswers = []string{"accepted", "accepted", "accepted", "failed", "rejected", "ineligible", "again", "skipped", ""}
+var dueAnswers = []string{"accepted", "accepted", "accepted", "failed", "rejected", "ineligible", "again", "backlog", ""}
 
 // dueHistory plays one randomized history on a site of its own in s, a state of b, and fails the
 // test where the state's reads miss a URL due. It returns the state's last view.
@@ -168,8 +168,8 @@ func dueHistory(t *testing.T, b Backend, s State, seed uint64) State {
 				o.Preflight = &channel.Preflight{Reason: channel.NotNoindex, Detail: "X-Robots-Tag: noindex"}
 			case "again":
 				o.Preflight = &channel.Preflight{Reason: channel.NotStatus, Detail: "HTTP 503", Again: true}
-			case "skipped":
-				o.Skipped = true
+			case "backlog":
+				o.Unsent = model.UnsentBacklog
 			default:
 				settled = false
 				continue

@@ -98,7 +98,7 @@ func testPendingDeliveries(t *testing.T, b Backend) {
 	record(t0, "indexnow", h[3], channel.Outcome{Err: "HTTP 503"})
 	record(t0.Add(-10*day), "bing", h[4], channel.Outcome{Err: "HTTP 500"})
 	record(t0.Add(-10*day), "bing", h[5], channel.Outcome{Rejected: true, Err: "InvalidUrl"})
-	record(t0.Add(-10*day), "feed", h[2], channel.Outcome{Skipped: true})
+	record(t0.Add(-10*day), "feed", h[2], channel.Outcome{Unsent: model.UnsentBacklog})
 	s = b.Reopen(t, s)
 	pending := func(channels []string, resubmitAfter time.Duration) []string {
 		t.Helper()

@@ -30,13 +30,13 @@ func TestBingToTrack(t *testing.T) {
 		}
 	}
 	ok := channel.Outcome{Delivered: true}
-	record(t0.Add(-20*24*time.Hour), "bing", ok, 1)                         // too old
-	record(t0.Add(-3*time.Hour), "indexnow", ok, 2)                         // the oldest in the window…
-	record(t0.Add(-time.Hour), "bing", ok, 2)                               // …but its newest submission is Bing's
-	record(t0.Add(-2*time.Hour), "indexnow", ok, 3)                         // the oldest
-	record(t0.Add(-2*time.Hour), "feed", ok, 4)                             // the feed submits nothing
-	record(t0.Add(-2*time.Hour), "bing", channel.Outcome{Skipped: true}, 4) // known, not sent
-	record(t0.Add(time.Minute), "indexnow", ok, 5)                          // in this run: not yet
+	record(t0.Add(-20*24*time.Hour), "bing", ok, 1)                                       // too old
+	record(t0.Add(-3*time.Hour), "indexnow", ok, 2)                                       // the oldest in the window…
+	record(t0.Add(-time.Hour), "bing", ok, 2)                                             // …but its newest submission is Bing's
+	record(t0.Add(-2*time.Hour), "indexnow", ok, 3)                                       // the oldest
+	record(t0.Add(-2*time.Hour), "feed", ok, 4)                                           // the feed submits nothing
+	record(t0.Add(-2*time.Hour), "bing", channel.Outcome{Unsent: model.UnsentBacklog}, 4) // known, not sent
+	record(t0.Add(time.Minute), "indexnow", ok, 5)                                        // in this run: not yet
 	since, before := t0.Add(-14*24*time.Hour), t0
 
 	track := func() []model.Submission {

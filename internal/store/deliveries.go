@@ -14,7 +14,7 @@ import (
 )
 
 // attemptsSQL counts attempts since the last success, that one included.
-const attemptsSQL = `CASE WHEN deliveries.outcome IN ('ok', 'skipped') THEN 1 ELSE deliveries.attempts + 1 END`
+const attemptsSQL = `CASE WHEN deliveries.outcome = 'ok' THEN 1 ELSE deliveries.attempts + 1 END`
 
 // RecordOutcome stores what a channel did with some URLs, and counts it in the day's statistics,
 // in one transaction: called as each answer arrives, so that a crash loses nothing that was
@@ -44,7 +44,7 @@ func (s *Store) RecordOutcome(ctx context.Context, site string, now time.Time, o
 			return err
 		}
 	}
-	if o.Skipped {
+	if o.Unsent != "" {
 		return tx.Commit()
 	}
 	if !o.Delivered || o.Rejected {
@@ -64,25 +64,23 @@ func (s *Store) RecordOutcome(ctx context.Context, site string, now time.Time, o
 
 // recordDeliveries upserts the delivery state of an outcome's URLs, sorted by hash. A rejected
 // URL is recorded like a delivered one, so that it is not due again until it changes, but with
-// its outcome and error; a failure keeps the lastmod and time of the last success.
+// its outcome and error; a failure keeps the lastmod and time of the last success; a URL taken
+// as known without being sent (Unsent) has its word as outcome, and no delivery or attempt.
 func (s *Store) recordDeliveries(ctx context.Context, tx *sql.Tx, site string, now time.Time, o channel.Outcome) error {
-	shared, query := []any{site, o.Channel, now.UnixMilli(), o.Err}, failureSQL
+	shared, query := []any{site, o.Channel, now.UnixMilli(), o.Err}, [2]func(int) string{failureSQL, failureSQL}
 	switch {
 	case o.Rejected:
-		shared, query = []any{site, o.Channel, now.UnixMilli(), "rejected", o.Err}, answerSQL
-	case o.Skipped:
-		shared, query = []any{site, o.Channel, now.UnixMilli(), "skipped", nil}, answerSQL
+		shared, query = []any{site, o.Channel, now.UnixMilli(), "rejected", o.Err}, [2]func(int) string{answerSQL, answerSentSQL}
+	case o.Unsent != "":
+		shared, query = []any{site, o.Channel, now.UnixMilli(), o.Unsent, nil}, [2]func(int) string{unsentSQL, unsentSentSQL}
 	case o.Delivered:
-		shared, query = []any{site, o.Channel, now.UnixMilli(), "ok", nil}, answerSQL
+		shared, query = []any{site, o.Channel, now.UnixMilli(), "ok", nil}, [2]func(int) string{answerSQL, answerSentSQL}
 	}
 	answered, sent := len(shared) == 5, false
 	if answered {
 		var err error
 		if sent, err = s.holdsContent(ctx, tx, site); err != nil {
 			return err
-		}
-		if sent {
-			query = answerSentSQL
 		}
 	}
 	perRow := make([]any, 0, 3*min(len(o.URLs), rowsPerStatement))
@@ -98,9 +96,17 @@ func (s *Store) recordDeliveries(ctx context.Context, tx *sql.Tx, site string, n
 				perRow = append(perRow, d.Hash)
 			}
 		}
-		q, args := s.bind(query(hi-lo), shared, perRow)
+		q, args := s.bind(query[boolIndex(sent)](hi-lo), shared, perRow)
 		return prep.exec(ctx, tx, q, hi-lo, args)
 	})
+}
+
+// boolIndex is 1 for true, 0 for false: which of two queries applies.
+func boolIndex(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // answerSQL records n URLs delivered, rejected or skipped, of a site none of whose pages has a
@@ -123,6 +129,25 @@ func answerSentSQL(n int) string {
 		ON CONFLICT (site_id, url_hash, channel) DO UPDATE SET lastmod = excluded.lastmod,
 			delivered_at = excluded.delivered_at, outcome = excluded.outcome, attempts = ` + attemptsSQL + `,
 			last_error = excluded.last_error, last_attempt = excluded.last_attempt, sent = excluded.sent`
+}
+
+// unsentSQL records n URLs taken as known without being sent (channel.Outcome.Unsent), of a site
+// none of whose pages has a content: as answerSQL, with $4 the word and $5 NULL, but no delivery
+// time and no attempt — a URL the channel had delivered before keeps its last delivery.
+func unsentSQL(n int) string {
+	return `INSERT INTO deliveries (site_id, url_hash, channel, lastmod, delivered_at, outcome, attempts, last_error, last_attempt)
+		VALUES ` + valuesList(n, `$1, ?, $2, ?, NULL, $4, 0, $5, $3`) + `
+		ON CONFLICT (site_id, url_hash, channel) DO UPDATE SET lastmod = excluded.lastmod, outcome = excluded.outcome,
+			attempts = 0, last_error = excluded.last_error, last_attempt = excluded.last_attempt`
+}
+
+// unsentSentSQL is unsentSQL for a site some of whose pages have a content: the page's content now
+// is taken as the one the channel has (answerSentSQL), to tell a change from.
+func unsentSentSQL(n int) string {
+	return `INSERT INTO deliveries (site_id, url_hash, channel, lastmod, delivered_at, outcome, attempts, last_error, last_attempt, sent)
+		VALUES ` + valuesList(n, `$1, ?, $2, ?, NULL, $4, 0, $5, $3, (SELECT content FROM urls WHERE site_id = $1 AND url_hash = ?)`) + `
+		ON CONFLICT (site_id, url_hash, channel) DO UPDATE SET lastmod = excluded.lastmod, outcome = excluded.outcome,
+			attempts = 0, last_error = excluded.last_error, last_attempt = excluded.last_attempt, sent = excluded.sent`
 }
 
 // holdsContent reports whether a page of site has a content (was checked): without one, what a
@@ -248,11 +273,15 @@ func clipError(msg string) string {
 }
 
 // deliveryState is the state a deliveries row gives: the lastmod and time last delivered (for a
-// URL held back, the lastmod checked), its outcome, the attempts since the last success and the
-// time of the last.
+// URL held back, the lastmod checked; for one never sent, the lastmod taken as known), its
+// outcome, the attempts since the last success and the time of the last (for a URL never sent,
+// when it was taken as known).
 func deliveryState(lastmod, deliveredAt sql.NullInt64, outcome string, attempts int, lastAttempt int64) model.DeliveryState {
 	st := model.DeliveryState{Known: true, Lastmod: fromMS(lastmod), DeliveredAt: fromMS(deliveredAt),
-		Failed: outcome == "failed", Skipped: outcome == "skipped", Ineligible: outcome == "ineligible"}
+		Failed: outcome == "failed", Ineligible: outcome == "ineligible"}
+	if outcome == model.UnsentBacklog || outcome == model.UnsentBaseline {
+		st.Unsent, st.TakenAt = outcome, time.UnixMilli(lastAttempt).UTC()
+	}
 	if st.Failed {
 		st.Failures = attempts
 	}

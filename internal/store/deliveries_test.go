@@ -149,17 +149,53 @@ func TestRejectedIsNotDueUntilItChanges(t *testing.T) {
 	}
 }
 
-func TestSkippedIsKnownButNotCounted(t *testing.T) {
+func TestUnsentIsKnownButNeitherDeliveredNorCounted(t *testing.T) {
 	s, db := openRaw(t)
 	due := []channel.Due{{Hash: 4, Lastmod: t0.Add(-time.Hour)}, {Hash: 5}}
-	if err := s.RecordOutcome(ctx, "a", t0, channel.Outcome{Channel: "feed", URLs: due, Skipped: true}); err != nil {
+	if err := s.RecordOutcome(ctx, "a", t0, channel.Outcome{Channel: "feed", URLs: due, Unsent: model.UnsentBacklog}); err != nil {
 		t.Fatal(err)
 	}
-	if d := delivery(t, db, 4, "feed"); d.outcome != "skipped" || !d.deliveredAt.Valid || d.lastmod.Int64 != t0.Add(-time.Hour).UnixMilli() {
-		t.Errorf("a skipped URL is known as delivered: %+v", d)
+	d := delivery(t, db, 4, "feed")
+	if d.outcome != "backlog" || d.deliveredAt.Valid || d.attempts != 0 || d.lastmod.Int64 != t0.Add(-time.Hour).UnixMilli() || d.lastAttempt != t0.UnixMilli() {
+		t.Errorf("a URL of a first run's backlog: %+v; want outcome backlog, the lastmod, taken at t0, no delivery time, no attempt", d)
 	}
 	if got, _ := s.DailyStats(ctx, t0.Add(-24*time.Hour), "a"); len(got) != 0 {
-		t.Errorf("skipped URLs in the daily statistics: %+v", got)
+		t.Errorf("URLs never sent in the daily statistics: %+v", got)
+	}
+}
+
+// A state written before the reason of a URL never sent was kept holds it as 'skipped', with the
+// time it was taken as its delivery and an attempt: the migration makes it a backlog's.
+func TestMigrationTellsSkippedURLsNeverSent(t *testing.T) {
+	state := storetest.State(t)
+	s, err := store.Open(ctx, state)
+	if err != nil {
+		t.Fatal(err)
+	}
+	db := storetest.Raw(t, state)
+	for _, q := range []string{
+		`INSERT INTO deliveries (site_id, url_hash, channel, lastmod, delivered_at, outcome, attempts, last_error, last_attempt)
+			VALUES ('a', 4, 'indexnow', 5, $1, 'skipped', 1, NULL, $1), ('a', 5, 'indexnow', 5, $1, 'ok', 1, NULL, $1)`,
+		`DELETE FROM schema_migrations WHERE version = 18`,
+	} {
+		var args []any
+		if strings.Contains(q, "$1") {
+			args = append(args, t0.UnixMilli())
+		}
+		if _, err := db.Exec(q, args...); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s.Close()
+	if s, err = store.Open(ctx, state); err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if d := delivery(t, db, 4, "indexnow"); d.outcome != "backlog" || d.deliveredAt.Valid || d.attempts != 0 || d.lastAttempt != t0.UnixMilli() {
+		t.Errorf("a URL skipped before the migration: %+v; want backlog, no delivery time, no attempt, taken at t0", d)
+	}
+	if d := delivery(t, db, 5, "indexnow"); d.outcome != "ok" || d.deliveredAt.Int64 != t0.UnixMilli() || d.attempts != 1 {
+		t.Errorf("a URL delivered before the migration: %+v; want it as it was", d)
 	}
 }
 

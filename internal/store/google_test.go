@@ -26,7 +26,7 @@ func TestURLsToInspect(t *testing.T) {
 	}
 	record(t0, channel.Outcome{Channel: "indexnow", URLs: []channel.Due{{Hash: 2}}, Delivered: true})
 	record(t0.Add(time.Minute), channel.Outcome{Channel: "bing", URLs: []channel.Due{{Hash: 1}}, Delivered: true})
-	record(t0, channel.Outcome{Channel: "bing", URLs: []channel.Due{{Hash: 3}}, Skipped: true})
+	record(t0, channel.Outcome{Channel: "bing", URLs: []channel.Due{{Hash: 3}}, Unsent: model.UnsentBacklog})
 	record(t0.Add(time.Hour), channel.Outcome{Channel: "indexnow", URLs: []channel.Due{{Hash: 4}}, Delivered: true})
 	run := t0.Add(30 * time.Minute)
 	hashes := func() []int64 {

@@ -48,7 +48,7 @@ type Checks struct {
 // Delivery is what a channel did with a URL: its last attempt, and its last success.
 type Delivery struct {
 	State       model.DeliveryState
-	Outcome     string // ok, failed, rejected, skipped or ineligible: the last attempt's
+	Outcome     string // ok, failed, rejected or ineligible: the last attempt's; backlog or baseline: never sent (model.UnsentBacklog)
 	Attempts    int    // since the last success, that one included
 	LastError   string
 	LastAttempt time.Time

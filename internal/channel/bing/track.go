@@ -81,6 +81,6 @@ func (c *Channel) track(ctx context.Context, rep channel.Reporter) {
 		rep.Noted(name, fmt.Sprintf("Bing crawled %s of the %s asked about (GetUrlInfo) after their submission", human.Int(seen), human.Count(len(subs), "URL")))
 	}
 	if failed > 0 {
-		rep.Noted(name, fmt.Sprintf("GetUrlInfo at %s failed for %d of the %d URLs asked about (%v): they are asked about again in a later run", c.cfg.Endpoint, failed, len(subs), firstErr))
+		rep.Noted(name, fmt.Sprintf("GetUrlInfo at %s failed for %s of the %s asked about (%v): they are asked about again in a later run", c.cfg.Endpoint, human.Int(failed), human.Count(len(subs), "URL"), firstErr))
 	}
 }

@@ -144,10 +144,10 @@ type result struct {
 }
 
 // due counts the pages due as the record does: those a first run skips were not due after all.
-func (r *result) due() int { return r.queued - r.rep.Skipped() }
+func (r *result) due() int { return r.queued - r.rep.Unsent() }
 
 // skipped counts, as the record does, the pages that were not due and those the feed skipped.
-func (r *result) skipped() int { return r.notDue + r.rep.Skipped() }
+func (r *result) skipped() int { return r.notDue + r.rep.Unsent() }
 
 // left counts the due pages the feed did not answer: they stay due for the next run.
 func (r *result) left() int { return r.due() - r.rep.Submitted() - r.rep.FailedURLs() }
@@ -262,7 +262,7 @@ func (b *blog) keep(outcomes []channel.Outcome) {
 	for _, o := range outcomes {
 		for _, d := range o.URLs {
 			switch {
-			case o.Delivered || o.Skipped || o.Rejected:
+			case o.Delivered || o.Unsent != "" || o.Rejected:
 				b.known[d.Hash] = delivery{lastmod: d.Lastmod}
 				continue
 			case o.Ineligible() && !o.Preflight.Again:

@@ -18,6 +18,7 @@ import (
 	"github.com/sitepush/sitepush/internal/channel"
 	"github.com/sitepush/sitepush/internal/channel/preflight"
 	"github.com/sitepush/sitepush/internal/config"
+	"github.com/sitepush/sitepush/internal/human"
 	"github.com/sitepush/sitepush/internal/model"
 	"github.com/sitepush/sitepush/internal/version"
 )
@@ -278,7 +279,7 @@ func (c *Channel) skip(due []channel.Due, rep channel.Reporter) error {
 	if len(due) == 0 {
 		return nil
 	}
-	return rep.Finished(channel.Outcome{Channel: name, URLs: due, Skipped: true})
+	return rep.Finished(channel.Outcome{Channel: name, URLs: due, Unsent: model.UnsentBacklog})
 }
 
 // add makes items of pages — reading their titles when configured — saves them, and records each
@@ -457,7 +458,7 @@ func (c *Channel) countUntitled(why string) {
 // noteUntitled says how many pages keep the title made of their URL for good, and why.
 func (c *Channel) noteUntitled(rep channel.Reporter) {
 	for why, n := range c.untitled {
-		rep.Noted(name, fmt.Sprintf("%d new pages gave no title (%s): their items keep the title made of their URL", n, why))
+		rep.Noted(name, fmt.Sprintf("%s gave no title (%s): their items keep the title made of their URL", human.Count(n, "new page"), why))
 	}
 }
 

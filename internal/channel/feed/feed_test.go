@@ -145,6 +145,12 @@ func TestPagesWithoutATitleForGood(t *testing.T) {
 		len(res.rep.Notes()) != 3 || !slices.Equal(titles, []string{"Doc", "Empty"}) {
 		t.Fatalf("%v, titles %v", res, titles)
 	}
+	// One page of each cause: the notes count it in the singular.
+	for _, n := range res.rep.Notes() {
+		if strings.Contains(n, "title") && !strings.Contains(n, "1 new page gave no title (") {
+			t.Errorf("note %q; want it to count 1 new page", n)
+		}
+	}
 	b.takeFetched()
 	b.run(b.store)
 	if got := b.takeFetched(); len(got) != 0 {

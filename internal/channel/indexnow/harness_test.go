@@ -149,7 +149,7 @@ func (r *result) next() []channel.Due {
 		switch {
 		case !ok:
 			out = append(out, d)
-		case !o.Delivered && !o.Rejected && !o.Skipped:
+		case !o.Delivered && !o.Rejected && o.Unsent == "":
 			d.Retry = true
 			d.Failures++
 			out = append(out, d)
