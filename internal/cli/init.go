@@ -159,9 +159,14 @@ func usualSitemaps() []string {
 }
 
 // discover finds the site's sitemaps: the one given, else those robots.txt lists, else those at
-// the usual paths. Finding none is an error that names every place tried.
+// the usual paths. Finding none is an error that names every place tried; a host that cannot be
+// reached at all is an error before any of them is tried.
 func (s *initSite) discover(ctx context.Context, target *url.URL) error {
-	opt := runner.ReaderOptions(&config.Site{Settings: config.Builtin()}, httpClient(), version.UserAgent())
+	client := httpClient()
+	if err := reachSite(ctx, client, s.base); err != nil {
+		return err
+	}
+	opt := runner.ReaderOptions(&config.Site{Settings: config.Builtin()}, client, version.UserAgent())
 	r := sitemap.NewReader(opt)
 	if p := target.Path; p != "" && p != "/" && p != "/robots.txt" || target.RawQuery != "" {
 		return s.given(ctx, r, target.String())

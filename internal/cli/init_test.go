@@ -3,6 +3,9 @@ package cli
 import (
 	"encoding/json"
 	"fmt"
+	"io"
+	"log"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -397,4 +400,60 @@ func TestSiteID(t *testing.T) {
 			t.Errorf("siteID(%q) = %q, want %q", host, got, want)
 		}
 	}
+}
+
+// TestInitStopsAtAHostThatCannotBeReached: a host that refuses connections, or whose TLS fails,
+// ends init at its first request, in one line that names the fix, before any sitemap path is
+// tried (each would fail the same way, after its retries).
+func TestInitStopsAtAHostThatCannotBeReached(t *testing.T) {
+	closed := httptest.NewServer(http.NotFoundHandler())
+	refused := closed.URL
+	closed.Close()
+	selfSigned := httptest.NewUnstartedServer(http.NotFoundHandler())
+	selfSigned.Config.ErrorLog = log.New(io.Discard, "", 0) // the handshake init gives up is no news
+	selfSigned.StartTLS()
+	t.Cleanup(selfSigned.Close)
+	plain := httptest.NewServer(http.NotFoundHandler())
+	t.Cleanup(plain.Close)
+	notTLS := speaker(t, "SSH-2.0-OpenSSH_9.6\r\n")
+	for _, c := range []struct{ name, site, want string }{
+		{"refused", refused, refused + " does not answer (connection refused): check the address and that the site is up"},
+		{"no such host", "http://no-such-host.invalid", "no such host no-such-host.invalid: check the address's spelling"},
+		{"certificate", selfSigned.URL, selfSigned.URL + ": its TLS certificate is not valid"},
+		{"https to plain http", "https://" + strings.TrimPrefix(plain.URL, "http://"), "answers plain HTTP, not HTTPS: write the address with http://"},
+		{"https to another protocol", "https://" + notTLS, "the TLS handshake failed"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			code, out, errOut := run(t, "init", c.site+"/", "--config", filepath.Join(dir, "sitepush.yaml"))
+			lines := strings.Split(strings.TrimSpace(errOut), "\n")
+			if code != exitFailed || out != "" || len(lines) != 1 || !strings.Contains(errOut, c.want) || !strings.Contains(errOut, "nothing was written") {
+				t.Errorf("init %s: exit %d, %d lines; want exit %d and one line with %q:\n%s%s", c.site, code, len(lines), exitFailed, c.want, out, errOut)
+			}
+			if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+				t.Errorf("init wrote %v", entries)
+			}
+		})
+	}
+}
+
+// speaker listens on loopback and says greeting to each connection, as a server of another
+// protocol would, then hangs up; it returns the host and port.
+func speaker(t *testing.T, greeting string) string {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			io.WriteString(c, greeting)
+			c.Close()
+		}
+	}()
+	return ln.Addr().String()
 }
