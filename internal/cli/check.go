@@ -99,7 +99,10 @@ func runCheck(e *env, cmd command, args []string) error {
 	c := &checker{e: e, json: *f.json, client: httpClient(), report: checkReport{Config: *f.config}, reached: map[string]reach{}}
 	cfg, err := loadConfig(*f.config, config.Needs{})
 	if err != nil {
-		c.fail("configuration", "configuration %s: %v", *f.config, err)
+		// Printed once, as every command's error is; the --json document keeps it as its one check.
+		if c.json {
+			c.fail("configuration", "configuration %v", err)
+		}
 		return c.finish(err)
 	}
 	c.cfg = cfg

@@ -25,8 +25,7 @@ func Load(path string, lookupEnv func(string) (string, bool)) (*Config, error) {
 func LoadFor(path string, lookupEnv func(string) (string, bool), needs Needs) (*Config, error) {
 	data, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("%s: no such file; create it, or point at another with --config FILE or $SITEPUSH_CONFIG: %w",
-			path, fs.ErrNotExist)
+		return nil, noFile(path)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
@@ -41,6 +40,18 @@ func LoadFor(path string, lookupEnv func(string) (string, bool), needs Needs) (*
 	}
 	return c, nil
 }
+
+// noFile is the error of a configuration file that does not exist: most often a first run, before
+// sitepush init wrote one, which is the fix it gives. It is an fs.ErrNotExist.
+type noFile string
+
+func (path noFile) Error() string {
+	return fmt.Sprintf("%s: no such file; write one for your site with `sitepush init URL --config %s` (URL: the site's address, "+
+		"like https://example.com/), or point at another with --config FILE or $SITEPUSH_CONFIG", string(path), string(path))
+}
+
+// Is makes a missing configuration an fs.ErrNotExist.
+func (noFile) Is(target error) bool { return target == fs.ErrNotExist }
 
 // Parse parses a configuration for what reads every setting: ${VAR} expansion from lookupEnv,
 // strict keys, defaults inherited by every site, derived values, relative paths resolved against
@@ -133,6 +144,7 @@ func syntaxError(err error, data []byte) error {
 			n = at
 		}
 		lines := strings.Split(string(data), "\n")
+		msg = indentHint(msg, n, lines)
 		if n <= len(lines) && strings.Contains(lines[n-1], "\t") && !strings.Contains(msg, "tab") {
 			msg += " (a tab: YAML indents with spaces)"
 		}
