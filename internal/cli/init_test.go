@@ -133,6 +133,9 @@ func TestInitFromRobots(t *testing.T) {
 		t.Fatalf("the configuration init wrote does not load: %v\n%s", err, readFile(t, cfgPath))
 	}
 	s := cfg.Sites[0]
+	if !regexp.MustCompile(`^([0-9]|[1-5][0-9]) \* \* \* \*$`).MatchString(s.Schedule) || !strings.Contains(readFile(t, cfgPath), "at minute "+strings.Fields(s.Schedule)[0]+" (cron, UTC)") {
+		t.Errorf("schedule %q; want hourly, at the minute its comment names", s.Schedule)
+	}
 	if len(cfg.Sites) != 1 || s.ID != "127.0.0.1" || s.BaseURL != site || strings.Join(s.Sitemaps, " ") != site+"/sitemap-posts.xml" ||
 		!s.IndexNow.Enabled || s.IndexNow.Key != key || s.IndexNow.KeyLocation != site+"/"+key+".txt" || s.Bing.Enabled || s.Feed.Enabled ||
 		cfg.State != "sqlite:"+filepath.Join(w.dir, "sitepush.db") {
@@ -140,7 +143,8 @@ func TestInitFromRobots(t *testing.T) {
 	}
 	text := readFile(t, cfgPath)
 	for _, want := range []string{"      backlog: 168h   # first run: only the pages changed in the last week", "#   apiKey: ${BING_API_KEY}",
-		"#   backlog: all   # first run: every page; Bing's daily quota paces them", "# feed:", "# schedule:"} {
+		"#   backlog: all   # first run: every page; Bing's daily quota paces them", "# feed:",
+		"    # When sitepush serve runs the site: hourly, at minute ", "a new page goes out\n    # within the hour, not the next day"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("the configuration lacks %q:\n%s", want, text)
 		}
