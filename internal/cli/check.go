@@ -263,16 +263,12 @@ func (c *checker) sitemaps(s *config.Site) {
 		}
 		read, failed := 0, 0
 		for _, f := range res.Sitemaps {
-			switch {
-			case f.Err != nil && f.Index != "":
-				c.fail("sitemap", "sitemap %s: %v — the index %s lists it: fix that entry of the index, or the server", f.URL, f.Err, f.Index)
+			if f.Err != nil {
+				c.fail("sitemap", "%s", runner.SitemapFailure(f))
 				failed++
-			case f.Err != nil:
-				c.fail("sitemap", "sitemap %s: %v — fix the sitemaps: entry, or the server", f.URL, f.Err)
-				failed++
-			default:
-				read++
+				continue
 			}
+			read++
 		}
 		if res.Unreadable() {
 			continue
