@@ -2,6 +2,7 @@ package config
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -75,13 +76,18 @@ func ParseFor(data []byte, dir string, lookupEnv func(string) (string, bool), ne
 	if root, err = flatten(root); err != nil {
 		return nil, err
 	}
+	where := func(err error) error { return err }
+	if oneLine(data) {
+		paths := root // the key paths before dropNulls takes empty values out
+		where = func(err error) error { return locate(err, paths) }
+	}
 	unread, vars, err := expandTree(root, lookupEnv, needs)
 	if err != nil {
-		return nil, err
+		return nil, where(err)
 	}
 	// From here on an error may quote a value, which may hold a secret from the environment.
 	if err := checkTree(root); err != nil {
-		return nil, vars.redact(err)
+		return nil, vars.redact(where(err))
 	}
 	dropNulls(root)
 	c, err := decode(root)
@@ -91,7 +97,7 @@ func ParseFor(data []byte, dir string, lookupEnv func(string) (string, bool), ne
 	c.Dir, c.Unread = dir, unread
 	c.resolvePaths()
 	if err := c.validate(root, needs); err != nil {
-		return nil, vars.redact(err)
+		return nil, vars.redact(where(err))
 	}
 	return c, nil
 }
@@ -137,6 +143,7 @@ func syntaxError(err error, data []byte) error {
 	if !strings.HasPrefix(msg, "line ") && !strings.HasPrefix(msg, "unknown anchor") {
 		msg = "line 1: " + msg
 	}
+	msg += jsonSpot(data)
 	var n int
 	if _, e := fmt.Sscanf(msg, "line %d:", &n); e == nil && n >= 1 {
 		if at := problemLine(err, data); at > 0 {
@@ -156,6 +163,19 @@ func syntaxError(err error, data []byte) error {
 		}
 	}
 	return errors.New(msg)
+}
+
+// jsonSpot says where JSON on one line, the Worker's SITEPUSH_CONFIG in .dev.vars, breaks: the
+// character encoding/json stops at, where "line 1" says nothing. It is "" for any other text.
+func jsonSpot(data []byte) string {
+	if !oneLine(data) || !bytes.HasPrefix(bytes.TrimSpace(data), []byte("{")) {
+		return ""
+	}
+	var se *json.SyntaxError
+	if err := json.Unmarshal(data, new(any)); errors.As(err, &se) {
+		return fmt.Sprintf(" (read as JSON: at character %d of the line, %v)", se.Offset, se)
+	}
+	return ""
 }
 
 // maxProblemSearch bounds the lines problemLine parses prefixes of: configurations are short.

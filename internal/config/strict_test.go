@@ -34,7 +34,7 @@ func TestStrictKeys(t *testing.T) {
 			want: `line 3: unknown key "rate" in webhook (known: url, failureRate)`},
 		{name: "serve", doc: "serve:\n  concurency: 8\n",
 			want: `line 2: unknown key "concurency" in serve (known: concurrency); did you mean "concurrency"?`},
-		{name: "serve fraction", doc: "serve: {concurrency: 2.5}\n", want: `line 1: serve.concurrency must be a whole number, got "2.5"`},
+		{name: "serve fraction", doc: "serve: {concurrency: 2.5}\n", want: `serve.concurrency must be a whole number, got "2.5"`},
 		{name: "sitemap given a URL", doc: siteDoc("sitemap: https://example.com/news.xml"),
 			want: "line 4: site \"example.com\": sitemap holds the settings for reading sitemaps (a mapping like {timeout: 30s}), " +
 				"not the sitemaps; did you mean `sitemaps: [https://example.com/news.xml]`?"},
@@ -97,7 +97,7 @@ func TestTypeErrors(t *testing.T) {
 		{name: "whole number written as a fraction", doc: siteDoc("feed:\n  keepDays: 30.0"),
 			want: `line 5: site "example.com": feed.keepDays must be a whole number, got "30.0"`},
 		{name: "tagged text", doc: "adminToken: !!int s3cret\n",
-			want: "line 1: adminToken must be text, got a value tagged !!int; remove the tag"},
+			want: "adminToken must be text, got a value tagged !!int; remove the tag"},
 		{name: "float", doc: "webhook:\n  url: https://h.example/\n  failureRate: half\n",
 			want: `line 3: webhook.failureRate must be a number, got "half"`},
 		{name: "duration", doc: "defaults:\n  runBudget: 5\n",
@@ -112,11 +112,11 @@ func TestTypeErrors(t *testing.T) {
 			want: "line 2: state must be a single value, got a mapping of keys"},
 		{name: "sites not a list", doc: "sites:\n  id: a\n", want: "line 2: sites must be a list like [a, b], got a mapping of keys"},
 		{name: "site not a mapping", doc: "sites:\n  - a.example\n", want: "line 2: site #1 must be a mapping of keys, got a single value"},
-		{name: "empty site in a flow list", doc: "sites: [~]\n", want: `line 1: site #1 is empty; remove the "-" or give its keys`},
+		{name: "empty site in a flow list", doc: "sites: [~]\n", want: `site #1 is empty; remove the "-" or give its keys`},
 		{name: "bare dash", doc: "sites:\n  - id: a\n    sitemaps: [https://a.example/s.xml]\n  -\n",
 			want: `line 4: site #2 is empty; remove the "-" or give its keys`},
-		{name: "document not a mapping", doc: "- a\n", want: "line 1: the configuration must be a mapping of keys, got a list"},
-		{name: "defaults not a mapping", doc: "defaults: [a]\n", want: "line 1: defaults must be a mapping of keys, got a list"},
+		{name: "document not a mapping", doc: "- a\n", want: "the configuration must be a mapping of keys, got a list"},
+		{name: "defaults not a mapping", doc: "defaults: [a]\n", want: "defaults must be a mapping of keys, got a list"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
