@@ -2,10 +2,12 @@ package cli
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log"
 	"net"
+	"net/url"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -422,7 +424,6 @@ func TestInitStopsAtAHostThatCannotBeReached(t *testing.T) {
 	notTLS := speaker(t, "SSH-2.0-OpenSSH_9.6\r\n")
 	for _, c := range []struct{ name, site, want string }{
 		{"refused", refused, refused + " does not answer (connection refused): check the address and that the site is up"},
-		{"no such host", "http://no-such-host.invalid", "no such host no-such-host.invalid: check the address's spelling"},
 		{"certificate", selfSigned.URL, selfSigned.URL + ": its TLS certificate is not valid"},
 		{"https to plain http", "https://" + strings.TrimPrefix(plain.URL, "http://"), "answers plain HTTP, not HTTPS: write the address with http://"},
 		{"https to another protocol", "https://" + notTLS, "the TLS handshake failed"},
@@ -438,6 +439,21 @@ func TestInitStopsAtAHostThatCannotBeReached(t *testing.T) {
 				t.Errorf("init wrote %v", entries)
 			}
 		})
+	}
+}
+
+// TestInitTellsAHostNameThatDoesNotResolve: the resolver's "no such host" ends init as a refusal
+// does (told without asking a resolver: the tests talk only to loopback).
+func TestInitTellsAHostNameThatDoesNotResolve(t *testing.T) {
+	err := &url.Error{Op: "Head", URL: "https://no-such-host.example/", Err: &net.OpError{Op: "dial", Net: "tcp",
+		Err: &net.DNSError{Err: "no such host", Name: "no-such-host.example", IsNotFound: true}}}
+	got := unreachable("https://no-such-host.example", err)
+	want := "https://no-such-host.example: no such host no-such-host.example: check the address's spelling, then run sitepush init again (nothing was written)"
+	if got == nil || got.Error() != want {
+		t.Errorf("unreachable: %v, want %q", got, want)
+	}
+	if got := unreachable("https://a.example", &url.Error{Op: "Head", URL: "https://a.example/", Err: errors.New("EOF")}); got != nil {
+		t.Errorf("a server that hung up is left to discovery; got %v", got)
 	}
 }
 
