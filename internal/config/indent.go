@@ -10,11 +10,13 @@ import (
 
 // indentErrors are yaml.v3's words for a line indented to no level the lines above it open: they
 // name what the parser looked for, not the indentation that was wrong.
-var indentErrors = []string{
-	"did not find expected key",
-	"did not find expected '-' indicator",
-	"mapping values are not allowed in this context",
-	"did not find expected <document start>",
+func indentErrors() []string {
+	return []string{
+		"did not find expected key",
+		"did not find expected '-' indicator",
+		"mapping values are not allowed in this context",
+		"did not find expected <document start>",
+	}
 }
 
 // keyLine matches a line that starts a key or a list item: its indentation, its "- " markers and
@@ -35,7 +37,7 @@ func keyOf(line string) (indent int, dashes, key string, ok bool) {
 // key indented to no level of the keys above it: the message names the indentation, and the
 // levels it could have. It returns msg unchanged otherwise.
 func indentHint(msg string, n int, lines []string) string {
-	if n < 2 || n > len(lines) || strings.Contains(lines[n-1], "\t") || !slices.ContainsFunc(indentErrors, func(e string) bool {
+	if n < 2 || n > len(lines) || strings.Contains(lines[n-1], "\t") || !slices.ContainsFunc(indentErrors(), func(e string) bool {
 		return strings.Contains(msg, e)
 	}) {
 		return msg
