@@ -99,7 +99,10 @@ func runCheck(e *env, cmd command, args []string) error {
 	c := &checker{e: e, json: *f.json, client: httpClient(), report: checkReport{Config: *f.config}, reached: map[string]reach{}}
 	cfg, err := loadConfig(*f.config, config.Needs{})
 	if err != nil {
-		c.fail("configuration", "configuration %s: %v", *f.config, err)
+		// Printed once, as every command's error is; the --json document keeps it as its one check.
+		if c.json {
+			c.fail("configuration", "configuration %v", err)
+		}
 		return c.finish(err)
 	}
 	c.cfg = cfg
@@ -260,16 +263,12 @@ func (c *checker) sitemaps(s *config.Site) {
 		}
 		read, failed := 0, 0
 		for _, f := range res.Sitemaps {
-			switch {
-			case f.Err != nil && f.Index != "":
-				c.fail("sitemap", "sitemap %s: %v — the index %s lists it: fix that entry of the index, or the server", f.URL, f.Err, f.Index)
+			if f.Err != nil {
+				c.fail("sitemap", "%s", runner.SitemapFailure(f))
 				failed++
-			case f.Err != nil:
-				c.fail("sitemap", "sitemap %s: %v — fix the sitemaps: entry, or the server", f.URL, f.Err)
-				failed++
-			default:
-				read++
+				continue
 			}
+			read++
 		}
 		if res.Unreadable() {
 			continue

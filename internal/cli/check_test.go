@@ -68,8 +68,9 @@ func TestADeadChildIsBlamedOnItsIndex(t *testing.T) {
 	if counted := "✓ sitemap " + index + ": 1 URL from 2 sitemaps (1 failed)\n"; !strings.Contains(out, counted) {
 		t.Errorf("check: want %q in\n%s", counted, out)
 	}
+	// A run tells it in check's words, the fix included.
 	code, out, _ = run(t, "run", "--config", w.config)
-	want = "error: sitemap " + gone + " (listed in the index " + index + "): HTTP 404"
+	want = "error: " + strings.TrimPrefix(want, "✗ ")
 	if code != exitFailed || !strings.Contains(out, want) || !strings.Contains(out, ": 1 URL from 2 sitemaps (1 failed) in ") {
 		t.Errorf("run: exit %d; want %q in\n%s", code, want, out)
 	}
@@ -230,4 +231,19 @@ func (s *refusingPostgres) connections(t *testing.T) int {
 		n++
 	}
 	return n
+}
+
+// TestRunAndCheckTellAnUnreadableSitemapAlike: a sitemap that cannot be read is told by a run in
+// the words check uses, with the same fix.
+func TestRunAndCheckTellAnUnreadableSitemapAlike(t *testing.T) {
+	w := newTestWorld(t, "")
+	_, out, _ := run(t, "check", "--config", w.config)
+	told := "sitemap " + w.site.URL + "/sitemap.xml: HTTP 404 Not Found (text/plain; charset=utf-8, 19 bytes) — fix the sitemaps: entry, or the server"
+	if !strings.Contains(out, "✗ "+told+"\n") {
+		t.Errorf("check: want %q in\n%s", told, out)
+	}
+	code, out, errOut := run(t, "run", "--config", w.config)
+	if code != exitFailed || !strings.Contains(out, "error: "+told+"\n") {
+		t.Errorf("run: exit %d; want %q in\n%s%s", code, told, out, errOut)
+	}
 }

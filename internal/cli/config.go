@@ -160,8 +160,9 @@ func (l *stringList) String() string     { return "" }
 func (l *stringList) Set(v string) error { *l = append(*l, v); return nil }
 
 // readSite loads the configuration at path, as a command that needs what needs names, opens its
-// state to read, and returns the site id; the caller closes the state.
-func readSite(e *env, path, id string, needs config.Needs) (*store.Store, *config.Site, error) {
+// state to read, and returns the site id names, or the one choose picks when id is ""; the
+// caller closes the state.
+func readSite(e *env, path, id string, needs config.Needs, choose siteChooser) (*store.Store, *config.Site, error) {
 	cfg, err := loadConfig(path, needs)
 	if err != nil {
 		return nil, nil, err
@@ -170,10 +171,26 @@ func readSite(e *env, path, id string, needs config.Needs) (*store.Store, *confi
 	if err != nil {
 		return nil, nil, err
 	}
-	sites, err := selectSites(e, cfg, st, []string{id})
+	site, err := chooseSite(e, cfg, st, id, choose)
 	if err != nil {
 		st.Close()
 		return nil, nil, err
 	}
-	return st, sites[0], nil
+	return st, site, nil
+}
+
+// chooseSite returns the site id names, else the one choose picks of them all.
+func chooseSite(e *env, cfg *config.Config, st *store.Store, id string, choose siteChooser) (*config.Site, error) {
+	if id != "" {
+		sites, err := selectSites(e, cfg, st, []string{id})
+		if err != nil {
+			return nil, err
+		}
+		return sites[0], nil
+	}
+	all, err := selectSites(e, cfg, st, nil)
+	if err != nil {
+		return nil, err
+	}
+	return choose(all)
 }

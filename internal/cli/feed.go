@@ -14,15 +14,12 @@ import (
 func runFeed(e *env, cmd command, args []string) error {
 	fs := newFlags(cmd.name)
 	path := configFlag(fs)
-	id := fs.String("site", "", "the site `ID` (required)")
+	id := fs.String("site", "", "the site `ID` (default: the only site with a feed)")
 	out := fs.String("out", "", "write the feed to `FILE`, atomically, instead of stdout")
 	if _, err := parseArgs(e, cmd, fs, args, 0, 0); err != nil {
 		return err
 	}
-	if *id == "" {
-		return usageError("sitepush feed needs --site ID")
-	}
-	st, site, err := readSite(e, *path, *id, config.Needs{Channel: "feed"})
+	st, site, err := readSite(e, *path, *id, config.Needs{Channel: "feed"}, siteWithFeed(cmd.name))
 	if err != nil {
 		return err
 	}

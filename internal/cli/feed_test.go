@@ -24,6 +24,9 @@ func TestFeedCommand(t *testing.T) {
 	if code != exitOK || out != written || strings.Count(out, "<item>") != 5 {
 		t.Fatalf("sitepush feed: exit %d, %q\nprints\n%s\nfeed.out holds\n%s", code, errOut, out, written)
 	}
+	if code, alone, errOut := run(t, "feed", "--config", w.config); code != exitOK || alone != out {
+		t.Errorf("sitepush feed without --site, of the only site: exit %d, %q", code, errOut)
+	}
 	copyPath := filepath.Join(dir, "copy.xml")
 	if code, out, errOut := run(t, "feed", "--config", w.config, "--site", "demo", "--out", copyPath); code != exitOK || out != "" || readFile(t, copyPath) != written {
 		t.Errorf("--out: exit %d, %q %q", code, out, errOut)
@@ -34,7 +37,6 @@ func TestFeedCommand(t *testing.T) {
 		code int
 		want string
 	}{
-		{nil, exitUsage, "sitepush feed needs --site ID"},
 		{[]string{"--site", "nope"}, exitUsage, `no site "nope" in the configuration`},
 		{[]string{"--site", "demo", "--out", filepath.Join(dir, "missing", "f.xml")}, exitFailed, "exists and is writable"},
 	} {

@@ -159,9 +159,14 @@ func usualSitemaps() []string {
 }
 
 // discover finds the site's sitemaps: the one given, else those robots.txt lists, else those at
-// the usual paths. Finding none is an error that names every place tried.
+// the usual paths. Finding none is an error that names every place tried; a host that cannot be
+// reached at all is an error before any of them is tried.
 func (s *initSite) discover(ctx context.Context, target *url.URL) error {
-	opt := runner.ReaderOptions(&config.Site{Settings: config.Builtin()}, httpClient(), version.UserAgent())
+	client := httpClient()
+	if err := reachSite(ctx, client, s.base); err != nil {
+		return err
+	}
+	opt := runner.ReaderOptions(&config.Site{Settings: config.Builtin()}, client, version.UserAgent())
 	r := sitemap.NewReader(opt)
 	if p := target.Path; p != "" && p != "/" && p != "/robots.txt" || target.RawQuery != "" {
 		return s.given(ctx, r, target.String())
@@ -347,7 +352,9 @@ sites:
 	for _, sm := range s.sitemaps {
 		fmt.Fprintf(&b, "      - %s\n", yamlScalar(sm))
 	}
-	fmt.Fprintf(&b, `    # schedule: "0 */6 * * *"   # when sitepush serve runs the site: cron, UTC (default: daily at midnight)
+	fmt.Fprintf(&b, `    # When sitepush serve runs the site: hourly, at minute %[4]d (cron, UTC), so that a new page goes out
+    # within the hour, not the next day (the default is daily at midnight). sitepush run ignores it.
+    schedule: "%[4]d * * * *"
     indexnow:
       enabled: true
       key: %[1]s   # public by design: the site serves it at keyLocation
@@ -360,8 +367,18 @@ sites:
     # feed:   # an RSS feed of the new pages, at /feeds/%[3]s.xml of sitepush serve
     #   enabled: true
     #   out: feed.xml   # also written here after each run that changes it
-`, s.key, s.base, s.id)
+`, s.key, s.base, s.id, s.minute())
 	return b.String()
+}
+
+// minute is the minute of the hour the site's hourly schedule runs at: one taken from its random
+// key, so that the sites sitepush init set up do not all call the engines at once.
+func (s *initSite) minute() int {
+	n := 0
+	for _, c := range s.key {
+		n = (n*31 + int(c)) % 60
+	}
+	return n
 }
 
 // uriOf writes a URL with each byte a URI may not hold raw percent-encoded (RFC 3986: spaces,

@@ -2,9 +2,14 @@ package cli
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
+	"log"
+	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -130,6 +135,9 @@ func TestInitFromRobots(t *testing.T) {
 		t.Fatalf("the configuration init wrote does not load: %v\n%s", err, readFile(t, cfgPath))
 	}
 	s := cfg.Sites[0]
+	if !regexp.MustCompile(`^([0-9]|[1-5][0-9]) \* \* \* \*$`).MatchString(s.Schedule) || !strings.Contains(readFile(t, cfgPath), "at minute "+strings.Fields(s.Schedule)[0]+" (cron, UTC)") {
+		t.Errorf("schedule %q; want hourly, at the minute its comment names", s.Schedule)
+	}
 	if len(cfg.Sites) != 1 || s.ID != "127.0.0.1" || s.BaseURL != site || strings.Join(s.Sitemaps, " ") != site+"/sitemap-posts.xml" ||
 		!s.IndexNow.Enabled || s.IndexNow.Key != key || s.IndexNow.KeyLocation != site+"/"+key+".txt" || s.Bing.Enabled || s.Feed.Enabled ||
 		cfg.State != "sqlite:"+filepath.Join(w.dir, "sitepush.db") {
@@ -137,7 +145,8 @@ func TestInitFromRobots(t *testing.T) {
 	}
 	text := readFile(t, cfgPath)
 	for _, want := range []string{"      backlog: 168h   # first run: only the pages changed in the last week", "#   apiKey: ${BING_API_KEY}",
-		"#   backlog: all   # first run: every page; Bing's daily quota paces them", "# feed:", "# schedule:"} {
+		"#   backlog: all   # first run: every page; Bing's daily quota paces them", "# feed:",
+		"    # When sitepush serve runs the site: hourly, at minute ", "a new page goes out\n    # within the hour, not the next day"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("the configuration lacks %q:\n%s", want, text)
 		}
@@ -397,4 +406,74 @@ func TestSiteID(t *testing.T) {
 			t.Errorf("siteID(%q) = %q, want %q", host, got, want)
 		}
 	}
+}
+
+// TestInitStopsAtAHostThatCannotBeReached: a host that refuses connections, or whose TLS fails,
+// ends init at its first request, in one line that names the fix, before any sitemap path is
+// tried (each would fail the same way, after its retries).
+func TestInitStopsAtAHostThatCannotBeReached(t *testing.T) {
+	closed := httptest.NewServer(http.NotFoundHandler())
+	refused := closed.URL
+	closed.Close()
+	selfSigned := httptest.NewUnstartedServer(http.NotFoundHandler())
+	selfSigned.Config.ErrorLog = log.New(io.Discard, "", 0) // the handshake init gives up is no news
+	selfSigned.StartTLS()
+	t.Cleanup(selfSigned.Close)
+	plain := httptest.NewServer(http.NotFoundHandler())
+	t.Cleanup(plain.Close)
+	notTLS := speaker(t, "SSH-2.0-OpenSSH_9.6\r\n")
+	for _, c := range []struct{ name, site, want string }{
+		{"refused", refused, refused + " does not answer (connection refused): check the address and that the site is up"},
+		{"certificate", selfSigned.URL, selfSigned.URL + ": its TLS certificate is not valid"},
+		{"https to plain http", "https://" + strings.TrimPrefix(plain.URL, "http://"), "answers plain HTTP, not HTTPS: write the address with http://"},
+		{"https to another protocol", "https://" + notTLS, "the TLS handshake failed"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			code, out, errOut := run(t, "init", c.site+"/", "--config", filepath.Join(dir, "sitepush.yaml"))
+			lines := strings.Split(strings.TrimSpace(errOut), "\n")
+			if code != exitFailed || out != "" || len(lines) != 1 || !strings.Contains(errOut, c.want) || !strings.Contains(errOut, "nothing was written") {
+				t.Errorf("init %s: exit %d, %d lines; want exit %d and one line with %q:\n%s%s", c.site, code, len(lines), exitFailed, c.want, out, errOut)
+			}
+			if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+				t.Errorf("init wrote %v", entries)
+			}
+		})
+	}
+}
+
+// TestInitTellsAHostNameThatDoesNotResolve: the resolver's "no such host" ends init as a refusal
+// does (told without asking a resolver: the tests talk only to loopback).
+func TestInitTellsAHostNameThatDoesNotResolve(t *testing.T) {
+	err := &url.Error{Op: "Head", URL: "https://no-such-host.example/", Err: &net.OpError{Op: "dial", Net: "tcp",
+		Err: &net.DNSError{Err: "no such host", Name: "no-such-host.example", IsNotFound: true}}}
+	got := unreachable("https://no-such-host.example", err)
+	want := "https://no-such-host.example: no such host no-such-host.example: check the address's spelling, then run sitepush init again (nothing was written)"
+	if got == nil || got.Error() != want {
+		t.Errorf("unreachable: %v, want %q", got, want)
+	}
+	if got := unreachable("https://a.example", &url.Error{Op: "Head", URL: "https://a.example/", Err: errors.New("EOF")}); got != nil {
+		t.Errorf("a server that hung up is left to discovery; got %v", got)
+	}
+}
+
+// speaker listens on loopback and says greeting to each connection, as a server of another
+// protocol would, then hangs up; it returns the host and port.
+func speaker(t *testing.T, greeting string) string {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			io.WriteString(c, greeting)
+			c.Close()
+		}
+	}()
+	return ln.Addr().String()
 }

@@ -16,16 +16,13 @@ import (
 func runInspect(e *env, cmd command, args []string) error {
 	fs := newFlags(cmd.name)
 	path := configFlag(fs)
-	id := fs.String("site", "", "the site `ID` (required)")
+	id := fs.String("site", "", "the site `ID` (default: the site on the URL's host)")
 	asJSON := fs.Bool("json", false, "print the story as JSON, as the API answers it")
 	pos, err := parseArgs(e, cmd, fs, args, 1, 1)
 	if err != nil {
 		return err
 	}
-	if *id == "" {
-		return usageError("sitepush inspect needs --site ID")
-	}
-	st, site, err := readSite(e, *path, *id, config.Needs{})
+	st, site, err := readSite(e, *path, *id, config.Needs{}, siteOfURL(cmd.name, pos[0]))
 	if err != nil {
 		return err
 	}

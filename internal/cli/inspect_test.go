@@ -59,8 +59,8 @@ func TestInspect(t *testing.T) {
 	if code != exitFailed || !strings.Contains(errOut, `site "demo" has no URL `+w.site.URL+"/never in its catalogue") {
 		t.Errorf("inspect of a URL the site never had: exit %d: %s", code, errOut)
 	}
-	if code, _, errOut := run(t, "inspect", "--config", w.config, w.site.URL+"/p/1"); code != exitUsage || !strings.Contains(errOut, "needs --site") {
-		t.Errorf("inspect without --site: exit %d: %s", code, errOut)
+	if code, out, errOut := run(t, "inspect", "--config", w.config, w.site.URL+"/p/1"); code != exitOK || !strings.Contains(out, "in the sitemaps: yes") {
+		t.Errorf("inspect without --site, of the only site: exit %d: %s%s", code, out, errOut)
 	}
 }
 

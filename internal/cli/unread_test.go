@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"encoding/json"
 	"os"
 	"strings"
 	"testing"
@@ -52,5 +53,24 @@ func TestAChannelLeftOutNeedsNoKey(t *testing.T) {
 		if code != exitUsage || !strings.Contains(out+errOut, "line 10: environment variable "+unsetVar+" is not set") {
 			t.Errorf("%s: exit %d, want 2 naming the variable and the line\n%s%s", strings.Join(args, " "), code, out, errOut)
 		}
+	}
+}
+
+// TestCheckTellsAConfigurationErrorOnce: a configuration that does not load, for a variable it
+// lacks, is told once, with its file named once; check --json keeps it as its one failed check.
+func TestCheckTellsAConfigurationErrorOnce(t *testing.T) {
+	os.Unsetenv(unsetVar)
+	w := newTestWorld(t, "")
+	writeFile(t, w.config, strings.Replace(readFile(t, w.config), "key: "+testKey, "key: \"${"+unsetVar+"}\"", 1))
+	code, out, errOut := run(t, "check", "--config", w.config)
+	want := w.config + ": line 7: environment variable " + unsetVar + " is not set"
+	if code != exitUsage || strings.Count(out+errOut, unsetVar+" is not set") != 1 || !strings.Contains(errOut, "error: "+want) {
+		t.Errorf("check: exit %d; want 2 and %q once\n%s%s", code, want, out, errOut)
+	}
+	code, out, _ = run(t, "check", "--config", w.config, "--json")
+	var rep checkReport
+	if err := json.Unmarshal([]byte(out), &rep); err != nil || code != exitUsage || len(rep.Checks) != 1 ||
+		!strings.HasPrefix(rep.Checks[0].Message, "configuration "+want) {
+		t.Errorf("check --json: exit %d, %v\n%s", code, err, out)
 	}
 }

@@ -25,13 +25,19 @@ func isVarName(name string) bool {
 
 // unsetError is a ${NAME} whose variable is not set.
 type unsetError struct {
-	line int
+	node *yaml.Node // the value that names it
 	name string
 }
 
 func (e *unsetError) Error() string {
-	return fmt.Sprintf("line %d: environment variable %s is not set; export it or remove ${%s}", e.line, e.name, e.name)
+	return fmt.Sprintf("line %d: %s", e.node.Line, e.bare())
 }
+
+func (e *unsetError) bare() string {
+	return fmt.Sprintf("environment variable %s is not set; export it or remove ${%s}", e.name, e.name)
+}
+
+func (e *unsetError) located() (*yaml.Node, string, bool) { return e.node, e.bare(), false }
 
 // expander replaces ${VAR} in every scalar value of a flattened tree, in place. It works on
 // values after parsing, not on the text, so that a secret containing YAML syntax stays one
@@ -198,7 +204,7 @@ func (x *expander) optional(n *yaml.Node, u Unread) *yaml.Node {
 		return n
 	}
 	for _, ue := range unset {
-		u.Var, u.Line = ue.name, ue.line
+		u.Var, u.Line = ue.name, ue.node.Line
 		x.unread = append(x.unread, u)
 	}
 	return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!null", Line: n.Line, Column: n.Column}
@@ -241,11 +247,11 @@ func expandScalar(n *yaml.Node, lookupEnv func(string) (string, bool)) error {
 	}
 	v, err := expandString(n.Value, lookupEnv)
 	if ue, ok := err.(*unsetError); ok {
-		ue.line = n.Line
+		ue.node = n
 		return ue
 	}
 	if err != nil {
-		return fmt.Errorf("line %d: %w", n.Line, err)
+		return &nodeError{node: n, err: err}
 	}
 	if v == n.Value {
 		return nil

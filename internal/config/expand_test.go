@@ -44,10 +44,10 @@ func TestExpand(t *testing.T) {
 			want: func(c *Config) any { return c.Sites[0].Feed.Out }, wantVal: ""},
 		{name: "unset", doc: "listen: :80\n\nadminToken: ${EXAMPLE_BING_KEY}\n",
 			wantErr: "line 3: environment variable EXAMPLE_BING_KEY is not set; export it or remove ${EXAMPLE_BING_KEY}"},
-		{name: "unclosed", doc: "adminToken: ab${TOKEN\n", wantErr: `line 1: "${" is not closed by "}"`},
-		{name: "bad name digit", doc: "adminToken: ${1X}\n", wantErr: "line 1: ${1X} is not a valid variable reference"},
-		{name: "bad name dash", doc: "adminToken: ${A-B}\n", wantErr: "line 1: ${A-B} is not a valid variable reference"},
-		{name: "empty name", doc: "adminToken: ${}\n", wantErr: "line 1: ${} is not a valid variable reference"},
+		{name: "unclosed", doc: "adminToken: ab${TOKEN\n", wantErr: `adminToken: "${" is not closed by "}"`},
+		{name: "bad name digit", doc: "adminToken: ${1X}\n", wantErr: "adminToken: ${1X} is not a valid variable reference"},
+		{name: "bad name dash", doc: "adminToken: ${A-B}\n", wantErr: "adminToken: ${A-B} is not a valid variable reference"},
+		{name: "empty name", doc: "adminToken: ${}\n", wantErr: "adminToken: ${} is not a valid variable reference"},
 		{name: "env value not expanded again", doc: "adminToken: ${A}\n", vars: map[string]string{"A": "${B}"},
 			want: func(c *Config) any { return c.AdminToken }, wantVal: "${B}"},
 		{name: "quoted number is text for an int field", doc: siteDoc("bing:\n  dailyQuota: \"${QUOTA}\""),
@@ -75,8 +75,8 @@ func TestExpandReportsEveryUnsetVariable(t *testing.T) {
 }
 
 func TestExpandLeavesKeysAlone(t *testing.T) {
-	_, err := parse("${KEY}: x\n", map[string]string{"KEY": "adminToken"})
-	checkErr(t, err, `line 1: unknown key "${KEY}"`)
+	_, err := parse("listen: :80\n${KEY}: x\n", map[string]string{"KEY": "adminToken"})
+	checkErr(t, err, `line 2: unknown key "${KEY}"`)
 }
 
 // TestErrorsNameTheVariable holds that a configuration error never prints a value that came from

@@ -74,5 +74,6 @@ var (
 	keyDefaults     = topKey(func(c *Config) any { return &c.Defaults })
 	keySites        = topKey(func(c *Config) any { return &c.Sites })
 	keyID           = keyPath(func(s *Site) any { return &s.ID })
+	keySitemaps     = keyPath(func(s *Site) any { return &s.Sitemaps })
 	keyBacklog      = settingKey(func(s *Settings) any { return &s.Backlog })
 )

@@ -2,6 +2,7 @@ package config
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -25,8 +26,7 @@ func Load(path string, lookupEnv func(string) (string, bool)) (*Config, error) {
 func LoadFor(path string, lookupEnv func(string) (string, bool), needs Needs) (*Config, error) {
 	data, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("%s: no such file; create it, or point at another with --config FILE or $SITEPUSH_CONFIG: %w",
-			path, fs.ErrNotExist)
+		return nil, noFile(path)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
@@ -41,6 +41,18 @@ func LoadFor(path string, lookupEnv func(string) (string, bool), needs Needs) (*
 	}
 	return c, nil
 }
+
+// noFile is the error of a configuration file that does not exist: most often a first run, before
+// sitepush init wrote one, which is the fix it gives. It is an fs.ErrNotExist.
+type noFile string
+
+func (path noFile) Error() string {
+	return fmt.Sprintf("%s: no such file; write one for your site with `sitepush init URL --config %s` (URL: the site's address, "+
+		"like https://example.com/), or point at another with --config FILE or $SITEPUSH_CONFIG", string(path), string(path))
+}
+
+// Is makes a missing configuration an fs.ErrNotExist.
+func (noFile) Is(target error) bool { return target == fs.ErrNotExist }
 
 // Parse parses a configuration for what reads every setting: ${VAR} expansion from lookupEnv,
 // strict keys, defaults inherited by every site, derived values, relative paths resolved against
@@ -64,13 +76,18 @@ func ParseFor(data []byte, dir string, lookupEnv func(string) (string, bool), ne
 	if root, err = flatten(root); err != nil {
 		return nil, err
 	}
+	where := func(err error) error { return err }
+	if oneLine(data) {
+		paths := root // the key paths before dropNulls takes empty values out
+		where = func(err error) error { return locate(err, paths) }
+	}
 	unread, vars, err := expandTree(root, lookupEnv, needs)
 	if err != nil {
-		return nil, err
+		return nil, where(err)
 	}
 	// From here on an error may quote a value, which may hold a secret from the environment.
 	if err := checkTree(root); err != nil {
-		return nil, vars.redact(err)
+		return nil, vars.redact(where(err))
 	}
 	dropNulls(root)
 	c, err := decode(root)
@@ -80,7 +97,7 @@ func ParseFor(data []byte, dir string, lookupEnv func(string) (string, bool), ne
 	c.Dir, c.Unread = dir, unread
 	c.resolvePaths()
 	if err := c.validate(root, needs); err != nil {
-		return nil, vars.redact(err)
+		return nil, vars.redact(where(err))
 	}
 	return c, nil
 }
@@ -126,6 +143,7 @@ func syntaxError(err error, data []byte) error {
 	if !strings.HasPrefix(msg, "line ") && !strings.HasPrefix(msg, "unknown anchor") {
 		msg = "line 1: " + msg
 	}
+	msg += jsonSpot(data)
 	var n int
 	if _, e := fmt.Sscanf(msg, "line %d:", &n); e == nil && n >= 1 {
 		if at := problemLine(err, data); at > 0 {
@@ -133,6 +151,7 @@ func syntaxError(err error, data []byte) error {
 			n = at
 		}
 		lines := strings.Split(string(data), "\n")
+		msg = indentHint(msg, n, lines)
 		if n <= len(lines) && strings.Contains(lines[n-1], "\t") && !strings.Contains(msg, "tab") {
 			msg += " (a tab: YAML indents with spaces)"
 		}
@@ -144,6 +163,19 @@ func syntaxError(err error, data []byte) error {
 		}
 	}
 	return errors.New(msg)
+}
+
+// jsonSpot says where JSON on one line, the Worker's SITEPUSH_CONFIG in .dev.vars, breaks: the
+// character encoding/json stops at, where "line 1" says nothing. It is "" for any other text.
+func jsonSpot(data []byte) string {
+	if !oneLine(data) || !bytes.HasPrefix(bytes.TrimSpace(data), []byte("{")) {
+		return ""
+	}
+	var se *json.SyntaxError
+	if err := json.Unmarshal(data, new(any)); errors.As(err, &se) {
+		return fmt.Sprintf(" (read as JSON: at character %d of the line, %v)", se.Offset, se)
+	}
+	return ""
 }
 
 // maxProblemSearch bounds the lines problemLine parses prefixes of: configurations are short.

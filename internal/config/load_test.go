@@ -13,8 +13,9 @@ import (
 func TestLoadMissingFile(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "sitepush.yaml")
 	_, err := Load(path, env(nil))
-	want := path + ": no such file; create it, or point at another with --config FILE or $SITEPUSH_CONFIG"
-	if err == nil || !strings.HasPrefix(err.Error(), want) {
+	want := path + ": no such file; write one for your site with `sitepush init URL --config " + path + "` (URL: the site's address, " +
+		"like https://example.com/), or point at another with --config FILE or $SITEPUSH_CONFIG"
+	if err == nil || err.Error() != want {
 		t.Errorf("Load = %v, want %q", err, want)
 	}
 	if !errors.Is(err, fs.ErrNotExist) {

@@ -34,7 +34,7 @@ func TestTokensAreReadByServeAlone(t *testing.T) {
 	}
 	// A malformed reference is a mistake whoever reads the setting.
 	_, err = parseFor("adminToken: ${A-B}\n", nil, Needs{})
-	checkErr(t, err, "line 1: ${A-B} is not a valid variable reference")
+	checkErr(t, err, "adminToken: ${A-B} is not a valid variable reference")
 }
 
 func TestAChannelLeftOutIsNotRead(t *testing.T) {

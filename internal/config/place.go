@@ -62,7 +62,22 @@ func (p place) in() string {
 	return " in " + p.path
 }
 
-// atLine prefixes a message with the line of the node it is about.
+// atLine prefixes a message with the line of the node it is about. The message names its place,
+// as every message of the checker does (`site "a": indexnow.batchSize …`).
 func atLine(n *yaml.Node, format string, args ...any) error {
-	return fmt.Errorf("line %d: %s", n.Line, fmt.Sprintf(format, args...))
+	return &nodeError{node: n, err: fmt.Errorf(format, args...), placed: true}
 }
+
+// nodeError is a problem of one value of the file, said after the value's line; in a document of
+// one line, the Worker's JSON, locate says it after the value's key path instead, or, when the
+// message names its place already (placed), without either.
+type nodeError struct {
+	node   *yaml.Node
+	err    error
+	placed bool
+}
+
+func (e *nodeError) Error() string { return fmt.Sprintf("line %d: %v", e.node.Line, e.err) }
+func (e *nodeError) Unwrap() error { return e.err }
+
+func (e *nodeError) located() (*yaml.Node, string, bool) { return e.node, e.err.Error(), e.placed }

@@ -14,6 +14,7 @@ var (
 	siteType     = reflect.TypeFor[Site]()
 	settingsType = reflect.TypeFor[Settings]()
 	durationType = reflect.TypeFor[Duration]()
+	sitemapType  = reflect.TypeFor[Sitemap]()
 )
 
 // checker walks a tree against the Go types by their yaml tags and reports, with lines, every key
@@ -54,6 +55,10 @@ func (c *checker) value(n *yaml.Node, t reflect.Type, p place) {
 }
 
 func (c *checker) mapping(n *yaml.Node, t reflect.Type, p place) {
+	if n.Kind != yaml.MappingNode && t == sitemapType {
+		c.errs = append(c.errs, sitemapsHint(n, p))
+		return
+	}
 	if n.Kind != yaml.MappingNode {
 		c.add(n, "%s must be a mapping of keys, got %s", p.subject(), kindName(n))
 		return
@@ -168,4 +173,19 @@ func unknownKey(k *yaml.Node, p place, fields []field) error {
 		msg += fmt.Sprintf("; did you mean %q?", s)
 	}
 	return atLine(k, "%s", msg)
+}
+
+// sitemapsHint explains a URL, or a list, given to sitemap, the settings for reading sitemaps:
+// one letter short of sitemaps, the list of sitemaps to read, which is what was meant.
+func sitemapsHint(n *yaml.Node, p place) error {
+	meant := "[URL]"
+	if n.Kind == yaml.ScalarNode {
+		meant = "[" + n.Value + "]"
+	}
+	where := ""
+	if p.label == keyDefaults {
+		where = " on each site"
+	}
+	return atLine(n, "%s holds the settings for reading sitemaps (a mapping like {timeout: 30s}), not the sitemaps; "+
+		"did you mean `%s: %s`%s?", p.subject(), keySitemaps, meant, where)
 }

@@ -34,7 +34,15 @@ func TestStrictKeys(t *testing.T) {
 			want: `line 3: unknown key "rate" in webhook (known: url, failureRate)`},
 		{name: "serve", doc: "serve:\n  concurency: 8\n",
 			want: `line 2: unknown key "concurency" in serve (known: concurrency); did you mean "concurrency"?`},
-		{name: "serve fraction", doc: "serve: {concurrency: 2.5}\n", want: `line 1: serve.concurrency must be a whole number, got "2.5"`},
+		{name: "serve fraction", doc: "serve: {concurrency: 2.5}\n", want: `serve.concurrency must be a whole number, got "2.5"`},
+		{name: "sitemap given a URL", doc: siteDoc("sitemap: https://example.com/news.xml"),
+			want: "line 4: site \"example.com\": sitemap holds the settings for reading sitemaps (a mapping like {timeout: 30s}), " +
+				"not the sitemaps; did you mean `sitemaps: [https://example.com/news.xml]`?"},
+		{name: "sitemap given a list", doc: siteDoc("sitemap: [a.xml, b.xml]"), want: "line 4: site \"example.com\": sitemap holds the settings " +
+			"for reading sitemaps (a mapping like {timeout: 30s}), not the sitemaps; did you mean `sitemaps: [URL]`?"},
+		{name: "sitemap given a URL in defaults", doc: "defaults:\n  sitemap: https://example.com/s.xml\n",
+			want: "line 2: defaults: sitemap holds the settings for reading sitemaps (a mapping like {timeout: 30s}), not the sitemaps; " +
+				"did you mean `sitemaps: [https://example.com/s.xml]` on each site?"},
 		{name: "site without id", doc: "sites:\n  - sitemaps: [a.xml]\n    bogus: 1\n",
 			want: `line 3: site #1: unknown key "bogus" (known:`},
 	}
@@ -89,7 +97,7 @@ func TestTypeErrors(t *testing.T) {
 		{name: "whole number written as a fraction", doc: siteDoc("feed:\n  keepDays: 30.0"),
 			want: `line 5: site "example.com": feed.keepDays must be a whole number, got "30.0"`},
 		{name: "tagged text", doc: "adminToken: !!int s3cret\n",
-			want: "line 1: adminToken must be text, got a value tagged !!int; remove the tag"},
+			want: "adminToken must be text, got a value tagged !!int; remove the tag"},
 		{name: "float", doc: "webhook:\n  url: https://h.example/\n  failureRate: half\n",
 			want: `line 3: webhook.failureRate must be a number, got "half"`},
 		{name: "duration", doc: "defaults:\n  runBudget: 5\n",
@@ -104,11 +112,11 @@ func TestTypeErrors(t *testing.T) {
 			want: "line 2: state must be a single value, got a mapping of keys"},
 		{name: "sites not a list", doc: "sites:\n  id: a\n", want: "line 2: sites must be a list like [a, b], got a mapping of keys"},
 		{name: "site not a mapping", doc: "sites:\n  - a.example\n", want: "line 2: site #1 must be a mapping of keys, got a single value"},
-		{name: "empty site in a flow list", doc: "sites: [~]\n", want: `line 1: site #1 is empty; remove the "-" or give its keys`},
+		{name: "empty site in a flow list", doc: "sites: [~]\n", want: `site #1 is empty; remove the "-" or give its keys`},
 		{name: "bare dash", doc: "sites:\n  - id: a\n    sitemaps: [https://a.example/s.xml]\n  -\n",
 			want: `line 4: site #2 is empty; remove the "-" or give its keys`},
-		{name: "document not a mapping", doc: "- a\n", want: "line 1: the configuration must be a mapping of keys, got a list"},
-		{name: "defaults not a mapping", doc: "defaults: [a]\n", want: "line 1: defaults must be a mapping of keys, got a list"},
+		{name: "document not a mapping", doc: "- a\n", want: "the configuration must be a mapping of keys, got a list"},
+		{name: "defaults not a mapping", doc: "defaults: [a]\n", want: "defaults must be a mapping of keys, got a list"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -123,7 +131,7 @@ func TestTypeErrors(t *testing.T) {
 
 func TestSyntaxErrorKeepsLine(t *testing.T) {
 	_, err := parse("listen: :80\nstate: x\n  bad: y\n", nil)
-	checkErr(t, err, "line 3: mapping values are not allowed")
+	checkErr(t, err, "line 3: `bad:` is indented 2 spaces")
 	if err != nil && strings.HasPrefix(err.Error(), "yaml: ") {
 		t.Errorf("error %q keeps yaml's prefix", err)
 	}
@@ -136,7 +144,7 @@ func TestSyntaxErrorKeepsLine(t *testing.T) {
 	// yaml.v3 names where the construct began, counted from 0: the line where the problem is.
 	for _, tc := range []struct{ doc, want string }{
 		{"sites:\n  - id: a\n    sitemaps: [https://a.example/s.xml\n    indexnow: {enabled: true}\n", "line 3: did not find expected ',' or ']'"},
-		{"sites:\n  - id: a\n   sitemaps: x\n", "line 3: did not find expected '-' indicator"},
+		{"sites:\n  - id: a\n   sitemaps: x\n", "line 3: `sitemaps:` is indented 3 spaces"},
 		{"sites:\n  - id: a\n    sitemaps: [a,\n      b]\n    x: {y: 1\n", "line 5: did not find expected ',' or '}'"},
 		{"sites: [{id: a,\n  x: 1\n", "line 2: did not find expected ',' or '}'"},
 		{"sites:\n  - id: a\n    sitemaps: [x]\n\tbad: 1\n", "line 4: found character that cannot start any token (a tab: YAML indents with spaces)"},
@@ -144,6 +152,30 @@ func TestSyntaxErrorKeepsLine(t *testing.T) {
 	} {
 		_, err = parse(tc.doc, nil)
 		checkErr(t, err, tc.want)
+	}
+}
+
+// TestIndentationErrorsNameTheIndentation: a key indented to no level of the keys above it is
+// told as that, with the levels it could have, not as what the parser looked for instead.
+func TestIndentationErrorsNameTheIndentation(t *testing.T) {
+	for _, tc := range []struct{ name, doc, want string }{
+		{"less than its siblings", "sites:\n  - id: a\n    sitemaps: [x]\n   baseUrl: https://a.example\n",
+			"line 4: `baseUrl:` is indented 3 spaces, which lines it up with no key above it (the keys above are at 4, 2 or 0 spaces): " +
+				"indent it as far as the key it belongs beside, with spaces"},
+		{"more than its siblings", "sites:\n  - id: a\n    indexnow:\n      enabled: true\n     key: x\n",
+			"line 5: `key:` is indented 5 spaces, which lines it up with no key above it (the keys above are at 6, 4, 2 or 0 spaces)"},
+		{"in defaults", "defaults:\n  indexnow:\n    enabled: true\n   backlog: all\n",
+			"line 4: `backlog:` is indented 3 spaces, which lines it up with no key above it (the keys above are at 4, 2 or 0 spaces)"},
+		{"under a value", "state: x\n  listen: :80\n", "line 2: `listen:` is indented 2 spaces, which lines it up with no key above it (the key above is at 0 spaces)"},
+		{"a list item", "sites:\n- id: a\n  sitemaps: [x]\n - id: b\n", "line 4: `- id:` is indented 1 space"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := parse(tc.doc, nil)
+			checkErr(t, err, tc.want)
+			if err != nil && strings.Contains(err.Error(), "did not find expected") {
+				t.Errorf("the error keeps the parser's words: %v", err)
+			}
+		})
 	}
 }
 

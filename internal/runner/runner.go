@@ -317,19 +317,10 @@ func (r *Runner) countSitemaps(rec *model.Record, res *sitemap.Result, budget co
 			cut = true
 		default:
 			rec.Sitemaps.Failed++
-			rec.AddError(fmt.Sprintf("sitemap %s%s: %v", sm.URL, listedIn(sm), sm.Err))
+			rec.AddError(SitemapFailure(sm))
 		}
 	}
 	return cut
-}
-
-// listedIn names, for a message, the index that lists a sitemap: what to fix when it cannot be
-// read, where the site's sitemaps setting names only the index.
-func listedIn(sm sitemap.Sitemap) string {
-	if sm.Index == "" {
-		return ""
-	}
-	return " (listed in the index " + sm.Index + ")"
 }
 
 // status sums a run up (docs/runs.md, "The execution record"). Failures come first: a run that

@@ -328,7 +328,9 @@ func TestABadConfiguration(t *testing.T) {
 		{"metrics per site", `{"metrics": {"perSite": "none"}, "sites": []}`, "metrics: is not used by the Worker (the Worker has no /metrics)"},
 		{"serve", `{"serve": {"concurrency": 8}, "sites": []}`, "serve: is not used by the Worker (the Worker runs one tick's due sites itself); remove it"},
 		{"an unset token", `{"adminToken": "${SITEPUSH_UNSET_TOKEN}", "sites": []}`,
-			"line 1: environment variable SITEPUSH_UNSET_TOKEN is not set"},
+			"SITEPUSH_CONFIG: adminToken: environment variable SITEPUSH_UNSET_TOKEN is not set"},
+		{"an unset key", `{"sites": [{"id": "a", "sitemaps": ["https://a.example/s.xml"], "bing": {"enabled": true, "apiKey": "${SITEPUSH_UNSET_BING}"}}]}`,
+			"SITEPUSH_CONFIG: sites[0].bing.apiKey: environment variable SITEPUSH_UNSET_BING is not set"},
 		{"a feed backlog", `{"sites": [{"id": "a", "sitemaps": ["https://a.example/s.xml"], "feed": {"enabled": true, "backlog": "none"}}]}`,
 			`site "a": feed.backlog is not a setting`},
 		{"a file", `{"sites": [{"id": "a", "baseUrl": "https://a.example", "sitemaps": ["sitemap.xml"], "indexnow": {"enabled": true, "key": "abcdefgh"}}]}`,
@@ -430,6 +432,26 @@ func TestTheFeedSaysItIsTheWorkers(t *testing.T) {
 		want := `<atom:link href="` + tc.want + `" rel="self"`
 		if body := rec.Body.String(); rec.Code != 200 || strings.Count(body, "<item>") != 3 || !strings.Contains(body, want) {
 			t.Errorf("%s: GET %s: %d, want %s in %s", tc.name, tc.target, rec.Code, want, body)
+		}
+	}
+}
+
+// TestWhenTheWorkersTestsRun: SITEPUSH_TEST_WORKERD=0 skips the tests that start the Worker
+// under wrangler, even with npm installed; any other value makes a missing npm a failure.
+func TestWhenTheWorkersTestsRun(t *testing.T) {
+	for _, c := range []struct {
+		setting  string
+		npm      bool
+		run      bool
+		failWith bool
+	}{
+		{"", true, true, false}, {"", false, false, false},
+		{"1", true, true, false}, {"1", false, false, true},
+		{"0", true, false, false}, {"0", false, false, false},
+	} {
+		why, fail := whyNotWorkerd(c.setting, c.npm)
+		if (why == "") != c.run || fail != c.failWith {
+			t.Errorf("SITEPUSH_TEST_WORKERD=%q, npm %v: %q, failure %v; want run %v, failure %v", c.setting, c.npm, why, fail, c.run, c.failWith)
 		}
 	}
 }

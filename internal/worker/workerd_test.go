@@ -57,6 +57,19 @@ func workersDir() string {
 	return dir
 }
 
+// whyNotWorkerd says why the Worker's tests do not run, given SITEPUSH_TEST_WORKERD and whether
+// npm is installed, and whether that is a failure: "0" skips them (no npm ci, no wrangler); any
+// other value requires them, so that CI fails without npm; unset, they run when npm is there.
+func whyNotWorkerd(setting string, npm bool) (why string, fail bool) {
+	switch {
+	case setting == "0":
+		return "SITEPUSH_TEST_WORKERD=0: the Worker's tests are skipped", false
+	case !npm:
+		return "npm is not installed: the Worker's tests need Node 20 and npm, to run wrangler", setting != ""
+	}
+	return "", false
+}
+
 // startWorkerd builds the Worker and starts wrangler dev with vars, from a wrangler.toml of its
 // own (the developer's workers/.dev.vars is left alone), and waits for it to answer.
 func startWorkerd(t testing.TB, vars map[string]string) *workerd {
@@ -68,11 +81,11 @@ func startWorkerd(t testing.TB, vars map[string]string) *workerd {
 // in dir: a Worker started again on the same dir is a new isolate over the same state.
 func startWorkerdOn(t testing.TB, vars map[string]string, dir string) *workerd {
 	t.Helper()
-	if _, err := exec.LookPath("npm"); err != nil {
-		if os.Getenv("SITEPUSH_TEST_WORKERD") != "" {
-			t.Fatal("npm is not installed: the Worker's tests need Node 20 and npm, to run wrangler")
-		}
-		t.Skip("npm is not installed: the Worker's tests need Node 20 and npm, to run wrangler")
+	_, lookErr := exec.LookPath("npm")
+	if why, fail := whyNotWorkerd(os.Getenv("SITEPUSH_TEST_WORKERD"), lookErr == nil); fail {
+		t.Fatal(why)
+	} else if why != "" {
+		t.Skip(why)
 	}
 	if out, err := prepare(); err != nil {
 		t.Fatalf("%v\n%s", err, out)
