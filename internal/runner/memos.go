@@ -302,12 +302,13 @@ const (
 func (o readOutcome) whole() bool { return o == readSettled || o == readWhole }
 
 // save keeps what the run learnt, as its read ended. A read that goes on remembers every sitemap
-// read whole so far as unfinished, the others' memos as they were. A whole read remembers the
-// sitemaps it met, at once, whatever the channels did: settled when every due URL was answered
-// (a failure is found again through its delivery state), else unsettled — which URLs they list,
-// not that these are no news — but for those that did not change, which stay settled; it forgets
-// the others. A partial read forgets the unfinished read, and keeps the other memos as they were:
-// the next run merges against them, so that URLs held back are found again.
+// read whole so far as unfinished, the others' memos as they were. A whole read — but one of the
+// failed URLs only (mode.keepWhole) — remembers the sitemaps it met, at once, whatever the
+// channels did: settled when every due URL was answered (a failure is found again through its
+// delivery state), else unsettled — which URLs they list, not that these are no news — but for
+// those that did not change, which stay settled; it forgets the others. A partial read forgets the
+// unfinished read, and keeps the other memos as they were: the next run merges against them, so
+// that URLs held back are found again.
 func (m *memos) save(ctx context.Context, ended readOutcome) error {
 	if !m.mode.keepMemos {
 		return nil
@@ -330,7 +331,7 @@ func (m *memos) save(ctx context.Context, ended readOutcome) error {
 				}
 			}
 		}
-	case ended.whole() && m.mode.useMemos:
+	case ended.whole() && m.mode.keepWhole:
 		if err := m.pagesBack(); err != nil {
 			return err
 		}

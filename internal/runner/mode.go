@@ -24,6 +24,10 @@ type mode struct {
 	// keepMemos: the run remembers what it read for the runs after: it writes, and it reads the
 	// sitemaps.
 	keepMemos bool
+	// keepWhole: a whole read is remembered as what the sitemaps list (memos.save) — a feed's
+	// first run's and a forced run's too, which use no memos — but not a read of the failed URLs
+	// only: its rule passes over due URLs, which its memos would call no news.
+	keepWhole bool
 	// rule is the run's rule of what is due.
 	rule dueRule
 }
@@ -38,6 +42,7 @@ func modeOf(opt Options, selection []channel.Selection) mode {
 	newest := slices.ContainsFunc(selection, func(s channel.Selection) bool { return s.Newest > 0 })
 	m.useMemos = !opt.Force && !opt.RetryFailed && !m.chosen && !newest
 	m.keepMemos = m.writes && !m.chosen
+	m.keepWhole = m.keepMemos && !opt.RetryFailed
 	m.rule = ruleOf(opt.Force, opt.RetryFailed, m.chosen)
 	return m
 }

@@ -164,3 +164,46 @@ func TestAFailedLookUpEndsTheRun(t *testing.T) {
 		t.Errorf("the run after a failed look-up sent %v; want /c", got)
 	}
 }
+
+// TestWhatAWholeReadListsIsKnown: a whole read is remembered as what the sitemaps list, whatever
+// the run's mode — a feed's first run, which uses no memos, too (inspect says the URLs it set
+// aside are in the sitemaps) — but a run of the failed URLs only does not take the URLs it passed
+// over for no news: a URL new since is sent by the ordinary run after it.
+func TestWhatAWholeReadListsIsKnown(t *testing.T) {
+	for name, open := range states(t) {
+		t.Run(name, func(t *testing.T) {
+			f := newFiles(t)
+			s := newSite(t, "")
+			s.site.Sitemaps = []string{f.url("/s.xml")}
+			all := urls("/u0", "/u1", "/u2", "/u3")
+			f.set("/s.xml", false, all...)
+			at := time.Now()
+			runAt := func(opt runner.Options) {
+				at = at.Add(time.Hour)
+				run(t, runner.New(open(at)), s, opt)
+			}
+			feed := &selective{sel: channel.Selection{OnlyNew: true, Newest: 1, FirstRun: true}}
+			runAt(runner.Options{Channels: []channel.Channel{feed}})
+			later := open(at.Add(time.Hour)) // a Worker's state trusts a settled memo once KV has settled
+			for _, u := range all {
+				if in, known, err := runner.InSitemaps(context.Background(), later, "s", u); err != nil || !in || !known {
+					t.Errorf("after a feed's first run read the sitemap whole: %s in the sitemaps %v, known %v (%v); want true, true", u, in, known, err)
+				}
+			}
+
+			in := &fakeChannel{name: "indexnow", batch: 100}
+			opt := runner.Options{Channels: []channel.Channel{in}}
+			runAt(opt)
+			in.take()
+			f.set("/s.xml", false, append(all, urls("/new")...)...)
+			runAt(runner.Options{Channels: opt.Channels, RetryFailed: true})
+			if got := in.take(); len(got) != 0 {
+				t.Fatalf("a run of the failed URLs only, none failed, sent %v", got)
+			}
+			runAt(opt)
+			if got := in.take(); !slices.Equal(got, urls("/new")) {
+				t.Errorf("the ordinary run after a run of the failed URLs only sent %v; want the URL new since, %v", got, urls("/new"))
+			}
+		})
+	}
+}
