@@ -67,9 +67,10 @@ func bounded(s string, n int) string {
 	return s[:cut] + "…"
 }
 
-// sortURLs orders the URLs a run names by channel, in delivery order, then by outcome, each in
-// the order they were answered. Outcomes go as a run's page lists them, what needs a fix first.
-// It sorts a copy: a run's page may read the list meanwhile.
+// sortURLs orders the URLs a run names by channel, in delivery order, then by outcome, as a run's
+// page lists them, what needs a fix first; then by detail, so that the URLs of one engine's answer
+// or one preflight's reason come together, and by URL. It sorts a copy: a run's page may read the
+// list meanwhile.
 func sortURLs(rec *model.Record) {
 	urlOrder := []string{model.URLFailed, model.URLIneligible, model.URLSubmitted, model.URLRemoved}
 	rank := func(list []string, s string) int {
@@ -81,7 +82,8 @@ func sortURLs(rec *model.Record) {
 	sorted := slices.Clone(rec.URLs)
 	slices.SortStableFunc(sorted, func(a, b model.RunURL) int {
 		return cmp.Or(rank(config.Channels, a.Channel)-rank(config.Channels, b.Channel),
-			cmp.Compare(a.Channel, b.Channel), rank(urlOrder, a.Outcome)-rank(urlOrder, b.Outcome))
+			cmp.Compare(a.Channel, b.Channel), rank(urlOrder, a.Outcome)-rank(urlOrder, b.Outcome),
+			cmp.Compare(a.Detail, b.Detail), cmp.Compare(a.URL, b.URL))
 	})
 	rec.URLs = sorted
 }

@@ -21,7 +21,7 @@ func TestARequestAcceptedAfterA429CountsOnce(t *testing.T) {
 		t.Fatalf("the run page has no row of the IndexNow endpoint:\n%s", html)
 	}
 	var nums []string
-	for _, m := range regexp.MustCompile(`<td class="n">([^<]*)</td>`).FindAllStringSubmatch(row[1], 4) {
+	for _, m := range regexp.MustCompile(`<td class="n" data-label="[^"]*">([^<]*)</td>`).FindAllStringSubmatch(row[1], 4) {
 		nums = append(nums, m[1])
 	}
 	if strings.Join(nums, " ") != "1 1 0 1" || !strings.Contains(row[1], "HTTP 429 ×1") {

@@ -97,9 +97,9 @@ func TestBrowser(t *testing.T) {
 
 	b.act(`document.querySelector('a[href^="/runs/"]').click()`)
 	b.waitFor(`location.pathname.startsWith("/runs/")`)
-	b.expectText("URLs that failed or were rejected", "late-1", "503", "URLs of this run", "✖ failed")
-	// A long URL the run names wraps inside its table (the layout check of each screenshot).
-	b.act(`document.querySelector("table.runurls td.url a").append("/" + "x".repeat(300))`)
+	b.expectText("late-1", "503", "URLs of this run", "✖ failed")
+	// A long URL the run names wraps inside the page (the layout check of each screenshot).
+	b.act(`document.querySelector("section.runurls li.url a").append("/" + "x".repeat(300))`)
 	shoot("run")
 
 	b.open(w.http.URL + "/sites/filesite")

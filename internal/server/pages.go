@@ -379,8 +379,9 @@ type runPage struct {
 	URLs runURLs
 }
 
-// runPageHandler shows a run's execution record in full and the URLs that failed in it; it
-// reloads itself while the run goes.
+// runPageHandler shows a run's execution record in full and the URLs it names (or, for a run
+// that names none, those whose last attempt failed within it); it reloads itself while the run
+// goes.
 func (s *Server) runPageHandler(w http.ResponseWriter, r *http.Request) {
 	id, err := strconv.ParseInt(r.PathValue("id"), 10, 64)
 	if err != nil {
@@ -406,13 +407,17 @@ func (s *Server) runPageHandler(w http.ResponseWriter, r *http.Request) {
 		s.failedPage(w, r, err)
 		return
 	}
-	end := rec.FinishedAt
-	if end.IsZero() {
-		end = s.now()
-	}
-	if p.Failed, err = s.state.FailedURLs(r.Context(), rec.Site, rec.StartedAt, end, failedShown); err != nil {
-		s.failedPage(w, r, err)
-		return
+	if p.URLs.Total == 0 {
+		// A run recorded before runs named their URLs, or interrupted: its failures are found
+		// from the deliveries whose last attempt fell within it.
+		end := rec.FinishedAt
+		if end.IsZero() {
+			end = s.now()
+		}
+		if p.Failed, err = s.state.FailedURLs(r.Context(), rec.Site, rec.StartedAt, end, failedShown); err != nil {
+			s.failedPage(w, r, err)
+			return
+		}
 	}
 	refresh := 0
 	if p.Running {

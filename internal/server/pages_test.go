@@ -15,6 +15,7 @@ import (
 	"github.com/sitepush/sitepush/internal/enginetest"
 	"github.com/sitepush/sitepush/internal/model"
 	"github.com/sitepush/sitepush/internal/runner"
+	"github.com/sitepush/sitepush/internal/store/storetest"
 )
 
 // browser is a client of the dashboard that signed in with the login form, as a person's
@@ -195,10 +196,21 @@ func TestRunPageShowsFailedURLs(t *testing.T) {
 	if st != http.StatusOK {
 		t.Fatalf("GET %s: %d", run, st)
 	}
-	for _, want := range []string{"/blog/post-3", "503", "Endpoints", "indexnow", "HTTP 503 ×4", `<td class="n">3</td>`} {
+	for _, want := range []string{"/blog/post-3", "503", "Endpoints", "indexnow", "HTTP 503 ×4", `<td class="n" data-label="retries">3</td>`} {
 		if !strings.Contains(html, want) {
 			t.Errorf("the run page lacks %q", want)
 		}
+	}
+	if strings.Contains(html, "URLs that failed or were rejected") {
+		t.Error("a run that names its URLs lists its failures a second time, from the deliveries")
+	}
+	// A run that names none — recorded before runs named theirs — is told by the deliveries whose
+	// last attempt failed within it.
+	if _, err := storetest.Raw(t, w.state).Exec(`DELETE FROM run_urls`); err != nil {
+		t.Fatal(err)
+	}
+	if _, html = b.get(run); !strings.Contains(html, "URLs that failed or were rejected") || !strings.Contains(html, "/blog/post-3") {
+		t.Errorf("a run that names no URL does not list the URLs that failed within it:\n%s", html)
 	}
 	if st, _ := b.get("/runs/999999"); st != http.StatusNotFound {
 		t.Errorf("GET /runs/999999: %d, want 404", st)
@@ -445,7 +457,7 @@ func TestALiveRunShowsItsWait(t *testing.T) {
 		}
 	}
 	if !regexp.MustCompile(`<strong>indexnow waits [1-4] s</strong> more, until .*HTTP 429`).MatchString(during) ||
-		!strings.Contains(during, `<th scope="row">indexnow</th><td class="n">25</td>`) {
+		!strings.Contains(during, `<th scope="row">indexnow</th><td class="n" data-label="due">25</td>`) {
 		t.Errorf("the run's page during the wait:\n%s", during[max(0, strings.Index(during, "<main")):])
 	}
 	w.waitFinished("filesite")

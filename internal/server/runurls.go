@@ -23,10 +23,17 @@ type runURLs struct {
 	Unlisted []unlisted
 }
 
-// urlGroup is the URLs of one channel on the page.
+// urlGroup is the URLs of one channel on the page, in runs of one outcome and detail.
 type urlGroup struct {
 	Channel string
-	URLs    []model.RunURL
+	Runs    []urlRun
+}
+
+// urlRun is URLs of one channel with one outcome and one detail, next to each other on the page:
+// an engine's answer or a preflight's reason is said once for all the URLs it concerns.
+type urlRun struct {
+	Outcome, Detail string
+	URLs            []string
 }
 
 // unlisted is how many URLs a channel answered that the run does not name.
@@ -63,15 +70,27 @@ func (s *Server) runURLsOf(ctx context.Context, r *http.Request, rec model.Recor
 		out.Total += n
 	}
 	out.Pages = max(1, (out.Total+urlsPerPage-1)/urlsPerPage)
-	for _, u := range page {
-		if last := len(out.Groups) - 1; last >= 0 && out.Groups[last].Channel == u.Channel {
-			out.Groups[last].URLs = append(out.Groups[last].URLs, u)
-		} else {
-			out.Groups = append(out.Groups, urlGroup{Channel: u.Channel, URLs: []model.RunURL{u}})
-		}
-	}
+	out.Groups = groupURLs(page)
 	out.Unlisted = unlistedOf(rec, named)
 	return out, nil
+}
+
+// groupURLs groups a page of URLs, sorted as a run sorts them (by channel, outcome, detail), by
+// channel, then in runs of one outcome and detail.
+func groupURLs(page []model.RunURL) []urlGroup {
+	var out []urlGroup
+	for _, u := range page {
+		if len(out) == 0 || out[len(out)-1].Channel != u.Channel {
+			out = append(out, urlGroup{Channel: u.Channel})
+		}
+		g := &out[len(out)-1]
+		if n := len(g.Runs); n == 0 || g.Runs[n-1].Outcome != u.Outcome || g.Runs[n-1].Detail != u.Detail {
+			g.Runs = append(g.Runs, urlRun{Outcome: u.Outcome, Detail: u.Detail})
+		}
+		run := &g.Runs[len(g.Runs)-1]
+		run.URLs = append(run.URLs, u.URL)
+	}
+	return out
 }
 
 // unlistedOf says, per channel of rec in the usual order, how many of the URLs it answered —

@@ -10,9 +10,11 @@ import (
 	"github.com/sitepush/sitepush/internal/model"
 )
 
-// TestRunPageNamesItsURLs checks that a run's page names, per channel, the URLs the run sent, each
-// one a preflight held back with its reason, each one that failed with the engine's answer; that
-// it lists them 200 a page; and that it says how many the run answered beyond those it names.
+// TestRunPageNamesItsURLs checks that a run's page names, per channel, the URLs the run sent, those
+// a preflight held back under their reason, those that failed under the engine's answer — said
+// once for the URLs it concerns; that it lists them 200 a page; that it says how many the run
+// answered beyond those it names; and that the failures found from the deliveries, the account of
+// a run that names none, are not told twice.
 func TestRunPageNamesItsURLs(t *testing.T) {
 	w := newWorld(t)
 	b := w.signIn()
@@ -23,11 +25,12 @@ func TestRunPageNamesItsURLs(t *testing.T) {
 	}
 	rec.FinishedAt, rec.Status = at.Add(time.Second), model.StatusPartial
 	rec.Channels = map[string]*model.ChannelStats{
-		"indexnow": {Due: 1302, Submitted: 1300, Failed: 1, Ineligible: 1},
+		"indexnow": {Due: 1303, Submitted: 1300, Failed: 2, Ineligible: 1},
 		"bing":     {Due: 1, Submitted: 1},
 	}
 	rec.URLs = []model.RunURL{
 		{Channel: "indexnow", URL: "https://s.example/bad", Outcome: model.URLFailed, Detail: "HTTP 403 Forbidden from https://api.indexnow.org/indexnow: key not valid"},
+		{Channel: "indexnow", URL: "https://s.example/bad2", Outcome: model.URLFailed, Detail: "HTTP 403 Forbidden from https://api.indexnow.org/indexnow: key not valid"},
 		{Channel: "indexnow", URL: "https://s.example/hidden", Outcome: model.URLIneligible, Detail: "noindex"},
 	}
 	for i := range 250 {
@@ -41,22 +44,29 @@ func TestRunPageNamesItsURLs(t *testing.T) {
 	_, first := b.get(page)
 	_, second := b.get(page + "?page=2")
 	for _, c := range []struct{ html, want string }{
-		{first, `https://s.example/bad</a><div class="small">HTTP 403 Forbidden from https://api.indexnow.org/indexnow: key not valid</div></td><td><span class="st-failed">✖ failed</span></td>`},
-		{first, `https://s.example/hidden</a><div class="small">noindex</div></td><td><span class="st-partial">held back by a preflight</span></td>`},
-		{first, `https://s.example/p0</a></td><td><span class="st-ok">✓ sent</span>`},
-		{first, `https://s.example/p197</a>`},
-		{first, `indexnow: <strong>and 1,050 more not listed</strong>, of the 1,302 URLs it answered`},
+		{first, `<span class="st-failed">✖ failed</span> <span class="muted">(2)</span>: <span class="small">HTTP 403 Forbidden from https://api.indexnow.org/indexnow: key not valid</span></p>
+<ul class="urls"><li class="url"><a href="/sites/filesite/urls?q=https%3a%2f%2fs.example%2fbad">https://s.example/bad</a></li><li class="url"><a href="/sites/filesite/urls?q=https%3a%2f%2fs.example%2fbad2">https://s.example/bad2</a></li></ul>`},
+		{first, `<span class="st-partial">held back by a preflight</span> <span class="muted">(1)</span>: <span class="small">noindex</span></p>
+<ul class="urls"><li class="url"><a href="/sites/filesite/urls?q=https%3a%2f%2fs.example%2fhidden">https://s.example/hidden</a></li></ul>`},
+		{first, `<span class="st-ok">✓ sent</span> <span class="muted">(197)</span></p>
+<ul class="urls"><li class="url"><a href="/sites/filesite/urls?q=https%3a%2f%2fs.example%2fp0">https://s.example/p0</a></li>`},
+		{first, `https://s.example/p196</a>`},
+		{first, `indexnow: <strong>and 1,050 more not listed</strong>, of the 1,303 URLs it answered`},
 		{first, `page 1 of 2`},
 		{first, fmt.Sprintf(`href="/runs/%d?page=2#urls">next ›</a>`, rec.ID)},
-		{second, `https://s.example/p198</a>`},
-		{second, `<th scope="rowgroup" colspan="2">bing</th>`},
+		{second, `<span class="st-ok">✓ sent</span> <span class="muted">(53)</span>`},
+		{second, `https://s.example/p197</a>`},
+		{second, `<section class="runurls"><h3>bing</h3>`},
 		{second, `https://s.example/b</a>`},
 	} {
 		if !strings.Contains(c.html, c.want) {
 			t.Errorf("the run's page lacks %q", c.want)
 		}
 	}
-	if strings.Contains(first, "https://s.example/p198<") || strings.Contains(second, "https://s.example/p197<") || strings.Contains(first, "bing: <strong>") {
+	if strings.Contains(first, "URLs that failed or were rejected") {
+		t.Error("a run that names its URLs lists its failures a second time, from the deliveries")
+	}
+	if strings.Contains(first, "https://s.example/p197<") || strings.Contains(second, "https://s.example/p196<") || strings.Contains(first, "bing: <strong>") {
 		t.Error("a URL shows on the wrong page, or bing, which names every URL it answered, says more are not listed")
 	}
 }
