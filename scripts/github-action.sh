@@ -161,6 +161,16 @@ output() {
 	printf '%s<<%s\n%s\n%s\n' "$1" "$delim" "$2" "$delim" >>"$to"
 }
 
+# records prints the records without their lists of URLs: a step's outputs are limited (1 MB a
+# job), and the lists are on the job's summary page.
+records() {
+	if command -v jq >/dev/null; then
+		jq -c 'del(.urls)' "$record"
+	else
+		python3 -c "import json,sys; [print(json.dumps({k: v for k, v in json.loads(l).items() if k != 'urls'}, separators=(',', ':'), ensure_ascii=False)) for l in open(sys.argv[1]) if l.strip()]" "$record"
+	fi
+}
+
 # total sums a field of every channel of every record.
 total() {
 	if command -v jq >/dev/null; then
@@ -240,5 +250,5 @@ if [[ ! -s $record ]]; then
 fi
 output submitted "$(total submitted)"
 output failed "$(total failed)"
-output record "$(cat "$record")"
+output record "$(records)"
 exit "$status"

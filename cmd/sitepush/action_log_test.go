@@ -13,7 +13,7 @@ import (
 // IndexNow that refuses the key (403) and once with the key it accepts. The step's log holds
 // sitepush's summary, an ::error with the engine's answer and the fix when it failed, and no
 // promise of a next run (state: memory keeps nothing); the job's summary page gets the counts;
-// the outputs are written as before.
+// the outputs are written as before, the record without its URL lists (the summary has them).
 func TestTheActionTellsWhatHappened(t *testing.T) {
 	w := newActionWorld(t)
 	w.publish("/sitemap.xml", "/a 2026-02-01", "/b 2026-02-01")
@@ -30,11 +30,12 @@ func TestTheActionTellsWhatHappened(t *testing.T) {
 				"key not valid: check that " + w.site.URL + "/WRONGKEY0000.txt serves exactly the key\n",
 				"error: 1 of 1 sites had failures (see above)"},
 			[]string{"submitted<<", "\n0\n", "failed<<", "\n2\n", `"status":"failed"`},
-			[]string{"### sitepush: site ci (failed)", "| indexnow | 2 | 0 | 2 | 0 | 0 | 0 | 0 |", "**Errors**\n\n- indexnow: HTTP 403 Forbidden"}},
+			[]string{"### sitepush: site ci (failed)", "| indexnow | 2 | 0 | 2 | 0 | 0 | 0 | 0 |", "**Errors**\n\n- indexnow: HTTP 403 Forbidden",
+				"Failed, with the engine's answer (2):\n\n- `" + w.site.URL + "/"}},
 		{"accepted", actionKey, 0,
 			[]string{"site ci (ok): 2 URLs from 1 sitemap", "indexnow: 2 due, 2 submitted, 0 failed"},
 			[]string{"submitted<<", "\n2\n", "failed<<", "\n0\n", `"status":"ok"`},
-			[]string{"### sitepush: site ci (ok)", "| indexnow | 2 | 2 | 0 | 0 | 0 | 0 | 0 |"}},
+			[]string{"### sitepush: site ci (ok)", "| indexnow | 2 | 2 | 0 | 0 | 0 | 0 | 0 |", "Submitted (2):\n\n- `" + w.site.URL + "/"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -65,6 +66,9 @@ func TestTheActionTellsWhatHappened(t *testing.T) {
 			}
 			if strings.Contains(strings.ToLower(log), "next run") {
 				t.Errorf("with state: memory the log promises a next run:\n%s", log)
+			}
+			if got, _ := os.ReadFile(output); strings.Contains(string(got), `"urls"`) {
+				t.Errorf("the record output carries the run's URL lists, which may pass the 1 MB of a job's outputs:\n%s", got)
 			}
 			for file, wants := range map[string][]string{output: tt.output, summary: tt.summary} {
 				got, _ := os.ReadFile(file)

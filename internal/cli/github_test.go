@@ -65,15 +65,15 @@ func TestStepSummary(t *testing.T) {
 			"urls":[{"channel":"indexnow","url":"https://x/a","outcome":"submitted"},{"channel":"indexnow","url":"https://x/b","outcome":"failed","detail":"HTTP 403 key not valid"},
 			{"channel":"indexnow","url":"https://x/c","outcome":"ineligible","detail":"noindex"},{"channel":"bing","url":"https://x/d","outcome":"removed"}]}`,
 			[]string{"### sitepush: site ci (partial)\n\n4 URLs from 1 sitemap in ",
-				"| Channel | Due | Submitted | Failed | Already known | Known, never sent (backlog, baseline) | Held back by the quota | Not eligible | Left unsent |",
-				"| indexnow | 3 | 1 | 1 | 0 | 0 | 0 | 1 | 0 |\n| bing | 1 | 0 | 0 | 0 | 0 | 1 | 0 | 0 |",
+				"| Channel | Due | Submitted | Failed | Already known | Older than the first run's backlog, not sent | Unchanged since the baseline, not sent | Held back by the quota | Not eligible | Left unsent |",
+				"| indexnow | 3 | 1 | 1 | 0 | 0 | 0 | 0 | 1 | 0 |\n| bing | 1 | 0 | 0 | 0 | 0 | 0 | 1 | 0 | 0 |",
 				"**Errors**\n\n- indexnow: HTTP 403: \\*key\\* not valid\n",
 				"#### indexnow\n\nFailed, with the engine's answer (1):\n\n- `https://x/b` — HTTP 403 key not valid\n\n" +
 					"Held back by a preflight, with the reason (1):\n\n- `https://x/c` — noindex\n\nSubmitted (1):\n\n- `https://x/a`\n",
 				"#### bing\n\nRemoval notices sent (1):\n\n- `https://x/d`\n"},
 			nil},
 		{"without", `{"site":"ci","status":"partial",` + counts + `}`,
-			[]string{"| indexnow | 3 | 1 | 1 | 0 | 0 | 0 | 1 | 0 |"}, []string{"####", "https://x/"}},
+			[]string{"| indexnow | 3 | 1 | 1 | 0 | 0 | 0 | 0 | 1 | 0 |"}, []string{"####", "https://x/"}},
 		{"a dry run's sample", `{"site":"ci","status":"ok","dryRun":true,"channels":{"indexnow":{"due":2,"sample":["https://x/a","https://x/b"]}}}`,
 			[]string{"### sitepush: site ci (dry run, nothing submitted)", "| indexnow | 2 | 2 (would be) |",
 				"#### indexnow\n\nWould be submitted (2):\n\n- `https://x/a`\n- `https://x/b`\n"}, nil},
@@ -100,16 +100,36 @@ func TestStepSummary(t *testing.T) {
 	}
 }
 
-// TestStepSummaryBoundsItsLists: a long list of URLs is cut, saying how many more the record holds.
+// TestStepSummaryBoundsItsLists: a long list of URLs is cut; each outcome is headed by how many
+// URLs had it — the channel's counter, beyond the URLs a record names — and the rest is counted.
 func TestStepSummaryBoundsItsLists(t *testing.T) {
-	rec := model.Record{Site: "ci", Status: model.StatusOK, Channels: map[string]*model.ChannelStats{"indexnow": {Due: 150, Submitted: 150}}}
-	for i := range 150 {
-		rec.URLs = append(rec.URLs, model.RunURL{Channel: "indexnow", URL: fmt.Sprintf("https://x/%d", i), Outcome: "submitted"})
+	named := model.Record{Site: "ci", Status: model.StatusOK, Channels: map[string]*model.ChannelStats{"indexnow": {Due: 4000, Submitted: 4000}}}
+	for i := range 1000 {
+		named.URLs = append(named.URLs, model.RunURL{Channel: "indexnow", URL: fmt.Sprintf("https://x/%d", i), Outcome: "submitted"})
 	}
-	var b strings.Builder
-	writeStepSummary(&b, &rec)
-	if n := strings.Count(b.String(), "- `https://x/"); n != stepSummaryURLs || !strings.Contains(b.String(), "- … and 50 more, in the run's record\n") {
-		t.Errorf("%d URLs listed, want %d and the rest counted:\n%s", n, stepSummaryURLs, b.String())
+	dry := model.Record{Site: "ci", Status: model.StatusOK, DryRun: true, Channels: map[string]*model.ChannelStats{"indexnow": {Due: 5000}}}
+	for i := range 20 {
+		dry.Channels["indexnow"].Sample = append(dry.Channels["indexnow"].Sample, fmt.Sprintf("https://x/%d", i))
+	}
+	for _, tt := range []struct {
+		name   string
+		rec    *model.Record
+		listed int
+		want   []string
+	}{
+		{"named", &named, stepSummaryURLs, []string{"Submitted (4,000):\n", "- … and 3,900 more, not listed here\n"}},
+		{"a dry run's sample", &dry, 20, []string{"Would be submitted (5,000):\n", "- … and 4,980 more, not listed here\n"}},
+	} {
+		var b strings.Builder
+		writeStepSummary(&b, tt.rec)
+		if n := strings.Count(b.String(), "- `https://x/"); n != tt.listed {
+			t.Errorf("%s: %d URLs listed, want %d:\n%s", tt.name, n, tt.listed, b.String())
+		}
+		for _, w := range tt.want {
+			if !strings.Contains(b.String(), w) {
+				t.Errorf("%s: lacks %q:\n%s", tt.name, w, b.String())
+			}
+		}
 	}
 }
 

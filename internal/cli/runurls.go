@@ -103,7 +103,7 @@ func printDryTable(w io.Writer, rec *model.Record) {
 	}
 	for _, name := range names {
 		st := rec.Channels[name]
-		if more := st.Due - st.Held - st.Left - st.Ineligible - len(st.Sample); more > 0 {
+		if more := st.WouldSend() - len(st.Sample); more > 0 {
 			fmt.Fprintf(w, "    … and %s more %s would send\n", human.Int(more), name)
 		}
 		if more := st.Ineligible - named[name]; more > 0 {

@@ -26,13 +26,15 @@ type runView struct {
 }
 
 // checkViewFlags refuses flags that exclude each other: --verbose and --quiet shape the summary,
-// which --json replaces with the whole record.
+// which --json replaces with the whole record; --github's annotations would break --json's.
 func checkViewFlags(f runFlags) error {
 	switch {
 	case *f.verbose && *f.quiet:
 		return usageError("sitepush run: --verbose and --quiet exclude each other: use one")
 	case *f.json && (*f.verbose || *f.quiet):
 		return usageError("sitepush run: --json prints every site's whole record; --verbose and --quiet shape the summary it replaces: use one or the other")
+	case *f.json && *f.github:
+		return usageError("sitepush run: --json prints the records on stdout, where --github's annotations would break them: use --json-out FILE with --github")
 	}
 	return nil
 }

@@ -125,9 +125,9 @@ func TestRunQuiet(t *testing.T) {
 
 func TestRunViewFlagsExcludeEachOther(t *testing.T) {
 	w := newTestWorld(t, "")
-	for _, args := range [][]string{{"--verbose", "--quiet"}, {"--json", "--verbose"}, {"--json", "--quiet"}} {
+	for _, args := range [][]string{{"--verbose", "--quiet"}, {"--json", "--verbose"}, {"--json", "--quiet"}, {"--json", "--github"}} {
 		code, _, errOut := run(t, append([]string{"run", "--config", w.config}, args...)...)
-		if code != exitUsage || !strings.Contains(errOut, "--quiet") {
+		if code != exitUsage || !strings.Contains(errOut, args[1]) {
 			t.Errorf("%v: exit %d, %q", args, code, errOut)
 		}
 	}

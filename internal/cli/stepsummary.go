@@ -43,16 +43,16 @@ func writeCountsTable(w io.Writer, rec *model.Record) {
 	if len(rec.Channels) == 0 {
 		return
 	}
-	fmt.Fprintln(w, "| Channel | Due | Submitted | Failed | Already known | Known, never sent (backlog, baseline) | Held back by the quota | Not eligible | Left unsent |")
-	fmt.Fprintln(w, "|---|--:|--:|--:|--:|--:|--:|--:|--:|")
+	fmt.Fprintln(w, "| Channel | Due | Submitted | Failed | Already known | Older than the first run's backlog, not sent | Unchanged since the baseline, not sent | Held back by the quota | Not eligible | Left unsent |")
+	fmt.Fprintln(w, "|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|")
 	for _, n := range channelNames(rec) {
 		st := rec.Channels[n]
 		submitted := human.Int(st.Submitted)
 		if rec.DryRun {
-			submitted = human.Int(st.Due-st.Held-st.Left-st.Ineligible) + " (would be)"
+			submitted = human.Int(st.WouldSend()) + " (would be)"
 		}
-		fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", markdown(n), human.Int(st.Due), submitted,
-			human.Int(st.Failed), human.Int(st.Skipped), human.Int(st.Backlog+st.Baseline), human.Int(st.Held), human.Int(st.Ineligible), human.Int(st.Left))
+		fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", markdown(n), human.Int(st.Due), submitted,
+			human.Int(st.Failed), human.Int(st.Skipped), human.Int(st.Backlog), human.Int(st.Baseline), human.Int(st.Held), human.Int(st.Ineligible), human.Int(st.Left))
 	}
 	fmt.Fprintln(w)
 }
@@ -69,13 +69,14 @@ func writeList(w io.Writer, title string, items []string) {
 	fmt.Fprintln(w)
 }
 
-// outcomeRank orders the outcomes of a record's URLs as a summary lists them: what went wrong
-// first, what went well last; an outcome not named here comes after them.
+// outcomeRank orders the outcomes of a record's URLs as a run lists them (model.URLOutcomes); a
+// dry run's sample, and an outcome not named there, come after them.
 func outcomeRank(outcome string) int {
-	if i := slices.Index([]string{model.URLFailed, model.URLIneligible, model.URLSubmitted, model.URLRemoved}, outcome); i >= 0 {
+	order := model.URLOutcomes()
+	if i := slices.Index(order, outcome); i >= 0 {
 		return i
 	}
-	return 4
+	return len(order)
 }
 
 // outcomeTitle names a URL outcome for a person.
@@ -94,18 +95,23 @@ func outcomeTitle(outcome string) string {
 }
 
 // writeChannelURLs lists the URLs the record names for channel n, grouped by outcome; in a dry
-// run without such a list, the sample of the URLs it would submit.
+// run without such a list, the sample of the URLs it would submit. Each outcome is headed by how
+// many URLs had it — the channel's counter, which counts those a record does not name too.
 func writeChannelURLs(w io.Writer, rec *model.Record, n string) {
+	st := rec.Channels[n]
 	byOutcome := map[string][]model.RunURL{}
 	for _, u := range rec.URLs {
 		if u.Channel == n && u.Outcome != "" {
 			byOutcome[u.Outcome] = append(byOutcome[u.Outcome], u)
 		}
 	}
-	if len(byOutcome) == 0 && rec.DryRun && len(rec.Channels[n].Sample) > 0 {
-		for _, u := range rec.Channels[n].Sample {
-			byOutcome["would be submitted"] = append(byOutcome["would be submitted"], model.RunURL{URL: u})
+	total := map[string]int{model.URLFailed: st.Failed, model.URLIneligible: st.Ineligible,
+		model.URLSubmitted: st.Submitted - len(byOutcome[model.URLRemoved]), model.URLRemoved: len(byOutcome[model.URLRemoved])}
+	if len(byOutcome) == 0 && rec.DryRun && len(st.Sample) > 0 {
+		for _, u := range st.Sample {
+			byOutcome[wouldSubmit] = append(byOutcome[wouldSubmit], model.RunURL{URL: u})
 		}
+		total[wouldSubmit] = st.WouldSend()
 	}
 	if len(byOutcome) == 0 {
 		return
@@ -115,20 +121,24 @@ func writeChannelURLs(w io.Writer, rec *model.Record, n string) {
 	slices.SortStableFunc(outcomes, func(a, b string) int { return outcomeRank(a) - outcomeRank(b) })
 	for _, o := range outcomes {
 		list := byOutcome[o]
-		fmt.Fprintf(w, "%s (%s):\n\n", outcomeTitle(o), human.Int(len(list)))
-		for _, u := range list[:min(len(list), stepSummaryURLs)] {
+		shown := list[:min(len(list), stepSummaryURLs)]
+		fmt.Fprintf(w, "%s (%s):\n\n", outcomeTitle(o), human.Int(max(total[o], len(list))))
+		for _, u := range shown {
 			fmt.Fprintf(w, "- %s", codeSpan(u.URL))
 			if u.Detail != "" {
 				fmt.Fprintf(w, " — %s", markdown(u.Detail))
 			}
 			fmt.Fprintln(w)
 		}
-		if more := len(list) - stepSummaryURLs; more > 0 {
-			fmt.Fprintf(w, "- … and %s more, in the run's record\n", human.Int(more))
+		if more := max(total[o], len(list)) - len(shown); more > 0 {
+			fmt.Fprintf(w, "- … and %s more, not listed here\n", human.Int(more))
 		}
 		fmt.Fprintln(w)
 	}
 }
+
+// wouldSubmit is the outcome of the URLs of a dry run's sample.
+const wouldSubmit = "would be submitted"
 
 // markdown escapes what Markdown would read as markup in a message (emphasis, links, HTML, a
 // table's |), so that an engine's answer or a URL is shown as written.

@@ -78,7 +78,7 @@ func printChannel(w io.Writer, name string, st *model.ChannelStats, dryRun bool)
 		done = "added"
 	}
 	if dryRun {
-		fmt.Fprintf(w, "  %s: %s would be %s", name, human.Int(st.Due-st.Held-st.Left-st.Ineligible), done)
+		fmt.Fprintf(w, "  %s: %s would be %s", name, human.Int(st.WouldSend()), done)
 		printIneligible(w, st)
 		if st.Held > 0 {
 			fmt.Fprintf(w, ", %s held back by the quota", human.Int(st.Held))

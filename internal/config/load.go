@@ -46,6 +46,7 @@ func LoadFor(path string, lookupEnv func(string) (string, bool), needs Needs) (*
 // sitepush init wrote one, which is the fix it gives. It is an fs.ErrNotExist.
 type noFile string
 
+// Error says the file is missing, and how to write one.
 func (path noFile) Error() string {
 	return fmt.Sprintf("%s: no such file; write one for your site with `sitepush init URL --config %s` (URL: the site's address, "+
 		"like https://example.com/), or point at another with --config FILE or $SITEPUSH_CONFIG", string(path), string(path))

@@ -12,10 +12,11 @@ import (
 // RecordOutcome keeps what a channel did with some URLs, and counts it in the day's statistics:
 // in memory, written when the run finishes. A failure keeps the lastmod and time of the last
 // success, and what was sent; a URL delivered, rejected or taken as known without being sent
-// (Unsent: no delivery, no attempt) takes the page's content as what was sent; a rejected URL is kept like a delivered one, so that it is not due again until it
-// changes. A URL a preflight held back is kept as ineligible, with the lastmod checked, so that
-// only a change or preflightAfter makes it due again — or as a failure, due at the next run, when
-// the verdict may change by itself (a 5xx, no answer); nothing was sent, so nothing is counted.
+// (Unsent: no delivery, no attempt) takes the page's content as what was sent; a rejected URL is
+// kept like a delivered one, so that it is not due again until it changes. A URL a preflight held
+// back is kept as ineligible, with the lastmod checked, so that only a change or preflightAfter
+// makes it due again — or as a failure, due at the next run, when the verdict may change by itself
+// (a 5xx, no answer); nothing was sent, so nothing is counted.
 func (s *State) RecordOutcome(ctx context.Context, site string, now time.Time, o channel.Outcome) (err error) {
 	defer failed(&err, "recording an outcome", site)
 	if len(o.URLs) == 0 {

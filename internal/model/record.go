@@ -73,6 +73,10 @@ const (
 	URLRemoved    = "removed"
 )
 
+// URLOutcomes are the outcomes of a run's URLs in the order a run lists them: what needs a fix
+// first, what went well last.
+func URLOutcomes() []string { return []string{URLFailed, URLIneligible, URLSubmitted, URLRemoved} }
+
 // RunURL is what became of one URL on one channel in a run: submitted (accepted), failed (Detail
 // is the engine's answer), ineligible (Detail is the preflight's reason: "noindex", "status"…),
 // or removed (a removal notice accepted).
@@ -94,7 +98,7 @@ type ChannelStats struct {
 	// (docs/runs.md, "The execution record"). Neither is due: Due counts what remains to send.
 	Skipped  int `json:"skipped"`
 	Backlog  int `json:"backlog"`
-	Baseline int `json:"baseline,omitempty"`
+	Baseline int `json:"baseline"`
 	// Held counts due URLs held back by a quota: they go next time, and are no failure.
 	Held int `json:"held"`
 	// Left counts due URLs the run did not get to (stopped by its budget or a signal).
@@ -110,6 +114,10 @@ type ChannelStats struct {
 	// Sample holds some of the due URLs of a dry run, to show what would be submitted.
 	Sample []string `json:"sample,omitempty"`
 }
+
+// WouldSend counts the due URLs a dry run would send: those no quota, preflight or end of the run
+// would hold back.
+func (st *ChannelStats) WouldSend() int { return st.Due - st.Held - st.Left - st.Ineligible }
 
 // EndpointStats is what one endpoint of a channel answered in a run.
 type EndpointStats struct {

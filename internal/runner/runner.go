@@ -331,18 +331,21 @@ func (r *Runner) status(run contexts, rec *model.Record, res *sitemap.Result, cu
 	for _, st := range rec.Channels {
 		due, done, failed, left = due+st.Due, done+st.Submitted, failed+st.Failed, left+st.Left
 	}
-	// A dry run's left are those a channel would not get to now: it stops nothing.
-	stopped := left > 0 && !rec.DryRun || cut
+	// The run stopped before its end when its budget or a signal ended it with URLs left, or
+	// with sitemaps read in part: the next run goes on where it stopped. URLs left by what
+	// happened — a first run waiting for a whole read, a channel that could not start — stop
+	// nothing; nor do a dry run's, which a channel would not get to now.
+	stopped := left > 0 && !rec.DryRun && budget.Err() != nil || cut
 	rec.Stopped = stopped
 	if stopped && ctx.Err() == nil && budget.Err() != nil {
-		what := fmt.Sprintf("%d deliveries are left for the next run", left)
+		what := fmt.Sprintf("%s left for the next run", human.Count(left, "due URL"))
 		if cut {
 			what = fmt.Sprintf("the sitemaps were read only in part (%s); the next run takes the sitemaps read whole and reads on from there", human.Count(rec.TotalURLs, "URL"))
 		}
 		rec.AddNote(fmt.Sprintf("%v: %s", context.Cause(budget), what))
 	}
 	if stopped && ctx.Err() != nil {
-		rec.AddError(fmt.Sprintf("interrupted (%v) with %d deliveries left for the next run", context.Cause(ctx), left))
+		rec.AddError(fmt.Sprintf("interrupted (%v) with %s left for the next run", context.Cause(ctx), human.Count(left, "due URL")))
 	}
 	switch {
 	case res.Unreadable() && !cut || due > 0 && done == 0 && failed > 0:

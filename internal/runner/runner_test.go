@@ -254,7 +254,7 @@ func TestRunBudget(t *testing.T) {
 	ch := &fakeChannel{name: "indexnow", batch: 1, block: true}
 	rec := run(t, r, s, runner.Options{Channels: []channel.Channel{ch}})
 	if st := rec.Channels["indexnow"]; rec.Status != model.StatusBudgetExhausted || st.Submitted != 1 || st.Left != 2 ||
-		len(rec.Errors) != 0 || !slices.Equal(rec.Notes, []string{"runBudget ran out: 2 deliveries are left for the next run"}) {
+		len(rec.Errors) != 0 || !slices.Equal(rec.Notes, []string{"runBudget ran out: 2 due URLs left for the next run"}) {
 		t.Fatalf("%s %+v %q %q", rec.Status, st, rec.Errors, rec.Notes)
 	}
 	first := ch.take()
@@ -277,7 +277,7 @@ func TestAnInvocationsBudget(t *testing.T) {
 	time.AfterFunc(100*time.Millisecond, func() { spend(errors.New("the 45 subrequests of the invocation are spent")) })
 	rec := run(t, r, s, runner.Options{Channels: []channel.Channel{ch}, Budget: spent})
 	if st := rec.Channels["indexnow"]; rec.Status != model.StatusBudgetExhausted || !rec.Stopped || st.Submitted != 1 || st.Left != 2 ||
-		len(rec.Errors) != 0 || !slices.Equal(rec.Notes, []string{"the 45 subrequests of the invocation are spent: 2 deliveries are left for the next run"}) {
+		len(rec.Errors) != 0 || !slices.Equal(rec.Notes, []string{"the 45 subrequests of the invocation are spent: 2 due URLs left for the next run"}) {
 		t.Fatalf("%s, stopped %v, %+v %q %q", rec.Status, rec.Stopped, st, rec.Errors, rec.Notes)
 	}
 	ch.block = false

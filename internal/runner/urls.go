@@ -72,7 +72,7 @@ func bounded(s string, n int) string {
 // or one preflight's reason come together, and by URL. It sorts a copy: a run's page may read the
 // list meanwhile.
 func sortURLs(rec *model.Record) {
-	urlOrder := []string{model.URLFailed, model.URLIneligible, model.URLSubmitted, model.URLRemoved}
+	urlOrder := model.URLOutcomes()
 	rank := func(list []string, s string) int {
 		if i := slices.Index(list, s); i >= 0 {
 			return i

@@ -209,7 +209,8 @@ func TestRunPageShowsFailedURLs(t *testing.T) {
 	if _, err := storetest.Raw(t, w.state).Exec(`DELETE FROM run_urls`); err != nil {
 		t.Fatal(err)
 	}
-	if _, html = b.get(run); !strings.Contains(html, "URLs that failed or were rejected") || !strings.Contains(html, "/blog/post-3") {
+	if _, html = b.get(run); !strings.Contains(html, "URLs that failed or were rejected") || !strings.Contains(html, "/blog/post-3") ||
+		!strings.Contains(html, "This run names none of the URLs it answered") || strings.Contains(html, "more not listed") {
 		t.Errorf("a run that names no URL does not list the URLs that failed within it:\n%s", html)
 	}
 	if st, _ := b.get("/runs/999999"); st != http.StatusNotFound {

@@ -43,26 +43,18 @@ type unlisted struct {
 	More     int
 }
 
-// runURLsOf reads the page of the URLs run rec names that r asks for (?page=N): from the record
-// of a run going, else from the state.
+// runURLsOf reads the page of the URLs run rec names that r asks for (?page=N, taken within the
+// pages there are): from the record of a run going, else from the state.
 func (s *Server) runURLsOf(ctx context.Context, r *http.Request, rec model.Record, live bool) (runURLs, error) {
 	out := runURLs{}
-	out.PageNo, _ = strconv.Atoi(r.URL.Query().Get("page"))
-	out.PageNo = max(1, out.PageNo)
-	from := (out.PageNo - 1) * urlsPerPage
-	var page []model.RunURL
 	named := map[string]int{}
 	if live {
 		for _, u := range rec.URLs {
 			named[u.Channel]++
 		}
-		page = rec.URLs[min(from, len(rec.URLs)):min(from+urlsPerPage, len(rec.URLs))]
 	} else {
 		var err error
 		if named, err = s.state.RunURLCounts(ctx, rec.ID); err != nil {
-			return out, err
-		}
-		if page, err = s.state.RunURLs(ctx, rec.ID, from, urlsPerPage); err != nil {
 			return out, err
 		}
 	}
@@ -70,6 +62,18 @@ func (s *Server) runURLsOf(ctx context.Context, r *http.Request, rec model.Recor
 		out.Total += n
 	}
 	out.Pages = max(1, (out.Total+urlsPerPage-1)/urlsPerPage)
+	out.PageNo, _ = strconv.Atoi(r.URL.Query().Get("page"))
+	out.PageNo = min(max(1, out.PageNo), out.Pages)
+	from := (out.PageNo - 1) * urlsPerPage
+	var page []model.RunURL
+	if live {
+		page = rec.URLs[from:min(from+urlsPerPage, len(rec.URLs))]
+	} else {
+		var err error
+		if page, err = s.state.RunURLs(ctx, rec.ID, from, urlsPerPage); err != nil {
+			return out, err
+		}
+	}
 	out.Groups = groupURLs(page)
 	out.Unlisted = unlistedOf(rec, named)
 	return out, nil

@@ -43,6 +43,17 @@ func TestRunPageNamesItsURLs(t *testing.T) {
 	page := fmt.Sprintf("/runs/%d", rec.ID)
 	_, first := b.get(page)
 	_, second := b.get(page + "?page=2")
+	// A page past the end, however far, is the last; one before the first, the first.
+	for _, far := range []string{"3", "9223372036854775807", "99999999999999999999"} {
+		if st, html := b.get(page + "?page=" + far); st != 200 || !strings.Contains(html, "https://s.example/p197</a>") {
+			t.Errorf("?page=%s: HTTP %d, not the last page", far, st)
+		}
+	}
+	for _, before := range []string{"0", "-9223372036854775808", "x"} {
+		if st, html := b.get(page + "?page=" + before); st != 200 || !strings.Contains(html, "https://s.example/p0</a>") {
+			t.Errorf("?page=%s: HTTP %d, not the first page", before, st)
+		}
+	}
 	for _, c := range []struct{ html, want string }{
 		{first, `<span class="st-failed">✖ failed</span> <span class="muted">(2)</span>: <span class="small">HTTP 403 Forbidden from https://api.indexnow.org/indexnow: key not valid</span></p>
 <ul class="urls"><li class="url"><a href="/sites/filesite/urls?q=https%3a%2f%2fs.example%2fbad">https://s.example/bad</a></li><li class="url"><a href="/sites/filesite/urls?q=https%3a%2f%2fs.example%2fbad2">https://s.example/bad2</a></li></ul>`},

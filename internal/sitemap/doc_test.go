@@ -26,7 +26,7 @@ func TestReadTruncatedCountsWhatIsKept(t *testing.T) {
 		{"inside the last <loc>", func(b string) string { return b[:strings.LastIndex(b, "</loc>")] }, false, false, ""},
 	}
 	for _, tc := range tests {
-		for _, n := range []int{49, batchSize + 3} {
+		for _, n := range []int{0, 49, batchSize + 3} {
 			t.Run(fmt.Sprint(tc.name, "/", n), func(t *testing.T) {
 				s := newTestSite(t)
 				var urls []string
@@ -40,11 +40,14 @@ func TestReadTruncatedCountsWhatIsKept(t *testing.T) {
 					kept++
 				}
 				want := fmt.Sprintf("ends before its closing tag, as if cut off; the %d entries whose URL arrived whole are kept%s", kept, tc.warning)
+				if kept == 1 {
+					want = "ends before its closing tag, as if cut off; the 1 entry whose URL arrived whole is kept" + tc.warning
+				}
 				if len(r.urls) != kept || !r.warned(want) {
 					t.Fatalf("%d URLs, warnings %q; want %d and %q", len(r.urls), r.warnings, kept, want)
 				}
-				if last := r.lastmods[kept-1]; tc.whole && last.IsZero() == tc.dated {
-					t.Errorf("the cut entry's lastmod is %v; want it only when it closed (%v)", last, tc.dated)
+				if tc.whole && r.lastmods[kept-1].IsZero() == tc.dated {
+					t.Errorf("the cut entry's lastmod is %v; want it only when it closed (%v)", r.lastmods[kept-1], tc.dated)
 				}
 			})
 		}

@@ -260,9 +260,15 @@ func (d *xmlDoc) eof() error {
 // cutKeeps says what a document cut off kept of its n entries, for the warning that it was cut.
 func (d *xmlDoc) cutKeeps(n int) string {
 	if d.kind == KindIndex {
+		if n == 1 {
+			return "the 1 sitemap whose <loc> arrived whole is read"
+		}
 		return fmt.Sprintf("the %d sitemaps whose <loc> arrived whole are read", n)
 	}
 	kept := fmt.Sprintf("the %d entries whose URL arrived whole are kept", n)
+	if n == 1 {
+		kept = "the 1 entry whose URL arrived whole is kept"
+	}
 	if d.cutKept && d.cutUndated {
 		kept += ", the last one, cut inside its entry, without a lastmod"
 	}

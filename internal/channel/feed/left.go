@@ -55,9 +55,13 @@ func (c *Channel) noteLeftOut(rep channel.Reporter) {
 		for i, w := range whys {
 			parts[i] = fmt.Sprintf("%d %s", l.byWhy[w], w)
 		}
-		rep.Noted(name, fmt.Sprintf("%s left out of the feed, as no engine would index them (%s): each becomes an item once it "+
+		them := "them"
+		if n == 1 {
+			them = "it"
+		}
+		rep.Noted(name, fmt.Sprintf("%s left out of the feed, as no engine would index %s (%s): each becomes an item once it "+
 			"answers 200 without noindex, checked again when its lastmod changes or once preflightAfter (%v) has passed",
-			human.Count(n, "new page"), strings.Join(parts, ", "), c.site.PreflightWait(name)))
+			human.Count(n, "new page"), them, strings.Join(parts, ", "), c.site.PreflightWait(name)))
 	}
 	if l.again > 0 {
 		rep.Noted(name, fmt.Sprintf("%s left out of the feed for now, as the site did not answer (%s): checked again at the next run",
