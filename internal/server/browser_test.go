@@ -98,9 +98,11 @@ func TestBrowser(t *testing.T) {
 	b.act(`document.querySelector('a[href^="/runs/"]').click()`)
 	b.waitFor(`location.pathname.startsWith("/runs/")`)
 	b.expectText("late-1", "503", "URLs of this run", "✖ failed")
-	// A long URL the run names wraps inside the page (the layout check of each screenshot).
+	// A long URL the run names, and a long word in an engine's answer, wrap inside the page.
 	b.act(`document.querySelector("section.runurls li.url a").append("/" + "x".repeat(300))`)
+	b.act(`document.querySelector("section.runurls p.outcome").append(" https://example.com/" + "y".repeat(300))`)
 	shoot("run")
+	b.fitsAPhone()
 
 	b.open(w.http.URL + "/sites/filesite")
 	b.waitFor(`location.pathname === "/sites/filesite"`)
