@@ -39,8 +39,9 @@ type Alert struct {
 const maxCauses = 3
 
 // Of returns the alerts a finished run calls for: one per channel whose failed share of the URLs
-// it tried exceeds threshold, or one for the run when it failed without such a channel.
-func Of(rec *model.Record, threshold float64) []Alert {
+// it tried exceeds threshold, or one for the run when it failed without such a channel; later
+// words what becomes of the failed URLs.
+func Of(rec *model.Record, threshold float64, later model.Later) []Alert {
 	var out []Alert
 	for _, name := range config.Channels {
 		st, ok := rec.Channels[name]
@@ -56,7 +57,7 @@ func Of(rec *model.Record, threshold float64) []Alert {
 		a.Failed, a.Attempted, a.Rate = st.Failed, tried, rate
 		a.Text = fmt.Sprintf("sitepush: site %s, run %d (%s): %s failed %d of %s (%.0f%%, above %.0f%%).",
 			rec.Site, rec.ID, rec.Status, name, st.Failed, human.Count(tried, "URL"), rate*100, threshold*100)
-		out = append(out, finish(a))
+		out = append(out, finish(a, later))
 	}
 	if len(out) == 0 && rec.Status == model.StatusFailed {
 		a := newAlert(rec, "", threshold, "")
@@ -65,7 +66,7 @@ func Of(rec *model.Record, threshold float64) []Alert {
 			a.Rate = float64(a.Failed) / float64(a.Attempted)
 		}
 		a.Text = fmt.Sprintf("sitepush: site %s, run %d failed.", rec.Site, rec.ID)
-		out = append(out, finish(a))
+		out = append(out, finish(a, later))
 	}
 	return out
 }
@@ -76,13 +77,13 @@ func newAlert(rec *model.Record, channel string, threshold float64, prefix strin
 }
 
 // finish adds the action and completes the text.
-func finish(a Alert) Alert {
+func finish(a Alert, later model.Later) Alert {
 	top := ""
 	if len(a.Causes) > 0 {
 		top = a.Causes[0]
 		a.Text += " Cause: " + top + "."
 	}
-	a.Action = action(a.Site, a.Channel, top)
+	a.Action = action(a.Site, a.Channel, top, later)
 	a.Text += " " + a.Action
 	a.Content = a.Text
 	return a
@@ -99,8 +100,9 @@ func causes(errs []string, prefix string) []string {
 	return out
 }
 
-// action suggests what to do about the most frequent cause.
-func action(site, channel, cause string) string {
+// action suggests what to do about the most frequent cause, and says what becomes of the URLs
+// as later words it.
+func action(site, channel, cause string, later model.Later) string {
 	check := fmt.Sprintf("Run `sitepush check --site %s`", site)
 	has := func(words ...string) bool {
 		for _, w := range words {
@@ -114,11 +116,11 @@ func action(site, channel, cause string) string {
 	case channel == "":
 		return check + ": no sitemap of pages could be read; the errors say which and why."
 	case has("key not valid", "API key", "HTTP 401", "HTTP 403", "may not submit"):
-		return "Fix the key as the error says, then " + strings.ToLower(check[:1]) + check[1:] + "; the URLs stay due until then."
+		return "Fix the key as the error says, then " + strings.ToLower(check[:1]) + check[1:] + "; " + later.UntilFixed() + "."
 	case has("HTTP 429"):
-		return "The engine is throttling sitepush: raise indexnow.interval or lower indexnow.maxConcurrent; the URLs go first next run."
+		return "The engine is throttling sitepush: raise indexnow.interval or lower indexnow.maxConcurrent; " + later.First("the URLs") + "."
 	case has("HTTP 5", "timeout", "connection", "EOF", "no such host"):
-		return "The engine or the network is failing: nothing to fix on your side, the failed URLs go first next run; if it lasts, check the endpoint."
+		return "The engine or the network is failing: nothing to fix on your side, " + later.First("the failed URLs") + "; if it lasts, check the endpoint."
 	}
 	return check + " and read the run's errors (GET /api/sites/" + site + "/runs)."
 }

@@ -26,7 +26,7 @@ func TestOf(t *testing.T) {
 		"indexnow": {Submitted: 20, Failed: 180},
 		"bing":     {Submitted: 99, Failed: 1},
 	}, "indexnow: HTTP 503 Service Unavailable from https://api.indexnow.org/indexnow", "indexnow: timeout", "bing: HTTP 500")
-	got := Of(failing, 0.10)
+	got := Of(failing, 0.10, model.Later{})
 	if len(got) != 1 {
 		t.Fatalf("alerts %+v; want one, for indexnow (bing's 1%% is under 10%%)", got)
 	}
@@ -42,15 +42,15 @@ func TestOf(t *testing.T) {
 
 	key := record(model.StatusFailed, map[string]*model.ChannelStats{"bing": {Failed: 100}},
 		"bing: HTTP 401 Unauthorized: the API key is not valid: check bing.apiKey")
-	if got := Of(key, 0.10); len(got) != 1 || !strings.Contains(got[0].Action, "Fix the key as the error says, then run `sitepush check --site blog`") {
+	if got := Of(key, 0.10, model.Later{}); len(got) != 1 || !strings.Contains(got[0].Action, "Fix the key as the error says, then run `sitepush check --site blog`") {
 		t.Errorf("a bad key: %+v", got)
 	}
 	noSitemap := record(model.StatusFailed, map[string]*model.ChannelStats{}, "sitemap https://blog.example/s.xml: HTTP 404")
 	noSitemap.Sitemaps.Failed = 1
-	if got := Of(noSitemap, 0.10); len(got) != 1 || got[0].Channel != "" || got[0].Rate != 1 || !strings.Contains(got[0].Action, "no sitemap of pages could be read") {
+	if got := Of(noSitemap, 0.10, model.Later{}); len(got) != 1 || got[0].Channel != "" || got[0].Rate != 1 || !strings.Contains(got[0].Action, "no sitemap of pages could be read") {
 		t.Errorf("no sitemap: %+v", got)
 	}
-	if got := Of(record(model.StatusOK, map[string]*model.ChannelStats{"indexnow": {Submitted: 10}}), 0); len(got) != 0 {
+	if got := Of(record(model.StatusOK, map[string]*model.ChannelStats{"indexnow": {Submitted: 10}}), 0, model.Later{}); len(got) != 0 {
 		t.Errorf("a good run: %+v", got)
 	}
 }
@@ -132,4 +132,31 @@ func TestQueue(t *testing.T) {
 	var none *Queue
 	none.Finished(record(model.StatusFailed, nil))
 	none.Close(time.Second)
+}
+
+// TestActionWithAStateThatKeepsNothing: each action that says what becomes of the failed URLs
+// promises, with a state that keeps them, that a later run takes them up, and with state: memory,
+// which keeps nothing, says to run again instead.
+func TestActionWithAStateThatKeepsNothing(t *testing.T) {
+	tests := []struct{ cause, kept, forgets string }{
+		{"HTTP 403 Forbidden: key not valid", "the URLs stay due until then.", "nothing is kept for a later run (state: memory): run again once it is fixed."},
+		{"HTTP 429 Too Many Requests", "the URLs go first next run.", "run again to send the URLs."},
+		{"HTTP 503 Service Unavailable", "the failed URLs go first next run;", "run again to send the failed URLs;"},
+	}
+	for _, tt := range tests {
+		rec := record(model.StatusFailed, map[string]*model.ChannelStats{"indexnow": {Failed: 5}}, "indexnow: "+tt.cause)
+		for _, forgets := range []bool{false, true} {
+			got := Of(rec, 0.10, model.Later{Forgets: forgets})
+			if len(got) != 1 {
+				t.Fatalf("%s: alerts %+v, want one", tt.cause, got)
+			}
+			want, promise := tt.kept, false
+			if forgets {
+				want, promise = tt.forgets, strings.Contains(got[0].Action, "state: memory")
+			}
+			if !strings.Contains(got[0].Action, want) || forgets && (!promise || strings.Contains(got[0].Action, "next run") || strings.Contains(got[0].Action, "until then")) {
+				t.Errorf("%s, forgets %t: action %q, want %q in it", tt.cause, forgets, got[0].Action, want)
+			}
+		}
+	}
 }

@@ -28,6 +28,9 @@ type Sender struct {
 	Backoff []time.Duration
 	// Timeout bounds one attempt.
 	Timeout time.Duration
+	// Later words what an alert's action says becomes of the failed URLs: set Forgets for a
+	// state that keeps nothing for a later run (`sitepush run` with state: memory).
+	Later model.Later
 }
 
 // New returns the sender of webhook w; nil when there is none.
@@ -44,7 +47,7 @@ func (s *Sender) Alerts(rec *model.Record) []Alert {
 	if s == nil || rec.DryRun {
 		return nil
 	}
-	return Of(rec, s.threshold)
+	return Of(rec, s.threshold, s.Later)
 }
 
 // Send posts an alert, trying again after network errors, 429 and 5xx.

@@ -46,6 +46,9 @@ type Reporter interface {
 	// each cause once, however often it comes. A pause that several workers wait out together is
 	// told once; a pause not waited for (it would outlast the run's budget) is not told.
 	Waiting(channel, cause string, d time.Duration)
+	// Later says, in the words a message ends with, what becomes of what the channel leaves
+	// undone (URLs that failed for now): the run's state decides whether a later run takes it up.
+	Later() model.Later
 }
 
 // Selection says which URLs a channel wants due, where it differs from the rule every channel

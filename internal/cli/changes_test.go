@@ -25,7 +25,7 @@ func TestSummaryTellsContentChecks(t *testing.T) {
 		rec := &model.Record{Site: "blog", Status: model.StatusOK, StartedAt: time.Unix(0, 0), FinishedAt: time.Unix(1, 0), Changes: tc.changes,
 			Channels: map[string]*model.ChannelStats{"indexnow": {Due: 3, Submitted: 3}}}
 		var b strings.Builder
-		printRecord(&b, rec)
+		printRecord(&b, rec, model.Later{})
 		lines := strings.SplitAfter(b.String(), "\n")
 		got := ""
 		if len(lines) > 1 && strings.HasPrefix(lines[1], "  content:") {

@@ -133,30 +133,6 @@ func TestStepSummaryBoundsItsLists(t *testing.T) {
 	}
 }
 
-// TestNoNextRunWithStateMemory: with a state that keeps nothing, what the channels and the
-// runner say of a next run is told as what is true: nothing is kept for one.
-func TestNoNextRunWithStateMemory(t *testing.T) {
-	tests := []struct{ msg, want string }{
-		{"indexnow: HTTP 503 from E: the engine is unavailable for now; it is tried again next run",
-			"indexnow: HTTP 503 from E: the engine is unavailable for now; it is not kept for a later run (state: memory)"},
-		{"HTTP 429 from E: wait 1h, past the end of the run's budget: not waited for; the URLs go again next run",
-			"HTTP 429 from E: wait 1h, past the end of the run's budget: not waited for; the URLs are not kept for a later run (state: memory)"},
-		{"bing: GetUrlSubmissionQuota at E: refused: nothing is sent to Bing in this run, and the due URLs stay due for the next run; check bing.endpoint and the network",
-			"bing: GetUrlSubmissionQuota at E: refused: nothing is sent to Bing in this run, and the due URLs are not kept for a later run (state: memory); check bing.endpoint and the network"},
-		{"content checks: 2 pages could not be read and stay suspects, checked again next run (E)",
-			"content checks: 2 pages could not be read and stay suspects, not kept for a later run (state: memory) (E)"},
-		{"budget 1m: 3 deliveries are left for the next run", "budget 1m: 3 deliveries are left, not kept for a later run (state: memory)"},
-		{"the sitemaps were read only in part (9 URLs); the next run takes the sitemaps read whole",
-			"the sitemaps were read only in part (9 URLs); the later run takes the sitemaps read whole (state: memory keeps nothing for it)"},
-		{"indexnow: HTTP 403 Forbidden: key not valid", "indexnow: HTTP 403 Forbidden: key not valid"},
-	}
-	for _, tt := range tests {
-		if got := noNextRun(tt.msg); got != tt.want {
-			t.Errorf("noNextRun(%q)\n= %q\nwant %q", tt.msg, got, tt.want)
-		}
-	}
-}
-
 // TestRunForAGitHubStep: run --json-out --github --step-summary, as the Action runs it with
 // state: memory and an IndexNow that fails: one pass prints the summary, an ::error with the
 // engine's answer, writes the record to the file and the account to the step summary (appended

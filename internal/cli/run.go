@@ -120,9 +120,9 @@ func runSites(e *env, cfg *config.Config, st *store.Store, sites []*config.Site,
 	r.Client, r.UserAgent, r.Followers = client, cfg.UserAgent, followers(client, st)
 	r.Pages = sitechannels.Pages(client, cfg.UserAgent)
 	r.Warn = func(site, msg string) { fmt.Fprintf(e.stderr, "warning: site %s: %s\n", site, msg) }
-	if cfg.State == store.Memory {
-		r.Warn = func(site, msg string) { fmt.Fprintf(e.stderr, "warning: site %s: %s\n", site, noNextRun(msg)) }
-	}
+	// A state in memory is gone when this process ends: nothing the run leaves is kept for a
+	// later one, and every message about it says so.
+	opt.Later = model.Later{Forgets: cfg.State == store.Memory}
 	r.Notify = func(msg string) { fmt.Fprintf(e.stderr, "%s\n", msg) }
 	view, err := newRunView(e, f)
 	if err != nil {
@@ -130,6 +130,7 @@ func runSites(e *env, cfg *config.Config, st *store.Store, sites []*config.Site,
 	}
 	defer view.close()
 	view.watch(r)
+	view.later = opt.Later
 	if os.Getenv("GOMEMLIMIT") == "" {
 		limit := &memoryLimit{}
 		limit.follow(0)
@@ -140,6 +141,9 @@ func runSites(e *env, cfg *config.Config, st *store.Store, sites []*config.Site,
 		}
 	}
 	alerts := alert.New(cfg.Webhook, client, cfg.UserAgent)
+	if alerts != nil {
+		alerts.Later = opt.Later
+	}
 	failed := 0
 	for _, site := range sites {
 		chans := sitechannels.For(site, *f.channel, client, cfg.UserAgent, st, time.Now())
@@ -154,9 +158,6 @@ func runSites(e *env, cfg *config.Config, st *store.Store, sites []*config.Site,
 			// The run could not be carried out at all: still one record per site for --json.
 			rec = &model.Record{Site: site.ID, Trigger: opt.Trigger, DryRun: *f.dryRun, Status: model.StatusFailed,
 				Errors: []string{err.Error()}, Channels: map[string]*model.ChannelStats{}}
-		}
-		if cfg.State == store.Memory {
-			keptNothing(rec)
 		}
 		for _, a := range alerts.Alerts(rec) {
 			if err := alerts.Send(e.ctx, a); err != nil {

@@ -23,6 +23,8 @@ type runView struct {
 	// nil when not asked for; github prints annotations (--github).
 	records, steps *os.File
 	github         bool
+	// later words what becomes of what a run left undone (runner.Options.Later).
+	later model.Later
 }
 
 // checkViewFlags refuses flags that exclude each other: --verbose and --quiet shape the summary,
@@ -79,7 +81,7 @@ func (v *runView) site(rec *model.Record) {
 	case v.quiet && slices.Contains(model.GoodStatuses(), rec.Status):
 		// A site that went well: nothing to say.
 	default:
-		printRecord(v.w, rec)
+		printRecord(v.w, rec, v.later)
 		if v.verbose && !rec.DryRun {
 			printURLs(v.w, rec) // a dry run's table names them already
 		}

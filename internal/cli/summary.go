@@ -14,8 +14,9 @@ import (
 	"github.com/sitepush/sitepush/internal/model"
 )
 
-// printRecord prints a run for a person: the outcome, the counts, the errors with their fixes.
-func printRecord(w io.Writer, rec *model.Record) {
+// printRecord prints a run for a person: the outcome, the counts, the errors with their fixes;
+// later words what becomes of what the run left undone.
+func printRecord(w io.Writer, rec *model.Record, later model.Later) {
 	head := rec.Status
 	if rec.DryRun {
 		head = "dry run, nothing submitted"
@@ -33,9 +34,9 @@ func printRecord(w io.Writer, rec *model.Record) {
 		fmt.Fprintf(w, "; %s outside baseUrl or the include/exclude globs", human.Int(rec.Filtered))
 	}
 	fmt.Fprintln(w)
-	printChanges(w, rec.Changes)
+	printChanges(w, rec.Changes, later)
 	for _, n := range channelNames(rec) {
-		printChannel(w, n, rec.Channels[n], rec.DryRun)
+		printChannel(w, n, rec.Channels[n], rec.DryRun, later)
 	}
 	if rec.DryRun {
 		printDryTable(w, rec)
@@ -71,8 +72,8 @@ func channelOrder(names []string) []string {
 }
 
 // printChannel prints a channel's counts (for the feed, pages added as items), in the words of
-// docs/runs.md, "The execution record".
-func printChannel(w io.Writer, name string, st *model.ChannelStats, dryRun bool) {
+// docs/runs.md, "The execution record"; later words what becomes of those left.
+func printChannel(w io.Writer, name string, st *model.ChannelStats, dryRun bool, later model.Later) {
 	done := "submitted"
 	if name == "feed" {
 		done = "added"
@@ -84,7 +85,7 @@ func printChannel(w io.Writer, name string, st *model.ChannelStats, dryRun bool)
 			fmt.Fprintf(w, ", %s held back by the quota", human.Int(st.Held))
 		}
 		if st.Left > 0 {
-			fmt.Fprintf(w, ", %s left for the next run", human.Int(st.Left))
+			fmt.Fprintf(w, ", %s", later.Left(human.Int(st.Left)+" left"))
 		}
 		fmt.Fprintf(w, ", %s\n", notSent(st))
 		return
@@ -95,7 +96,7 @@ func printChannel(w io.Writer, name string, st *model.ChannelStats, dryRun bool)
 		fmt.Fprintf(w, ", %s held back by the quota", human.Int(st.Held))
 	}
 	if st.Left > 0 {
-		fmt.Fprintf(w, ", %s left for the next run", human.Int(st.Left))
+		fmt.Fprintf(w, ", %s", later.Left(human.Int(st.Left)+" left"))
 	}
 	if st.ThrottledMS > 0 {
 		fmt.Fprintf(w, ", throttled %s", seconds(time.Duration(st.ThrottledMS)*time.Millisecond))
@@ -169,7 +170,7 @@ func printIneligible(w io.Writer, st *model.ChannelStats) {
 
 // printChanges prints what a run's content checks found (docs/runs.md, "What changed"): "checked
 // 200 pages: 3 changed, 197 the same (150 not modified)".
-func printChanges(w io.Writer, c *model.Changes) {
+func printChanges(w io.Writer, c *model.Changes, later model.Later) {
 	if c == nil {
 		return
 	}
@@ -189,7 +190,7 @@ func printChanges(w io.Writer, c *model.Changes) {
 		parts = append(parts, fmt.Sprintf("%s could not be read", human.Int(c.Failed)))
 	}
 	if c.Left > 0 {
-		parts = append(parts, fmt.Sprintf("%s left for the next run", human.Count(c.Left, "suspect")))
+		parts = append(parts, later.Left(human.Count(c.Left, "suspect")+" left"))
 	}
 	fmt.Fprintf(w, "  content: checked %s", human.Count(c.Checked, "page"))
 	if len(parts) > 0 {

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/sitepush/sitepush/internal/channel"
+	"github.com/sitepush/sitepush/internal/model"
 )
 
 // Queue returns a queue of site's due URLs kept in memory, for testing a channel on its own: no
@@ -36,6 +37,9 @@ func DueURLs(urls ...string) []channel.Due {
 // Reporter is a channel.Reporter that keeps what a channel tells it, for tests of a channel on
 // its own. It is safe for concurrent use.
 type Reporter struct {
+	// Forgets stands for a state that keeps nothing for a later run (state: memory): what the
+	// channel says of what it leaves undone says so (Later).
+	Forgets  bool
 	mu       sync.Mutex
 	outcomes []channel.Outcome
 	requests []channel.Request
@@ -92,6 +96,9 @@ func (r *Reporter) Noted(ch, msg string) {
 	defer r.mu.Unlock()
 	r.notes = append(r.notes, ch+": "+msg)
 }
+
+// Later says what becomes of what the channel leaves undone, as Forgets says.
+func (r *Reporter) Later() model.Later { return model.Later{Forgets: r.Forgets} }
 
 // Waiting keeps a wait told of.
 func (r *Reporter) Waiting(ch, cause string, d time.Duration) {

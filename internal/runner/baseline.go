@@ -163,7 +163,7 @@ func (c *collector) baseline(ctx context.Context, ch int, rep *recorder) error {
 		}
 	}
 	if old.Len() > 0 {
-		rep.Noted(name, fmt.Sprintf("%s unchanged since the baseline, not sent (taken as known: a change sends them)", human.Count(old.Len(), "URL")))
+		rep.Noted(name, fmt.Sprintf("%s unchanged since the baseline, not sent (%s)", human.Count(old.Len(), "URL"), rep.later.Baseline()))
 	}
 	return ctx.Err()
 }

@@ -68,6 +68,8 @@ type collector struct {
 	checkErrs   []string
 	// checksAfter are the pages checkContent left for after the channels (checkAfter).
 	checksAfter []model.ToCheck
+	// later words what becomes of the pages the run could not check (Options.Later).
+	later model.Later
 }
 
 func newCollector(state State, site *config.Site, rec *model.Record, channels []string, selection []channel.Selection, now time.Time, m mode) *collector {

@@ -129,7 +129,7 @@ func (c *collector) backlog(ctx context.Context, ch int, complete bool, rep *rec
 		}
 	}
 	if old.Len() > 0 {
-		rep.Noted(name, fmt.Sprintf("first run with backlog %s: %s older than that, not sent (taken as known: a change sends them)", c.site.BacklogOf(name), human.Count(old.Len(), "URL")))
+		rep.Noted(name, fmt.Sprintf("first run with backlog %s: %s older than that, not sent (%s)", c.site.BacklogOf(name), human.Count(old.Len(), "URL"), rep.later.Backlog()))
 	}
 	return true
 }

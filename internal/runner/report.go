@@ -25,6 +25,8 @@ type recorder struct {
 	// chosen says the run's URLs are chosen ones (Options.URLs): what a quota holds back of them
 	// is kept for no later run.
 	chosen bool
+	// later words what becomes of what the run leaves undone (Options.Later).
+	later model.Later
 	// onChange is called after every outcome, for progress reports.
 	onChange func()
 	// onRequest, when set, is told of every request.
@@ -141,17 +143,18 @@ func (r *recorder) HeldBack(channel string, n int, why string) {
 }
 
 // heldNext says what becomes of n URLs a quota held back, once it is back: those of a run of the
-// sitemaps stay due, and the first run after sends them; chosen URLs are kept for no run, and are
-// submitted again, while a run of the sitemaps sends those of them it finds due.
+// sitemaps stay due, and the first run after sends them (unless the state keeps nothing);
+// chosen URLs are kept for no run, and are submitted again, while a run of the sitemaps sends
+// those of them it finds due.
 func (r *recorder) heldNext(n int) string {
 	switch {
 	case r.chosen:
 		return human.Count(n, "chosen URL") + " held back, and kept for no run: submit again after that " +
 			"(a run of the sitemaps sends those of them it finds due: new, changed or failed)"
 	case r.dryRun:
-		return human.Count(n, "due URL") + " would be held back, for the first run after that"
+		return r.later.Held(human.Count(n, "due URL") + " would be held back")
 	}
-	return human.Count(n, "due URL") + " held back, for the first run after that"
+	return r.later.Held(human.Count(n, "due URL") + " held back")
 }
 
 func (r *recorder) Failed(channel, msg string) {
@@ -165,6 +168,8 @@ func (r *recorder) Noted(channel, msg string) {
 	defer r.mu.Unlock()
 	r.rec.AddNote(channel + ": " + msg)
 }
+
+func (r *recorder) Later() model.Later { return r.later }
 
 func (r *recorder) Waiting(channel, cause string, d time.Duration) {
 	r.mu.Lock()

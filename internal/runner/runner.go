@@ -80,6 +80,10 @@ type Options struct {
 	// the reason the record notes: what a Worker's invocation may spend (its subrequests, its KV
 	// operations). The run stops sending, records what was answered, and the next run goes on.
 	Budget context.Context
+	// Later words what becomes of what the run leaves undone — failed, held back, left — in
+	// every message that says so: set Forgets for a state that keeps nothing for a later run
+	// (`sitepush run` with state: memory), so that none promises one.
+	Later model.Later
 }
 
 // ErrAlreadyRun is returned when a run with Options.Since finds that another run started since.
@@ -190,7 +194,7 @@ func (r *Runner) run(ctx context.Context, site *config.Site, opt Options, rec *m
 	col, query := r.collector(run.ctx, site, opt, rec)
 	defer col.memo.close()
 	rep := r.newRecorder(run.ctx, site.ID, rec)
-	rep.dryRun, rep.chosen = !col.mode.writes, col.mode.chosen
+	rep.dryRun, rep.chosen, rep.later = !col.mode.writes, col.mode.chosen, opt.Later
 	// 1–4: read, tell pages apart, merge with what was known, choose what is due.
 	res, err := r.read(run, site, opt, col, query, rep)
 	if run.budget.Err() != nil && errors.Is(err, run.budget.Err()) {
@@ -252,7 +256,7 @@ func (r *Runner) run(ctx context.Context, site *config.Site, opt Options, rec *m
 			rec.AddError(err.Error())
 		}
 	}
-	rec.Status = r.status(run, rec, res, cut)
+	rec.Status = r.status(run, rec, res, cut, opt.Later)
 	sortURLs(rec)
 	if col.mode.writes && !col.mode.chosen {
 		r.stall(run, col, rec, res, stalls)
@@ -292,7 +296,7 @@ func (r *Runner) collector(ctx context.Context, site *config.Site, opt Options, 
 	col := newCollector(r.State, site, rec, names, selection, rec.StartedAt, modeOf(opt, selection))
 	col.progress = r.progress(rec)
 	col.pages = r.pageReader(site, opt)
-	col.base = opt.Baseline
+	col.base, col.later = opt.Baseline, opt.Later
 	col.memo.warn = r.Warn
 	query := model.PendingQuery{Failed: names, Now: rec.StartedAt, ResubmitAfter: site.ResubmitAfter.D(), DryRun: opt.DryRun,
 		Recheck: map[string]time.Time{}}
@@ -325,7 +329,7 @@ func (r *Runner) countSitemaps(rec *model.Record, res *sitemap.Result, budget co
 
 // status sums a run up (docs/runs.md, "The execution record"). Failures come first: a run that
 // failed in part and then ran out of budget is partial, not merely stopped.
-func (r *Runner) status(run contexts, rec *model.Record, res *sitemap.Result, cut bool) string {
+func (r *Runner) status(run contexts, rec *model.Record, res *sitemap.Result, cut bool, later model.Later) string {
 	ctx, budget := run.ctx, run.budget
 	due, done, failed, left := 0, 0, 0, 0
 	for _, st := range rec.Channels {
@@ -338,14 +342,14 @@ func (r *Runner) status(run contexts, rec *model.Record, res *sitemap.Result, cu
 	stopped := left > 0 && !rec.DryRun && budget.Err() != nil || cut
 	rec.Stopped = stopped
 	if stopped && ctx.Err() == nil && budget.Err() != nil {
-		what := fmt.Sprintf("%s left for the next run", human.Count(left, "due URL"))
+		what := later.Left(human.Count(left, "due URL") + " left")
 		if cut {
-			what = fmt.Sprintf("the sitemaps were read only in part (%s); the next run takes the sitemaps read whole and reads on from there", human.Count(rec.TotalURLs, "URL"))
+			what = fmt.Sprintf("the sitemaps were read only in part (%s); %s", human.Count(rec.TotalURLs, "URL"), later.ReadOn())
 		}
 		rec.AddNote(fmt.Sprintf("%v: %s", context.Cause(budget), what))
 	}
 	if stopped && ctx.Err() != nil {
-		rec.AddError(fmt.Sprintf("interrupted (%v) with %s left for the next run", context.Cause(ctx), human.Count(left, "due URL")))
+		rec.AddError(fmt.Sprintf("interrupted (%v) with %s", context.Cause(ctx), later.Left(human.Count(left, "due URL")+" left")))
 	}
 	switch {
 	case res.Unreadable() && !cut || due > 0 && done == 0 && failed > 0:

@@ -123,7 +123,7 @@ func TestAWaitPastTheBudgetGivesUpAtOnce(t *testing.T) {
 		if len(w.bing.Batches()) != 1 || r.FailedURLs() != 300 || w.used() != 0 || took > time.Second {
 			t.Fatalf("%d requests, %v, used %d, after %v", len(w.bing.Batches()), r, w.used(), took)
 		}
-		if msg := strings.Join(r.errs(), "\n"); !strings.Contains(msg, "Bing asked to wait 10000000000 s") || !strings.Contains(msg, "the URLs go again next run") {
+		if msg := strings.Join(r.errs(), "\n"); !strings.Contains(msg, "Bing asked to wait 10000000000 s") || !strings.Contains(msg, "not waited for; it is tried again next run") {
 			t.Errorf("errors %q", msg)
 		}
 	})

@@ -227,7 +227,7 @@ func (c *Channel) todaysQuota(ctx context.Context, rep channel.Reporter, record 
 		return Quota{}, false, nil
 	case errors.Is(err, ErrNoAnswer):
 		c.unreachable = true
-		rep.Failed(name, fmt.Sprintf("GetUrlSubmissionQuota at %s: %v: nothing is sent to Bing in this run, and the due URLs stay due for the next run; check bing.endpoint and the network", c.cfg.Endpoint, err))
+		rep.Failed(name, fmt.Sprintf("GetUrlSubmissionQuota at %s: %v: nothing is sent to Bing in this run, and %s; check bing.endpoint and the network", c.cfg.Endpoint, err, rep.Later().StayDue("the due URLs")))
 		return Quota{}, false, nil
 	}
 	d, serr := c.quota.QuotaDay(ctx, c.site, c.day)

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/sitepush/sitepush/internal/channel"
+	"github.com/sitepush/sitepush/internal/model"
 )
 
 // stop says why a batch ended Bing's delivery for this run, if it did.
@@ -114,7 +115,7 @@ func (c *Channel) send(ctx context.Context, urls []channel.Due, rep channel.Repo
 	for attempt := 0; ; attempt++ {
 		if wait := time.Until(c.pausedUntil); wait > 0 {
 			if c.pastEnd(ctx) {
-				return answer{verdict: refused, status: http.StatusTooManyRequests, msg: c.pauseWhy}, false
+				return answer{verdict: refused, status: http.StatusTooManyRequests, msg: c.pauseWhy + "; " + rep.Later().Again()}, false
 			}
 			rep.Waiting(name, c.pauseCause, wait)
 			if channel.Sleep(ctx, wait) != nil {
@@ -123,7 +124,7 @@ func (c *Channel) send(ctx context.Context, urls []channel.Due, rep channel.Repo
 		}
 		start := time.Now()
 		a = c.attempt(ctx, list)
-		again := c.again(ctx, &a, attempt)
+		again := c.again(ctx, &a, attempt, rep.Later())
 		rep.Requested(channel.Request{Channel: name, Endpoint: c.cfg.Endpoint, URLs: len(list), Accepted: a.verdict == accepted,
 			Status: a.status, Latency: time.Since(start), Retry: attempt > 0, Again: again})
 		switch {
@@ -141,8 +142,9 @@ func (c *Channel) send(ctx context.Context, urls []channel.Due, rep channel.Repo
 // again pauses the requests to Bing as a 429 (or a 503 with Retry-After) asks, and says whether
 // the URLs of an answer are to be tried again: after a 429, a 5xx or no answer, while retries are
 // left and the pause ends within the run's budget — or when the run ended before an answer came,
-// in the next run. An answer given up on is refused, and says why.
-func (c *Channel) again(ctx context.Context, a *answer, attempt int) bool {
+// in the next run. An answer given up on is refused, and says why and, as later words it, what
+// becomes of its URLs.
+func (c *Channel) again(ctx context.Context, a *answer, attempt int, later model.Later) bool {
 	if a.verdict != retryLater && a.verdict != throttled {
 		return false
 	}
@@ -155,10 +157,10 @@ func (c *Channel) again(ctx context.Context, a *answer, attempt int) bool {
 	case a.status == 0 && ctx.Err() != nil:
 		return true
 	case attempt >= maxRetries:
-		a.verdict, a.msg = refused, fmt.Sprintf("%s (gave up after %d attempts)", a.msg, attempt+1)
+		a.verdict, a.msg = refused, fmt.Sprintf("%s (gave up after %d attempts); %s", a.msg, attempt+1, later.Again())
 		return false
 	case c.pastEnd(ctx):
-		a.verdict, a.msg = refused, c.pauseWhy
+		a.verdict, a.msg = refused, c.pauseWhy+"; "+later.Again()
 		return false
 	}
 	return true
@@ -184,7 +186,7 @@ func (c *Channel) pause(a answer) {
 		if a.status != http.StatusTooManyRequests && a.verdict == throttled {
 			c.pauseCause = fmt.Sprintf("HTTP %d, ErrorCode %d (ThrottleUser), from %s", a.status, codeThrottleUser, c.cfg.Endpoint)
 		}
-		c.pauseWhy = fmt.Sprintf("%s: %s, past the end of the run's budget: not waited for; the URLs go again next run", a.cause, how)
+		c.pauseWhy = fmt.Sprintf("%s: %s, past the end of the run's budget: not waited for", a.cause, how)
 	}
 }
 

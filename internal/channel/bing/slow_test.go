@@ -92,7 +92,7 @@ func TestSubmitSlowAnswer(t *testing.T) {
 		for _, o := range r.Outcomes() {
 			errs[o.Err] = true
 		}
-		want := "Bing at " + endpoint + " began its answer (HTTP 200) and had not ended it within 30s (gave up after 4 attempts)"
+		want := "Bing at " + endpoint + " began its answer (HTTP 200) and had not ended it within 30s (gave up after 4 attempts); it is tried again next run"
 		if r.Submitted() != 0 || slow.count() < 4 || len(errs) != 1 || !errs[want] {
 			t.Errorf("%v after %d requests, outcomes' errors %v; want the batch failed, tried again, its answer named", r, slow.count(), errs)
 		}

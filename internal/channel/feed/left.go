@@ -64,8 +64,8 @@ func (c *Channel) noteLeftOut(rep channel.Reporter) {
 			human.Count(n, "new page"), them, strings.Join(parts, ", "), c.site.PreflightWait(name)))
 	}
 	if l.again > 0 {
-		rep.Noted(name, fmt.Sprintf("%s left out of the feed for now, as the site did not answer (%s): checked again at the next run",
-			human.Count(l.again, "new page"), l.sample))
+		rep.Noted(name, fmt.Sprintf("%s left out of the feed for now, as the site did not answer (%s): %s",
+			human.Count(l.again, "new page"), l.sample, rep.Later().Checked()))
 	}
 	if c.checker != nil && c.checker.Spent() {
 		rep.Noted(name, preflight.SpentNote)

@@ -70,9 +70,9 @@ func (c *Channel) judge(endpoint string, resp *http.Response) answer {
 		// The engine says when it is back: that is waited for, as a 429's pause is.
 		wait, asked := channel.RetryAfter(resp.Header.Get("Retry-After"), time.Now(), maxPause)
 		return answer{verdict: retryLater, status: code, wait: wait, asked: asked,
-			msg: status + ": the engine is unavailable for now; it is tried again next run"}
+			msg: status + ": the engine is unavailable for now"}
 	case code >= 500:
-		return answer{verdict: retryLater, status: code, msg: status + ": the engine failed; it is tried again next run"}
+		return answer{verdict: retryLater, status: code, msg: status + ": the engine failed"}
 	case code == http.StatusForbidden:
 		return answer{verdict: broken, status: code, msg: fmt.Sprintf("%s: key not valid: check that %s serves exactly the key", status, c.cfg.KeyLocation)}
 	case code == http.StatusUnprocessableEntity:

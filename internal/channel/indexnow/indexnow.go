@@ -15,6 +15,7 @@ import (
 	"github.com/sitepush/sitepush/internal/channel"
 	"github.com/sitepush/sitepush/internal/channel/preflight"
 	"github.com/sitepush/sitepush/internal/config"
+	"github.com/sitepush/sitepush/internal/model"
 )
 
 const (
@@ -208,7 +209,7 @@ func (c *Channel) submit(ctx context.Context, e *endpoint, urls []channel.Due, r
 			return answer{}, true
 		}
 		if past != nil {
-			return answer{verdict: throttled, status: past.status, msg: past.why}, false
+			return settled(answer{verdict: throttled, status: past.status, msg: past.why}, rep.Later()), false
 		}
 		start := time.Now()
 		a := c.attempt(ctx, e.url, sub)
@@ -222,12 +223,21 @@ func (c *Channel) submit(ctx context.Context, e *endpoint, urls []channel.Due, r
 		case a.verdict == retryLater && a.status == 0 && ctx.Err() != nil:
 			return answer{}, true // no answer before the run's end: the URLs stay due
 		case !again:
-			return a, false
+			return settled(a, rep.Later()), false
 		}
 		if a.verdict == retryLater && a.asked == "" && channel.Sleep(ctx, c.backoff(attempt)) != nil {
 			return answer{}, true
 		}
 	}
+}
+
+// settled ends the message of an answer that is final in this run with what becomes of its
+// URLs: one that failed for now (a 5xx, a 429, no answer) leaves them due, as later says.
+func settled(a answer, later model.Later) answer {
+	if a.verdict == retryLater || a.verdict == throttled {
+		a.msg += "; " + later.Again()
+	}
+	return a
 }
 
 // again pauses the endpoint as a 429 (or a 503 with Retry-After) asks, and says whether the URLs
@@ -265,7 +275,7 @@ func (c *Channel) pauseFor(endpoint string, a answer) hold {
 		d, how = min(c.cfg.ThrottleWait.D(), maxPause), fmt.Sprintf("it gave no Retry-After and indexnow.throttleWait is %v", c.cfg.ThrottleWait.D())
 	}
 	return hold{status: a.status, d: d, cause: fmt.Sprintf("HTTP %d from %s", a.status, endpoint),
-		why: fmt.Sprintf("HTTP %d %s from %s: %s, past the end of the run's budget: not waited for; the URLs go again next run",
+		why: fmt.Sprintf("HTTP %d %s from %s: %s, past the end of the run's budget: not waited for",
 			a.status, http.StatusText(a.status), endpoint, how)}
 }
 
@@ -299,7 +309,7 @@ func (c *Channel) attempt(ctx context.Context, endpoint string, s submission) an
 		if errors.Is(err, context.DeadlineExceeded) {
 			what = fmt.Sprintf("did not answer within %v", requestTimeout)
 		}
-		return answer{verdict: retryLater, msg: fmt.Sprintf("%s %s; it is tried again next run", endpoint, what)}
+		return answer{verdict: retryLater, msg: fmt.Sprintf("%s %s", endpoint, what)}
 	}
 	defer resp.Body.Close()
 	return c.judge(endpoint, resp)

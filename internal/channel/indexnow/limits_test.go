@@ -82,7 +82,7 @@ func TestAWaitPastTheBudgetGivesUpAtOnce(t *testing.T) {
 				if th.requests != 1 || took >= time.Second || r.FailedURLs() != 25 || r.Submitted() != 0 {
 					t.Fatalf("%d requests in %v, submitted %d, failed %d", th.requests, took, r.Submitted(), r.FailedURLs())
 				}
-				if msg := strings.Join(r.Errors(), "\n"); !strings.Contains(msg, tc.said) || !strings.Contains(msg, "the URLs go again next run") {
+				if msg := strings.Join(r.Errors(), "\n"); !strings.Contains(msg, tc.said) || !strings.Contains(msg, "not waited for; it is tried again next run") {
 					t.Errorf("errors %q", r.Errors())
 				}
 			})
