@@ -31,7 +31,7 @@ func TestTheActionTellsWhatHappened(t *testing.T) {
 				"error: 1 of 1 sites had failures (see above)"},
 			[]string{"submitted<<", "\n0\n", "failed<<", "\n2\n", `"status":"failed"`},
 			[]string{"### sitepush: site ci (failed)", "| indexnow | 2 | 0 | 2 | 0 | 0 | 0 | 0 |", "**Errors**\n\n- indexnow: HTTP 403 Forbidden",
-				"Failed, with the engine's answer (2):\n\n- `" + w.site.URL + "/"}},
+				"Failed, with the engine's answer (2):\n\n- HTTP 403 Forbidden", " (2):\n  - `" + w.site.URL + "/"}},
 		{"accepted", actionKey, 0,
 			[]string{"site ci (ok): 2 URLs from 1 sitemap", "indexnow: 2 due, 2 submitted, 0 failed"},
 			[]string{"submitted<<", "\n2\n", "failed<<", "\n0\n", `"status":"ok"`},

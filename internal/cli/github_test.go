@@ -56,24 +56,24 @@ func TestAnnotations(t *testing.T) {
 // the engine's answer, the held back with the reason, the submitted; a dry run's sample when it
 // names none. What a record quotes is shown as written, not read as markup.
 func TestStepSummary(t *testing.T) {
-	const counts = `"channels":{"indexnow":{"due":3,"submitted":1,"failed":1,"ineligible":1,"ineligibleBy":{"noindex":1}},"bing":{"due":1,"held":1}}`
+	const counts = `"channels":{"indexnow":{"due":4,"submitted":1,"failed":2,"ineligible":1,"ineligibleBy":{"noindex":1}},"bing":{"due":1,"held":1}}`
 	tests := []struct {
 		name, record string
 		want, not    []string
 	}{
 		{"with its URLs", `{"site":"ci","status":"partial","totalUrls":4,"sitemaps":{"read":1},` + counts + `,"errors":["indexnow: HTTP 403: *key* not valid"],
-			"urls":[{"channel":"indexnow","url":"https://x/a","outcome":"submitted"},{"channel":"indexnow","url":"https://x/b","outcome":"failed","detail":"HTTP 403 key not valid"},
+			"urls":[{"channel":"indexnow","url":"https://x/a","outcome":"submitted"},{"channel":"indexnow","url":"https://x/b","outcome":"failed","detail":"HTTP 403 key not valid"},{"channel":"indexnow","url":"https://x/b2","outcome":"failed","detail":"HTTP 403 key not valid"},
 			{"channel":"indexnow","url":"https://x/c","outcome":"ineligible","detail":"noindex"},{"channel":"bing","url":"https://x/d","outcome":"removed"}]}`,
 			[]string{"### sitepush: site ci (partial)\n\n4 URLs from 1 sitemap in ",
 				"| Channel | Due | Submitted | Failed | Already known | Older than the first run's backlog, not sent | Unchanged since the baseline, not sent | Held back by the quota | Not eligible | Left unsent |",
-				"| indexnow | 3 | 1 | 1 | 0 | 0 | 0 | 0 | 1 | 0 |\n| bing | 1 | 0 | 0 | 0 | 0 | 0 | 1 | 0 | 0 |",
+				"| indexnow | 4 | 1 | 2 | 0 | 0 | 0 | 0 | 1 | 0 |\n| bing | 1 | 0 | 0 | 0 | 0 | 0 | 1 | 0 | 0 |",
 				"**Errors**\n\n- indexnow: HTTP 403: \\*key\\* not valid\n",
-				"#### indexnow\n\nFailed, with the engine's answer (1):\n\n- `https://x/b` — HTTP 403 key not valid\n\n" +
-					"Held back by a preflight, with the reason (1):\n\n- `https://x/c` — noindex\n\nSubmitted (1):\n\n- `https://x/a`\n",
+				"#### indexnow\n\nFailed, with the engine's answer (2):\n\n- HTTP 403 key not valid (2):\n  - `https://x/b`\n  - `https://x/b2`\n\n" +
+					"Held back by a preflight, with the reason (1):\n\n- noindex (1):\n  - `https://x/c`\n\nSubmitted (1):\n\n- `https://x/a`\n",
 				"#### bing\n\nRemoval notices sent (1):\n\n- `https://x/d`\n"},
 			nil},
 		{"without", `{"site":"ci","status":"partial",` + counts + `}`,
-			[]string{"| indexnow | 3 | 1 | 1 | 0 | 0 | 0 | 0 | 1 | 0 |"}, []string{"####", "https://x/"}},
+			[]string{"| indexnow | 4 | 1 | 2 | 0 | 0 | 0 | 0 | 1 | 0 |"}, []string{"####", "https://x/"}},
 		{"a dry run's sample", `{"site":"ci","status":"ok","dryRun":true,"channels":{"indexnow":{"due":2,"sample":["https://x/a","https://x/b"]}}}`,
 			[]string{"### sitepush: site ci (dry run, nothing submitted)", "| indexnow | 2 | 2 (would be) |",
 				"#### indexnow\n\nWould be submitted (2):\n\n- `https://x/a`\n- `https://x/b`\n"}, nil},

@@ -123,17 +123,31 @@ func writeChannelURLs(w io.Writer, rec *model.Record, n string) {
 		list := byOutcome[o]
 		shown := list[:min(len(list), stepSummaryURLs)]
 		fmt.Fprintf(w, "%s (%s):\n\n", outcomeTitle(o), human.Int(max(total[o], len(list))))
-		for _, u := range shown {
-			fmt.Fprintf(w, "- %s", codeSpan(u.URL))
-			if u.Detail != "" {
-				fmt.Fprintf(w, " — %s", markdown(u.Detail))
-			}
-			fmt.Fprintln(w)
-		}
+		writeURLs(w, shown)
 		if more := max(total[o], len(list)) - len(shown); more > 0 {
 			fmt.Fprintf(w, "- … and %s more, not listed here\n", human.Int(more))
 		}
 		fmt.Fprintln(w)
+	}
+}
+
+// writeURLs lists URLs of one outcome; those of a detail (an engine's answer, a preflight's
+// reason: the record sorts the URLs by it) under it, said once.
+func writeURLs(w io.Writer, urls []model.RunURL) {
+	for i := 0; i < len(urls); {
+		detail, n := urls[i].Detail, 1
+		for i+n < len(urls) && urls[i+n].Detail == detail {
+			n++
+		}
+		indent := ""
+		if detail != "" {
+			fmt.Fprintf(w, "- %s (%s):\n", markdown(detail), human.Int(n))
+			indent = "  "
+		}
+		for _, u := range urls[i : i+n] {
+			fmt.Fprintf(w, "%s- %s\n", indent, codeSpan(u.URL))
+		}
+		i += n
 	}
 }
 
