@@ -26,8 +26,13 @@ func printURLs(w io.Writer, rec *model.Record) {
 			continue
 		}
 		fmt.Fprintf(w, "  %s URLs (✓ %s, – held back by a preflight, ✗ failed):\n", name, sentWord(name))
-		for _, u := range urls {
-			fmt.Fprintf(w, "    %s\n", urlLine(u))
+		for i := 0; i < len(urls); {
+			n := 1
+			for i+n < len(urls) && urls[i+n].Outcome == urls[i].Outcome && urls[i+n].Detail == urls[i].Detail {
+				n++
+			}
+			printSame(w, urls[i:i+n])
+			i += n
 		}
 		if more > 0 {
 			fmt.Fprintf(w, "    … and %s more not listed\n", human.Int(more))
@@ -43,20 +48,29 @@ func sentWord(channel string) string {
 	return "sent"
 }
 
-// urlLine is one URL of `run --verbose`: its mark, and why when it was not sent.
-func urlLine(u model.RunURL) string {
+// printSame prints URLs of one outcome and one detail for `run --verbose`: each with its mark, and
+// why they were not sent (a preflight's reason, the engine's answer) once, above them.
+func printSame(w io.Writer, urls []model.RunURL) {
+	u := urls[0]
+	mark, what := "✗", "failed"
 	switch u.Outcome {
-	case model.URLSubmitted:
-		return "✓ " + u.URL
-	case model.URLRemoved:
-		return "✓ " + u.URL + " (removal notice)"
+	case model.URLSubmitted, model.URLRemoved:
+		mark = "✓"
 	case model.URLIneligible:
-		return "– " + u.URL + " (" + u.Detail + ")"
+		mark, what = "–", "held back by a preflight"
 	}
-	if u.Detail == "" {
-		return "✗ " + u.URL
+	indent := "    "
+	if u.Detail != "" {
+		fmt.Fprintf(w, "    %s %s (%s): %s\n", mark, what, human.Count(len(urls), "URL"), u.Detail)
+		indent = "      "
 	}
-	return "✗ " + u.URL + ": " + u.Detail
+	for _, u := range urls {
+		line := indent + mark + " " + u.URL
+		if u.Outcome == model.URLRemoved {
+			line += " (removal notice)"
+		}
+		fmt.Fprintln(w, line)
+	}
 }
 
 // printDryTable lists what a dry run would do with each URL, one row a URL and a column a

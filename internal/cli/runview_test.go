@@ -38,18 +38,17 @@ func TestRunVerbose(t *testing.T) {
 	w := newTestWorld(t, "")
 	w.publish(2)
 	code, out, errOut := run(t, "run", "--config", w.config, "--verbose")
-	// Sent in hash order: either may come first.
+	// Sorted by URL.
 	head := "  indexnow URLs (✓ sent, – held back by a preflight, ✗ failed):\n"
 	want := fmt.Sprintf(head+"    ✓ %[1]s/p/0\n    ✓ %[1]s/p/1\n", w.site.URL)
-	swapped := fmt.Sprintf(head+"    ✓ %[1]s/p/1\n    ✓ %[1]s/p/0\n", w.site.URL)
-	if code != exitOK || !strings.HasSuffix(out, want) && !strings.HasSuffix(out, swapped) {
+	if code != exitOK || !strings.HasSuffix(out, want) {
 		t.Errorf("exit %d, want the summary to end with\n%s\n%s%s", code, want, out, errOut)
 	}
 	w.publish(3)
 	w.files["/"+testKey+".txt"] = "not the key"
 	code, out, errOut = run(t, "run", "--config", w.config, "--verbose")
-	if _, list, _ := strings.Cut(out, head); code != exitFailed || !strings.HasPrefix(list, fmt.Sprintf("    ✗ %s/p/2: HTTP 403", w.site.URL)) ||
-		!strings.Contains(list, "key not valid") {
+	if _, list, _ := strings.Cut(out, head); code != exitFailed || !strings.HasPrefix(list, "    ✗ failed (1 URL): HTTP 403") ||
+		!strings.Contains(list, fmt.Sprintf("key not valid: check that %s/%s.txt serves exactly the key\n      ✗ %s/p/2\n", w.site.URL, testKey, w.site.URL)) {
 		t.Errorf("a failure: exit %d\n%s%s", code, out, errOut)
 	}
 }
@@ -59,11 +58,12 @@ func TestRunVerbose(t *testing.T) {
 // many more the channel answered than the record names.
 func TestVerboseListsEachOutcome(t *testing.T) {
 	rec := &model.Record{Channels: map[string]*model.ChannelStats{
-		"indexnow": {Submitted: 1502, Failed: 1, Ineligible: 1},
+		"indexnow": {Submitted: 1502, Failed: 2, Ineligible: 1},
 		"bing":     {Submitted: 1},
 		"feed":     {Skipped: 4},
 	}, URLs: []model.RunURL{
 		{Channel: "indexnow", URL: "https://e.example/bad", Outcome: model.URLFailed, Detail: "HTTP 403: key not valid"},
+		{Channel: "indexnow", URL: "https://e.example/bad2", Outcome: model.URLFailed, Detail: "HTTP 403: key not valid"},
 		{Channel: "indexnow", URL: "https://e.example/hidden", Outcome: model.URLIneligible, Detail: "noindex"},
 		{Channel: "indexnow", URL: "https://e.example/a", Outcome: model.URLSubmitted},
 		{Channel: "indexnow", URL: "https://e.example/gone", Outcome: model.URLRemoved},
@@ -72,8 +72,11 @@ func TestVerboseListsEachOutcome(t *testing.T) {
 	var b strings.Builder
 	printURLs(&b, rec)
 	want := `  indexnow URLs (✓ sent, – held back by a preflight, ✗ failed):
-    ✗ https://e.example/bad: HTTP 403: key not valid
-    – https://e.example/hidden (noindex)
+    ✗ failed (2 URLs): HTTP 403: key not valid
+      ✗ https://e.example/bad
+      ✗ https://e.example/bad2
+    – held back by a preflight (1 URL): noindex
+      – https://e.example/hidden
     ✓ https://e.example/a
     ✓ https://e.example/gone (removal notice)
     … and 1,500 more not listed
