@@ -2,7 +2,10 @@
 // summaries, the dashboard, the notes of a run's record.
 package human
 
-import "strconv"
+import (
+	"strconv"
+	"unicode/utf8"
+)
 
 // Int writes n with thousands separators: 1,234,567.
 func Int(n int) string {
@@ -23,4 +26,17 @@ func Count(n int, thing string) string {
 		return "1 " + thing
 	}
 	return Int(n) + " " + thing + "s"
+}
+
+// Clip cuts s to at most n bytes, on a character's edge, marking the cut with "…": an engine's
+// answer or a URL kept or shown bounded.
+func Clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	cut := n - len("…")
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…"
 }

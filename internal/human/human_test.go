@@ -16,3 +16,21 @@ func TestInt(t *testing.T) {
 		t.Errorf("Count(3951) = %q", got)
 	}
 }
+
+func TestClip(t *testing.T) {
+	for _, tc := range []struct {
+		s    string
+		n    int
+		want string
+	}{
+		{"short", 10, "short"},
+		{"exactly10!", 10, "exactly10!"},
+		{"abcdefghijkl", 10, "abcdefg…"},
+		{"ééééé", 8, "éé…"},   // each é is 2 bytes: the cut falls between characters
+		{"aaéééé", 8, "aaé…"}, // not inside the second é
+	} {
+		if got := Clip(tc.s, tc.n); got != tc.want || len(got) > tc.n {
+			t.Errorf("Clip(%q, %d) = %q; want %q, at most %d bytes", tc.s, tc.n, got, tc.want, tc.n)
+		}
+	}
+}

@@ -3,10 +3,10 @@ package runner
 import (
 	"cmp"
 	"slices"
-	"unicode/utf8"
 
 	"github.com/sitepush/sitepush/internal/channel"
 	"github.com/sitepush/sitepush/internal/config"
+	"github.com/sitepush/sitepush/internal/human"
 	"github.com/sitepush/sitepush/internal/model"
 )
 
@@ -44,7 +44,7 @@ func (l *runURLs) add(rec *model.Record, o channel.Outcome) {
 		case o.Delivered:
 			u.Outcome = model.URLSubmitted
 		default:
-			u.Outcome, u.Detail = model.URLFailed, bounded(o.Err, maxDetail)
+			u.Outcome, u.Detail = model.URLFailed, human.Clip(o.Err, maxDetail)
 		}
 		key := [2]string{u.Channel, u.Outcome}
 		if l.kept[key] >= maxRunURLs {
@@ -53,18 +53,6 @@ func (l *runURLs) add(rec *model.Record, o channel.Outcome) {
 		l.kept[key]++
 		rec.URLs = append(rec.URLs, u)
 	}
-}
-
-// bounded cuts s to at most n bytes, on a rune's edge, marking the cut with an ellipsis.
-func bounded(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	cut := n - len("…")
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut] + "…"
 }
 
 // sortURLs orders the URLs a run names by channel, in delivery order, then by outcome, as a run's

@@ -6,8 +6,6 @@ import (
 	"strings"
 	"time"
 
-	"unicode/utf8"
-
 	"github.com/sitepush/sitepush/internal/human"
 )
 
@@ -92,17 +90,7 @@ func percent(a, b int) int {
 
 // echo is a URL a request gave, as an answer repeats it: its first 200 bytes (whole characters),
 // then "…" — a URL refused for its length is not sent back whole.
-func echo(u string) string {
-	const most = 200
-	if len(u) <= most {
-		return u
-	}
-	n := most
-	for n > 0 && !utf8.RuneStart(u[n]) {
-		n--
-	}
-	return u[:n] + "…"
-}
+func echo(u string) string { return human.Clip(u, 200+len("…")) }
 
 // fixFor returns what to do about an error of site, or "" when there is nothing to add to it. A
 // command it gives names the site, ready to copy.

@@ -7,9 +7,9 @@ import (
 	"fmt"
 	"slices"
 	"time"
-	"unicode/utf8"
 
 	"github.com/sitepush/sitepush/internal/channel"
+	"github.com/sitepush/sitepush/internal/human"
 	"github.com/sitepush/sitepush/internal/model"
 )
 
@@ -27,7 +27,7 @@ func (s *Store) RecordOutcome(ctx context.Context, site string, now time.Time, o
 	}
 	o.URLs = slices.Clone(o.URLs)
 	slices.SortStableFunc(o.URLs, func(a, b channel.Due) int { return cmp.Compare(a.Hash, b.Hash) })
-	o.Err = clipError(o.Err)
+	o.Err = clipped(o.Err)
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return err
@@ -260,17 +260,8 @@ func (s *Store) pruneFailedAttempts(ctx context.Context, tx *sql.Tx, site string
 // whose entries PostgreSQL bounds (about 2,700 bytes).
 const maxErrorBytes = 1000
 
-// clipError cuts an error to maxErrorBytes, at a character's start, marking the cut.
-func clipError(msg string) string {
-	if len(msg) <= maxErrorBytes {
-		return msg
-	}
-	cut := maxErrorBytes - len("…")
-	for cut > 0 && !utf8.RuneStart(msg[cut]) {
-		cut--
-	}
-	return msg[:cut] + "…"
-}
+// clipped cuts an error to maxErrorBytes.
+func clipped(msg string) string { return human.Clip(msg, maxErrorBytes) }
 
 // deliveryState is the state a deliveries row gives: the lastmod and time last delivered (for a
 // URL held back, the lastmod checked; for one never sent, the lastmod taken as known), its
@@ -297,10 +288,10 @@ func deliveryState(lastmod, deliveredAt sql.NullInt64, outcome string, attempts 
 // the last acceptance are kept; nothing is counted in the day's statistics: nothing was sent.
 func (s *Store) recordIneligible(ctx context.Context, tx *sql.Tx, site string, now time.Time, o channel.Outcome) error {
 	query := ineligibleSQL
-	shared := []any{site, o.Channel, now.UnixMilli(), clipError(o.Preflight.Reason + ": " + o.Preflight.Detail)}
+	shared := []any{site, o.Channel, now.UnixMilli(), clipped(o.Preflight.Reason + ": " + o.Preflight.Detail)}
 	if o.Preflight.Again {
 		query = failureSQL
-		shared[3] = clipError(fmt.Sprintf("not eligible for now (%s); checked again at the next run", o.Preflight.Detail))
+		shared[3] = clipped(fmt.Sprintf("not eligible for now (%s); checked again at the next run", o.Preflight.Detail))
 	}
 	perRow := make([]any, 0, 2*min(len(o.URLs), rowsPerStatement))
 	prep := prepared{}
@@ -338,7 +329,7 @@ func ineligibleSQL(n int) string {
 func (s *Store) markPreflight(ctx context.Context, tx *sql.Tx, site string, now time.Time, o channel.Outcome) error {
 	verdict, detail := "ok", sql.NullString{}
 	if o.Ineligible() {
-		verdict, detail = o.Preflight.Reason, sql.NullString{String: clipError(o.Preflight.Detail), Valid: true}
+		verdict, detail = o.Preflight.Reason, sql.NullString{String: clipped(o.Preflight.Detail), Valid: true}
 	}
 	hashes := make([]int64, len(o.URLs))
 	for i, d := range o.URLs {
