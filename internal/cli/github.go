@@ -23,15 +23,16 @@ func printAnnotations(w io.Writer, rec *model.Record) {
 		annotation(w, "error", title, fmt.Sprintf("the run ended %s: see the summary above", rec.Status))
 	}
 	for _, n := range channelNames(rec) {
-		for _, msg := range heldBack(n, rec.Channels[n]) {
+		for _, msg := range heldBack(n, rec.Channels[n], rec.Stopped) {
 			annotation(w, "warning", title, msg)
 		}
 	}
 }
 
 // heldBack says of a channel's URLs those that were due and not sent, and why: a quota, a
-// preflight, the run's end. None is a failure; each is worth a look.
-func heldBack(name string, st *model.ChannelStats) []string {
+// preflight, the run's end — or, in a run that did not stop (stopped), what happened: a first run
+// waiting for a whole read, a channel that could not start. None is a failure; each is worth a look.
+func heldBack(name string, st *model.ChannelStats, stopped bool) []string {
 	var out []string
 	if st.Held > 0 {
 		out = append(out, fmt.Sprintf("%s: %s held back by the quota, not sent", name, human.Count(st.Held, "URL")))
@@ -43,7 +44,11 @@ func heldBack(name string, st *model.ChannelStats) []string {
 		out = append(out, fmt.Sprintf("%s: %s held back by a preflight, not sent (%s)", name, human.Count(st.Ineligible, "URL"), reasons))
 	}
 	if st.Left > 0 {
-		out = append(out, fmt.Sprintf("%s: %s left unsent when the run stopped", name, human.Count(st.Left, "URL")))
+		left := fmt.Sprintf("%s: %s left unsent", name, human.Count(st.Left, "URL"))
+		if stopped {
+			left += " when the run stopped"
+		}
+		out = append(out, left)
 	}
 	return out
 }

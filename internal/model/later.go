@@ -69,21 +69,50 @@ func (l Later) Checked() string {
 	return "checked again next run"
 }
 
-// Backlog says what becomes of the URLs a first run's backlog leaves out. A state that keeps
+// Backlog says what becomes of the n URLs a first run's backlog leaves out. A state that keeps
 // nothing makes every run a first run: a lastmod within the backlog sends them.
-func (l Later) Backlog() string {
+func (l Later) Backlog(n int) string {
 	if l.Forgets {
-		return "every run is a first run with state: memory: a lastmod within the backlog sends them"
+		return "every run is a first run with state: memory: a lastmod within the backlog sends " + them(n)
 	}
-	return "taken as known: a change sends them"
+	return "taken as known: a change sends " + them(n)
 }
 
-// Baseline says what becomes of the URLs a baseline lists unchanged.
-func (l Later) Baseline() string {
+// Baseline says what becomes of the n URLs a baseline lists unchanged.
+func (l Later) Baseline(n int) string {
 	if l.Forgets {
-		return "a change against a later run's baseline sends them"
+		return "a change against a later run's baseline sends " + them(n)
 	}
-	return "taken as known: a change sends them"
+	return "taken as known: a change sends " + them(n)
+}
+
+// FirstRunOver says what becomes of what (URLs, plural) a channel's first run, which needs the
+// sitemaps read, does not take: the site's next run over the sitemaps does.
+func (l Later) FirstRunOver(what string) string {
+	if l.Forgets {
+		return what + " are " + keptForNone
+	}
+	return what + " wait for the site's next run over them"
+}
+
+// Suspects says what becomes of n pages whose content could not be checked: they stay suspects,
+// checked again next run.
+func (l Later) Suspects(n int) string {
+	if l.Forgets {
+		return keptForNone
+	}
+	if n == 1 {
+		return "it stays a suspect, " + l.Checked()
+	}
+	return "they stay suspects, " + l.Checked()
+}
+
+// them is the pronoun of n things.
+func them(n int) string {
+	if n == 1 {
+		return "it"
+	}
+	return "them"
 }
 
 // UntilFixed says what becomes of URLs that failed for a fault the user fixes (a key).

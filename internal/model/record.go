@@ -73,6 +73,9 @@ const (
 	URLRemoved    = "removed"
 )
 
+// URLKey is a channel and an outcome of a run's URLs: what they are counted by.
+type URLKey struct{ Channel, Outcome string }
+
 // URLOutcomes are the outcomes of a run's URLs in the order a run lists them: what needs a fix
 // first, what went well last.
 func URLOutcomes() []string { return []string{URLFailed, URLIneligible, URLSubmitted, URLRemoved} }

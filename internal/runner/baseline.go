@@ -163,7 +163,7 @@ func (c *collector) baseline(ctx context.Context, ch int, rep *recorder) error {
 		}
 	}
 	if old.Len() > 0 {
-		rep.Noted(name, fmt.Sprintf("%s unchanged since the baseline, not sent (%s)", human.Count(old.Len(), "URL"), rep.later.Baseline()))
+		rep.Noted(name, fmt.Sprintf("%s unchanged since the baseline, not sent (%s)", human.Count(old.Len(), "URL"), rep.later.Baseline(old.Len())))
 	}
 	return ctx.Err()
 }

@@ -265,12 +265,8 @@ func (c *collector) noteCheckErrors() {
 		return
 	}
 	n := c.rec.Changes.Failed
-	pages := "pages"
-	if n == 1 {
-		pages = "page"
-	}
-	c.rec.Notes = append(c.rec.Notes, fmt.Sprintf("content checks: %d %s could not be read and stay suspects, %s (%s)",
-		n, pages, c.later.Checked(), strings.Join(c.checkErrs, "; ")))
+	c.rec.Notes = append(c.rec.Notes, fmt.Sprintf("content checks: %s could not be read: %s (%s)",
+		human.Count(n, "page"), c.later.Suspects(n), strings.Join(c.checkErrs, "; ")))
 }
 
 // pageChecked is what the content check of one page found: its check — a zero Hash when it was

@@ -109,7 +109,7 @@ func (c *collector) previewFirstRuns() {
 func (c *collector) backlog(ctx context.Context, ch int, complete bool, rep *recorder) bool {
 	q, name := c.due[ch], c.channels[ch]
 	if c.mode.chosen && c.selection[ch].FirstRun {
-		rep.Noted(name, "its first run takes the newest pages of the sitemaps: the chosen URLs wait for the site's next run over them")
+		rep.Noted(name, "its first run takes the newest pages of the sitemaps: "+rep.later.FirstRunOver("the chosen URLs"))
 		return false
 	}
 	if !c.limitedFirstRun(ch) || c.selection[ch].FirstRun || c.mode.chosen || q.Len() == 0 {
@@ -129,7 +129,7 @@ func (c *collector) backlog(ctx context.Context, ch int, complete bool, rep *rec
 		}
 	}
 	if old.Len() > 0 {
-		rep.Noted(name, fmt.Sprintf("first run with backlog %s: %s older than that, not sent (%s)", c.site.BacklogOf(name), human.Count(old.Len(), "URL"), rep.later.Backlog()))
+		rep.Noted(name, fmt.Sprintf("first run with backlog %s: %s older than that, not sent (%s)", c.site.BacklogOf(name), human.Count(old.Len(), "URL"), rep.later.Backlog(old.Len())))
 	}
 	return true
 }

@@ -33,7 +33,7 @@ func TestWhatALaterRunTakesUp(t *testing.T) {
 		{"held back by a quota", "", held, "bing: the daily quota is spent until 00:00 UTC: 2 due URLs held back, for the first run after that"},
 		{"left by the budget", "    runBudget: 100ms\n", &fakeChannel{name: "indexnow", batch: 1, block: true}, "runBudget ran out: 1 due URL left for the next run"},
 		{"older than the backlog", "    backlog: 720h\n", &fakeChannel{name: "indexnow", batch: 10},
-			"indexnow: first run with backlog 720h: 1 URL older than that, not sent (taken as known: a change sends them)"},
+			"indexnow: first run with backlog 720h: 1 URL older than that, not sent (taken as known: a change sends it)"},
 	}
 	for _, tt := range tests {
 		for _, forgets := range []bool{false, true} {

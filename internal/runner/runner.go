@@ -257,7 +257,7 @@ func (r *Runner) run(ctx context.Context, site *config.Site, opt Options, rec *m
 		}
 	}
 	rec.Status = r.status(run, rec, res, cut, opt.Later)
-	sortURLs(rec)
+	rec.URLs = SortedURLs(rec.URLs) // a copy: a run's page may read the list meanwhile
 	if col.mode.writes && !col.mode.chosen {
 		r.stall(run, col, rec, res, stalls)
 	}

@@ -55,11 +55,11 @@ func (l *runURLs) add(rec *model.Record, o channel.Outcome) {
 	}
 }
 
-// sortURLs orders the URLs a run names by channel, in delivery order, then by outcome, as a run's
-// page lists them, what needs a fix first; then by detail, so that the URLs of one engine's answer
-// or one preflight's reason come together, and by URL. It sorts a copy: a run's page may read the
-// list meanwhile.
-func sortURLs(rec *model.Record) {
+// SortedURLs returns a copy of the URLs a run names (Record.URLs) ordered by channel, in delivery
+// order, then by outcome, as a run's page lists them, what needs a fix first; then by detail, so
+// that the URLs of one engine's answer or one preflight's reason come together, and by URL. A run
+// sorts its list as it ends; a run's page sorts the list of a run going, as it reads it.
+func SortedURLs(urls []model.RunURL) []model.RunURL {
 	urlOrder := model.URLOutcomes()
 	rank := func(list []string, s string) int {
 		if i := slices.Index(list, s); i >= 0 {
@@ -67,11 +67,11 @@ func sortURLs(rec *model.Record) {
 		}
 		return len(list)
 	}
-	sorted := slices.Clone(rec.URLs)
+	sorted := slices.Clone(urls)
 	slices.SortStableFunc(sorted, func(a, b model.RunURL) int {
 		return cmp.Or(rank(config.Channels, a.Channel)-rank(config.Channels, b.Channel),
 			cmp.Compare(a.Channel, b.Channel), rank(urlOrder, a.Outcome)-rank(urlOrder, b.Outcome),
 			cmp.Compare(a.Detail, b.Detail), cmp.Compare(a.URL, b.URL))
 	})
-	rec.URLs = sorted
+	return sorted
 }

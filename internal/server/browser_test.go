@@ -100,7 +100,7 @@ func TestBrowser(t *testing.T) {
 	b.expectText("late-1", "503", "URLs of this run", "✖ failed")
 	// A long URL the run names, and a long word in an engine's answer, wrap inside the page.
 	b.act(`document.querySelector("section.runurls li.url a").append("/" + "x".repeat(300))`)
-	b.act(`document.querySelector("section.runurls p.outcome").append(" https://example.com/" + "y".repeat(300))`)
+	b.act(`document.querySelector("section.runurls p.detail").append(" https://example.com/" + "z".repeat(300))`)
 	shoot("run")
 	b.fitsAPhone()
 

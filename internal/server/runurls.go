@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"github.com/sitepush/sitepush/internal/model"
+	"github.com/sitepush/sitepush/internal/runner"
 )
 
 // urlsPerPage is how many of the URLs a run names its page lists at a time: a run that named
@@ -23,17 +24,25 @@ type runURLs struct {
 	Unlisted []unlisted
 }
 
-// urlGroup is the URLs of one channel on the page, in runs of one outcome and detail.
+// urlGroup is the URLs of one channel on the page, by outcome.
 type urlGroup struct {
-	Channel string
-	Runs    []urlRun
+	Channel  string
+	Outcomes []urlOutcome
 }
 
-// urlRun is URLs of one channel with one outcome and one detail, next to each other on the page:
-// an engine's answer or a preflight's reason is said once for all the URLs it concerns.
-type urlRun struct {
-	Outcome, Detail string
-	URLs            []string
+// urlOutcome is the URLs of one channel with one outcome on the page, by detail: Named counts
+// those the run names with it on every page, OnPage those on this one.
+type urlOutcome struct {
+	Outcome       string
+	Named, OnPage int
+	Details       []urlDetail
+}
+
+// urlDetail is URLs of one outcome with one detail — an engine's answer, a preflight's reason,
+// said once for all the URLs it concerns — next to each other on the page.
+type urlDetail struct {
+	Detail string
+	URLs   []string
 }
 
 // unlisted is how many URLs a channel answered that the run does not name.
@@ -47,18 +56,21 @@ type unlisted struct {
 // pages there are): from the record of a run going, else from the state.
 func (s *Server) runURLsOf(ctx context.Context, r *http.Request, rec model.Record, live bool) (runURLs, error) {
 	out := runURLs{}
-	named := map[string]int{}
+	counts := map[model.URLKey]int{}
 	if live {
+		rec.URLs = runner.SortedURLs(rec.URLs) // a run going sorts its list as it ends
 		for _, u := range rec.URLs {
-			named[u.Channel]++
+			counts[model.URLKey{Channel: u.Channel, Outcome: u.Outcome}]++
 		}
 	} else {
 		var err error
-		if named, err = s.state.RunURLCounts(ctx, rec.ID); err != nil {
+		if counts, err = s.state.RunURLCounts(ctx, rec.ID); err != nil {
 			return out, err
 		}
 	}
-	for _, n := range named {
+	named := map[string]int{}
+	for k, n := range counts {
+		named[k.Channel] += n
 		out.Total += n
 	}
 	out.Pages = max(1, (out.Total+urlsPerPage-1)/urlsPerPage)
@@ -74,25 +86,30 @@ func (s *Server) runURLsOf(ctx context.Context, r *http.Request, rec model.Recor
 			return out, err
 		}
 	}
-	out.Groups = groupURLs(page)
+	out.Groups = groupURLs(page, counts)
 	out.Unlisted = unlistedOf(rec, named)
 	return out, nil
 }
 
 // groupURLs groups a page of URLs, sorted as a run sorts them (by channel, outcome, detail), by
-// channel, then in runs of one outcome and detail.
-func groupURLs(page []model.RunURL) []urlGroup {
+// channel, then by outcome — with how many the run names with it in all (counts) — then in runs
+// of one detail.
+func groupURLs(page []model.RunURL, counts map[model.URLKey]int) []urlGroup {
 	var out []urlGroup
 	for _, u := range page {
 		if len(out) == 0 || out[len(out)-1].Channel != u.Channel {
 			out = append(out, urlGroup{Channel: u.Channel})
 		}
 		g := &out[len(out)-1]
-		if n := len(g.Runs); n == 0 || g.Runs[n-1].Outcome != u.Outcome || g.Runs[n-1].Detail != u.Detail {
-			g.Runs = append(g.Runs, urlRun{Outcome: u.Outcome, Detail: u.Detail})
+		if n := len(g.Outcomes); n == 0 || g.Outcomes[n-1].Outcome != u.Outcome {
+			g.Outcomes = append(g.Outcomes, urlOutcome{Outcome: u.Outcome, Named: counts[model.URLKey{Channel: u.Channel, Outcome: u.Outcome}]})
 		}
-		run := &g.Runs[len(g.Runs)-1]
-		run.URLs = append(run.URLs, u.URL)
+		o := &g.Outcomes[len(g.Outcomes)-1]
+		if n := len(o.Details); n == 0 || o.Details[n-1].Detail != u.Detail {
+			o.Details = append(o.Details, urlDetail{Detail: u.Detail})
+		}
+		d := &o.Details[len(o.Details)-1]
+		d.URLs, o.OnPage = append(d.URLs, u.URL), o.OnPage+1
 	}
 	return out
 }

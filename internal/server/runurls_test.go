@@ -3,6 +3,8 @@ package server
 import (
 	"context"
 	"fmt"
+	"net/http/httptest"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -55,17 +57,17 @@ func TestRunPageNamesItsURLs(t *testing.T) {
 		}
 	}
 	for _, c := range []struct{ html, want string }{
-		{first, `<span class="st-failed">✖ failed</span> <span class="muted">(2)</span>: <span class="small">HTTP 403 Forbidden from https://api.indexnow.org/indexnow: key not valid</span></p>
-<ul class="urls"><li class="url"><a href="/sites/filesite/urls?q=https%3a%2f%2fs.example%2fbad">https://s.example/bad</a></li><li class="url"><a href="/sites/filesite/urls?q=https%3a%2f%2fs.example%2fbad2">https://s.example/bad2</a></li></ul>`},
-		{first, `<span class="st-partial">held back by a preflight</span> <span class="muted">(1)</span>: <span class="small">noindex</span></p>
-<ul class="urls"><li class="url"><a href="/sites/filesite/urls?q=https%3a%2f%2fs.example%2fhidden">https://s.example/hidden</a></li></ul>`},
-		{first, `<span class="st-ok">✓ sent</span> <span class="muted">(197)</span></p>
+		{first, `<span class="st-failed">✖ failed</span> <span class="muted">(2)</span></p>
+<p class="detail small">HTTP 403 Forbidden from https://api.indexnow.org/indexnow: key not valid</p><ul class="urls"><li class="url"><a href="/sites/filesite/urls?q=https%3a%2f%2fs.example%2fbad">https://s.example/bad</a></li><li class="url"><a href="/sites/filesite/urls?q=https%3a%2f%2fs.example%2fbad2">https://s.example/bad2</a></li></ul>`},
+		{first, `<span class="st-partial">held back by a preflight</span> <span class="muted">(1)</span></p>
+<p class="detail small">noindex</p><ul class="urls"><li class="url"><a href="/sites/filesite/urls?q=https%3a%2f%2fs.example%2fhidden">https://s.example/hidden</a></li></ul>`},
+		{first, `<span class="st-ok">✓ sent</span> <span class="muted">(250, 197 on this page)</span></p>
 <ul class="urls"><li class="url"><a href="/sites/filesite/urls?q=https%3a%2f%2fs.example%2fp0">https://s.example/p0</a></li>`},
 		{first, `https://s.example/p196</a>`},
 		{first, `indexnow: <strong>and 1,050 more not listed</strong>, of the 1,303 URLs it answered`},
 		{first, `page 1 of 2`},
 		{first, fmt.Sprintf(`href="/runs/%d?page=2#urls">next ›</a>`, rec.ID)},
-		{second, `<span class="st-ok">✓ sent</span> <span class="muted">(53)</span>`},
+		{second, `<span class="st-ok">✓ sent</span> <span class="muted">(250, 53 on this page)</span>`},
 		{second, `https://s.example/p197</a>`},
 		{second, `<section class="runurls"><h3>bing</h3>`},
 		{second, `https://s.example/b</a>`},
@@ -79,5 +81,34 @@ func TestRunPageNamesItsURLs(t *testing.T) {
 	}
 	if strings.Contains(first, "https://s.example/p197<") || strings.Contains(second, "https://s.example/p196<") || strings.Contains(first, "bing: <strong>") {
 		t.Error("a URL shows on the wrong page, or bing, which names every URL it answered, says more are not listed")
+	}
+}
+
+// TestALiveRunsURLsAreGrouped: the list of a run going, in the order its channels answered —
+// at once, interleaved — is shown as a run's list is once it ended: one section a channel, one
+// heading an outcome.
+func TestALiveRunsURLsAreGrouped(t *testing.T) {
+	rec := model.Record{URLs: []model.RunURL{
+		{Channel: "bing", URL: "https://s.example/b1", Outcome: model.URLSubmitted},
+		{Channel: "indexnow", URL: "https://s.example/i2", Outcome: model.URLSubmitted},
+		{Channel: "bing", URL: "https://s.example/b0", Outcome: model.URLFailed, Detail: "HTTP 500"},
+		{Channel: "indexnow", URL: "https://s.example/i1", Outcome: model.URLSubmitted},
+	}}
+	got, err := (&Server{}).runURLsOf(context.Background(), httptest.NewRequest("GET", "/runs/1", nil), rec, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var said []string
+	for _, g := range got.Groups {
+		for _, o := range g.Outcomes {
+			for _, d := range o.Details {
+				said = append(said, fmt.Sprintf("%s %s %d/%d %q %v", g.Channel, o.Outcome, o.OnPage, o.Named, d.Detail, d.URLs))
+			}
+		}
+	}
+	want := []string{`indexnow submitted 2/2 "" [https://s.example/i1 https://s.example/i2]`,
+		`bing failed 1/1 "HTTP 500" [https://s.example/b0]`, `bing submitted 1/1 "" [https://s.example/b1]`}
+	if !slices.Equal(said, want) {
+		t.Errorf("a live run's URLs: %q\nwant %q", said, want)
 	}
 }

@@ -95,17 +95,28 @@ func sayContent(c *ContentStory, lastmod *time.Time, sent []sentStory, when func
 	}
 	var found []string
 	for _, s := range sent {
-		switch {
-		case s.same == nil:
-		case *s.same && s.sentAt != nil:
-			found = append(found, "content the same as sent to "+s.name+" on "+when(*s.sentAt))
-		case *s.same:
-			found = append(found, "content the same as sent to "+s.name)
-		case s.due:
-			found = append(found, "content changed since "+s.name+" was sent it: due")
-		default:
-			found = append(found, "content changed since "+s.name+" was sent it: not due")
+		if s.same == nil {
+			continue
 		}
+		// A page never sent (a backlog's, one a preflight held back) is compared with its
+		// content when the channel took it as known: nothing was sent it.
+		what := "content the same as sent to " + s.name
+		switch {
+		case *s.same && s.sentAt != nil:
+			what += " on " + when(*s.sentAt)
+		case *s.same:
+			what = "content unchanged for " + s.name + ", which was never sent it"
+		case s.sentAt == nil:
+			what = "content changed for " + s.name + ", which was never sent it"
+		default:
+			what = "content changed since " + s.name + " was sent it"
+		}
+		if !*s.same && s.due {
+			what += ": due"
+		} else if !*s.same {
+			what += ": not due"
+		}
+		found = append(found, what)
 	}
 	if len(found) == 0 {
 		return line

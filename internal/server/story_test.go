@@ -272,3 +272,26 @@ func TestARunPageCountsURLsNeverSentApart(t *testing.T) {
 		}
 	}
 }
+
+// TestContentOfAPageNeverSent: a page a channel never sent (a backlog's, one a preflight held
+// back) is compared with its content when the channel took it as known; the line never says it
+// was sent.
+func TestContentOfAPageNeverSent(t *testing.T) {
+	at := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
+	yes, no := true, false
+	rfc := func(t time.Time) string { return t.Format(time.RFC3339) }
+	checked := &ContentStory{InRotation: true, Checked: true}
+	for _, tc := range []struct {
+		sent sentStory
+		want string
+	}{
+		{sentStory{name: "indexnow", same: &yes}, "checked: content unchanged for indexnow, which was never sent it"},
+		{sentStory{name: "indexnow", same: &no, due: true}, "checked: content changed for indexnow, which was never sent it: due"},
+		{sentStory{name: "indexnow", same: &yes, sentAt: &at}, "checked: content the same as sent to indexnow on " + rfc(at)},
+		{sentStory{name: "indexnow", same: &no, sentAt: &at}, "checked: content changed since indexnow was sent it: not due"},
+	} {
+		if got := sayContent(checked, nil, []sentStory{tc.sent}, rfc); got != tc.want {
+			t.Errorf("%q, want %q", got, tc.want)
+		}
+	}
+}

@@ -56,18 +56,19 @@ func (s *Store) RunURLs(ctx context.Context, id int64, offset, limit int) (_ []m
 	return out, rows.Err()
 }
 
-// RunURLCounts returns how many URLs run id names on each channel: against the record's counters,
-// how many it does not name, beyond the bound the runner keeps.
-func (s *Store) RunURLCounts(ctx context.Context, id int64) (_ map[string]int, err error) {
+// RunURLCounts returns how many URLs run id names on each channel with each outcome (keyed by
+// model.URLKey): what a page of them says of the whole, and, against the record's counters, how
+// many the run does not name, beyond the bound the runner keeps.
+func (s *Store) RunURLCounts(ctx context.Context, id int64) (_ map[model.URLKey]int, err error) {
 	defer s.failed(&err, fmt.Sprintf("counting the URLs of run %d", id), "")
-	out := map[string]int{}
+	out := map[model.URLKey]int{}
 	return out, s.each(ctx, func(scan func(...any) error) error {
-		var channel string
+		var k model.URLKey
 		var n int
-		if err := scan(&channel, &n); err != nil {
+		if err := scan(&k.Channel, &k.Outcome, &n); err != nil {
 			return err
 		}
-		out[channel] = n
+		out[k] = n
 		return nil
-	}, `SELECT channel, count(*) FROM run_urls WHERE run_id = $1 GROUP BY channel`, id)
+	}, `SELECT channel, outcome, count(*) FROM run_urls WHERE run_id = $1 GROUP BY channel, outcome`, id)
 }

@@ -57,7 +57,9 @@ func TestRunURLs(t *testing.T) {
 			t.Errorf("URLs %d to %d: %d (%v); want %d, in the record's order", c.offset, c.offset+c.limit, len(got), err, c.want)
 		}
 	}
-	if got, err := s.RunURLCounts(ctx, id); err != nil || !maps.Equal(got, map[string]int{"indexnow": 1202, "bing": 1}) {
-		t.Errorf("counts by channel: %v, %v", got, err)
+	want := map[model.URLKey]int{{Channel: "indexnow", Outcome: model.URLFailed}: 1, {Channel: "indexnow", Outcome: model.URLIneligible}: 1,
+		{Channel: "indexnow", Outcome: model.URLSubmitted}: 1200, {Channel: "bing", Outcome: model.URLSubmitted}: 1}
+	if got, err := s.RunURLCounts(ctx, id); err != nil || !maps.Equal(got, want) {
+		t.Errorf("counts by channel and outcome: %v, %v", got, err)
 	}
 }
