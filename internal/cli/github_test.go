@@ -167,3 +167,21 @@ func TestRunForAGitHubStep(t *testing.T) {
 		t.Errorf("a --json-out that cannot be written: exit %d, want %d before anything runs: %s", code, exitUsage, errOut)
 	}
 }
+
+// TestMarkdownShowsTextAsWritten: what an engine's answer holds is shown, not read as Markdown —
+// an entity, a list it would open at the start of a line.
+func TestMarkdownShowsTextAsWritten(t *testing.T) {
+	for in, want := range map[string]string{
+		"&lt;b&gt;":       `\&lt;b\&gt;`,
+		"1986. the year":  `1986\. the year`,
+		"12) twelve":      `12\) twelve`,
+		"- a dash":        `\- a dash`,
+		"+ plus":          `\+ plus`,
+		"a-b 3. c":        "a-b 3. c",
+		"HTTP 403: *key*": `HTTP 403: \*key\*`,
+	} {
+		if got := markdown(in); got != want {
+			t.Errorf("markdown(%q) = %q; want %q", in, got, want)
+		}
+	}
+}

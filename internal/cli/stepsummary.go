@@ -79,14 +79,17 @@ func outcomeRank(outcome string) int {
 	return len(order)
 }
 
-// outcomeTitle names a URL outcome for a person.
-func outcomeTitle(outcome string) string {
+// outcomeTitle names a URL outcome on a channel for a person: the feed adds a page it takes.
+func outcomeTitle(channel, outcome string) string {
 	switch outcome {
 	case model.URLFailed:
 		return "Failed, with the engine's answer"
 	case model.URLIneligible:
 		return "Held back by a preflight, with the reason"
 	case model.URLSubmitted:
+		if channel == "feed" {
+			return "Added to the feed"
+		}
 		return "Submitted"
 	case model.URLRemoved:
 		return "Removal notices sent"
@@ -122,7 +125,7 @@ func writeChannelURLs(w io.Writer, rec *model.Record, n string) {
 	for _, o := range outcomes {
 		list := byOutcome[o]
 		shown := list[:min(len(list), stepSummaryURLs)]
-		fmt.Fprintf(w, "%s (%s):\n\n", outcomeTitle(o), human.Int(max(total[o], len(list))))
+		fmt.Fprintf(w, "%s (%s):\n\n", outcomeTitle(n, o), human.Int(max(total[o], len(list))))
 		writeURLs(w, shown)
 		if more := max(total[o], len(list)) - len(shown); more > 0 {
 			fmt.Fprintf(w, "- … and %s more, not listed here\n", human.Int(more))
@@ -159,8 +162,10 @@ const wouldSubmit = "would be submitted"
 func markdown(s string) string {
 	s = markdownLine(s)
 	var b strings.Builder
-	for _, r := range s {
-		if strings.ContainsRune("\\`*_[]<>|#!~", r) {
+	// What would open a list at the start of a line ("- ", "+ ", "1986. ") is escaped too.
+	digits := len(s) - len(strings.TrimLeft(s, "0123456789"))
+	for i, r := range s {
+		if strings.ContainsRune("\\`*_[]<>|#!~&", r) || i == 0 && strings.ContainsRune("-+", r) || i == digits && digits > 0 && strings.ContainsRune(".)", r) {
 			b.WriteByte('\\')
 		}
 		b.WriteRune(r)

@@ -15,6 +15,7 @@ import (
 	"github.com/sitepush/sitepush/internal/channel"
 	"github.com/sitepush/sitepush/internal/channel/preflight"
 	"github.com/sitepush/sitepush/internal/config"
+	"github.com/sitepush/sitepush/internal/human"
 	"github.com/sitepush/sitepush/internal/model"
 )
 
@@ -257,7 +258,7 @@ func (c *Channel) again(ctx context.Context, e *endpoint, a *answer, attempt int
 		return true
 	}
 	if attempt >= c.cfg.MaxRetries {
-		a.msg = fmt.Sprintf("%s (gave up after %d attempts)", a.msg, attempt+1)
+		a.msg = fmt.Sprintf("%s (gave up after %s)", a.msg, human.Count(attempt+1, "attempt"))
 		return false
 	}
 	if h, past := e.pastEnd(ctx); past {

@@ -269,3 +269,15 @@ func TestSelectionTakesRemovalsAsConfigured(t *testing.T) {
 		}
 	}
 }
+
+// TestGivesUpAfterOneAttempt: with no retry, the failure says it gave up after 1 attempt.
+func TestGivesUpAfterOneAttempt(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		w := newWorld(t, func(in *config.IndexNow) { in.MaxRetries = 0 })
+		w.engine().Fail(enginetest.Fault{Status: 503})
+		r := w.run(w.due(pages(1)))
+		if errs := r.Errors(); len(errs) == 0 || !strings.Contains(errs[0], "(gave up after 1 attempt)") {
+			t.Errorf("errors %q; want the one attempt said so", errs)
+		}
+	})
+}
