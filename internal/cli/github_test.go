@@ -29,7 +29,7 @@ func TestAnnotations(t *testing.T) {
 		{"held back", `{"site":"ci","status":"ok","channels":{"bing":{"due":12,"submitted":2,"held":7,"ineligible":3,"ineligibleBy":{"noindex":2,"status":1}},"indexnow":{"due":4,"left":1}}}`,
 			[]string{"::warning title=sitepush%3A site ci::indexnow: 1 URL left unsent",
 				"::warning title=sitepush%3A site ci::bing: 7 URLs held back by the quota, not sent",
-				"::warning title=sitepush%3A site ci::bing: 3 URLs held back by a preflight, not sent (2 noindex, 1 status)"}},
+				"::warning title=sitepush%3A site ci::bing: 3 URLs not eligible, not sent (2 noindex, 1 status)"}},
 		{"escaped", `{"site":"a,b","status":"failed","channels":{},"errors":["100% gone\r\n::error::forged"]}`,
 			[]string{"::error title=sitepush%3A site a%2Cb::100%25 gone%0D%0A::error::forged"}},
 		{"all well", `{"site":"ci","status":"ok","channels":{"indexnow":{"due":3,"submitted":3}}}`, nil},
@@ -71,7 +71,7 @@ func TestStepSummary(t *testing.T) {
 				"| indexnow | 4 | 1 | 2 | 0 | 0 | 0 | 0 | 1 | 0 |\n| bing | 1 | 0 | 0 | 0 | 0 | 0 | 1 | 0 | 0 |",
 				"**Errors**\n\n- indexnow: HTTP 403: \\*key\\* not valid\n",
 				"#### indexnow\n\nFailed, with the engine's answer (2):\n\n- HTTP 403 key not valid (2):\n  - `https://x/b`\n  - `https://x/b2`\n\n" +
-					"Held back by a preflight, with the reason (1):\n\n- noindex (1):\n  - `https://x/c`\n\nSubmitted (1):\n\n- `https://x/a`\n",
+					"Not eligible, with the preflight's reason (1):\n\n- noindex (1):\n  - `https://x/c`\n\nSubmitted (1):\n\n- `https://x/a`\n",
 				"#### bing\n\nRemoval notices sent (1):\n\n- `https://x/d`\n"},
 			nil},
 		{"without", `{"site":"ci","status":"partial",` + counts + `}`,

@@ -73,7 +73,7 @@ func writeStory(w io.Writer, doc *server.URLStory) {
 		if !ok {
 			continue
 		}
-		line := "never sent"
+		line := "never attempted"
 		switch {
 		case c.NotSent != "":
 			line = c.NotSent + " (taken as known " + c.TakenAt.Format(time.RFC3339) + ")"
@@ -81,7 +81,7 @@ func writeStory(w io.Writer, doc *server.URLStory) {
 				line += "; last delivered " + c.LastDelivery.Format(time.RFC3339)
 			}
 		case c.LastOutcome != nil:
-			line = "last attempt " + c.LastAttempt.Format(time.RFC3339) + ": " + *c.LastOutcome
+			line = "last attempt " + c.LastAttempt.Format(time.RFC3339) + ": " + outcomeWord(*c.LastOutcome)
 			if c.LastError != "" {
 				line += " (" + c.LastError + ")"
 			}
@@ -125,4 +125,13 @@ func writeStory(w io.Writer, doc *server.URLStory) {
 		}
 		fmt.Fprintf(w, "  preflight:       %s, checked %s for %s\n", verdict, p.CheckedAt.Format(time.RFC3339), p.Channel)
 	}
+}
+
+// outcomeWord is a delivery's outcome in a person's words, as the summary and the dashboard say
+// it: ineligible is "not eligible".
+func outcomeWord(outcome string) string {
+	if outcome == "ineligible" {
+		return "not eligible"
+	}
+	return outcome
 }

@@ -12,7 +12,7 @@ import (
 )
 
 // printURLs lists, for `run --verbose`, the URLs the run names, per channel in delivery order —
-// ✓ sent, – held back by a preflight and why, ✗ failed and the engine's answer — and per
+// ✓ sent, – not eligible (a preflight held it back) and why, ✗ failed and the engine's answer — and per
 // channel how many it answered beyond those the record names (docs/runs.md, "The URLs of a run").
 func printURLs(w io.Writer, rec *model.Record) {
 	byChannel := map[string][]model.RunURL{}
@@ -25,7 +25,7 @@ func printURLs(w io.Writer, rec *model.Record) {
 		if len(urls) == 0 && more <= 0 {
 			continue
 		}
-		fmt.Fprintf(w, "  %s URLs (✓ %s, – held back by a preflight, ✗ failed):\n", name, sentWord(name))
+		fmt.Fprintf(w, "  %s URLs (✓ %s, – not eligible, ✗ failed):\n", name, sentWord(name))
 		for i := 0; i < len(urls); {
 			n := 1
 			for i+n < len(urls) && urls[i+n].Outcome == urls[i].Outcome && urls[i+n].Detail == urls[i].Detail {
@@ -57,7 +57,7 @@ func printSame(w io.Writer, urls []model.RunURL) {
 	case model.URLSubmitted, model.URLRemoved:
 		mark = "✓"
 	case model.URLIneligible:
-		mark, what = "–", "held back by a preflight"
+		mark, what = "–", "not eligible"
 	}
 	indent := "    "
 	if u.Detail != "" {

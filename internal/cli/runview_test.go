@@ -39,7 +39,7 @@ func TestRunVerbose(t *testing.T) {
 	w.publish(2)
 	code, out, errOut := run(t, "run", "--config", w.config, "--verbose")
 	// Sorted by URL.
-	head := "  indexnow URLs (✓ sent, – held back by a preflight, ✗ failed):\n"
+	head := "  indexnow URLs (✓ sent, – not eligible, ✗ failed):\n"
 	want := fmt.Sprintf(head+"    ✓ %[1]s/p/0\n    ✓ %[1]s/p/1\n", w.site.URL)
 	if code != exitOK || !strings.HasSuffix(out, want) {
 		t.Errorf("exit %d, want the summary to end with\n%s\n%s%s", code, want, out, errOut)
@@ -71,16 +71,16 @@ func TestVerboseListsEachOutcome(t *testing.T) {
 	}}
 	var b strings.Builder
 	printURLs(&b, rec)
-	want := `  indexnow URLs (✓ sent, – held back by a preflight, ✗ failed):
+	want := `  indexnow URLs (✓ sent, – not eligible, ✗ failed):
     ✗ failed (2 URLs): HTTP 403: key not valid
       ✗ https://e.example/bad
       ✗ https://e.example/bad2
-    – held back by a preflight (1 URL): noindex
+    – not eligible (1 URL): noindex
       – https://e.example/hidden
     ✓ https://e.example/a
     ✓ https://e.example/gone (removal notice)
     … and 1,500 more not listed
-  bing URLs (✓ sent, – held back by a preflight, ✗ failed):
+  bing URLs (✓ sent, – not eligible, ✗ failed):
     ✓ https://e.example/a
 `
 	if b.String() != want {

@@ -85,7 +85,7 @@ func outcomeTitle(channel, outcome string) string {
 	case model.URLFailed:
 		return "Failed, with the engine's answer"
 	case model.URLIneligible:
-		return "Held back by a preflight, with the reason"
+		return "Not eligible, with the preflight's reason"
 	case model.URLSubmitted:
 		if channel == "feed" {
 			return "Added to the feed"

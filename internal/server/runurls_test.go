@@ -59,7 +59,7 @@ func TestRunPageNamesItsURLs(t *testing.T) {
 	for _, c := range []struct{ html, want string }{
 		{first, `<span class="st-failed">✖ failed</span> <span class="muted">(2)</span></p>
 <p class="detail small">HTTP 403 Forbidden from https://api.indexnow.org/indexnow: key not valid</p><ul class="urls"><li class="url"><a href="/sites/filesite/urls?q=https%3a%2f%2fs.example%2fbad">https://s.example/bad</a></li><li class="url"><a href="/sites/filesite/urls?q=https%3a%2f%2fs.example%2fbad2">https://s.example/bad2</a></li></ul>`},
-		{first, `<span class="st-partial">held back by a preflight</span> <span class="muted">(1)</span></p>
+		{first, `<span class="st-partial">– not eligible</span> <span class="muted">(1)</span></p>
 <p class="detail small">noindex</p><ul class="urls"><li class="url"><a href="/sites/filesite/urls?q=https%3a%2f%2fs.example%2fhidden">https://s.example/hidden</a></li></ul>`},
 		{first, `<span class="st-ok">✓ sent</span> <span class="muted">(250, 197 on this page)</span></p>
 <ul class="urls"><li class="url"><a href="/sites/filesite/urls?q=https%3a%2f%2fs.example%2fp0">https://s.example/p0</a></li>`},
