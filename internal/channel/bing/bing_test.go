@@ -141,7 +141,7 @@ func TestQuotaNewestFirst(t *testing.T) {
 				t.Errorf("a batch of %d URLs for siteUrl %q", len(b.URLs), b.SiteURL)
 			}
 		}
-		if notes := r.Notes(); len(notes) != 1 || !strings.Contains(notes[0], "the quota of today is spent (dailyQuota 120) until 00:00 UTC") {
+		if notes := r.Notes(); len(notes) != 1 || !strings.Contains(notes[0], "the quota of today is spent (your bing.dailyQuota of 120) until 00:00 UTC") {
 			t.Errorf("notes %q", notes)
 		}
 		// The same UTC day, nothing more goes: the quota is spent.
