@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/sitepush/sitepush/internal/channel"
+	"github.com/sitepush/sitepush/internal/human"
 )
 
 // Bing's error codes (ApiErrorCode in the Webmaster API) that matter here.
@@ -123,12 +124,12 @@ func (c *Channel) bingsWords(body []byte) (e bingError, said string, ok bool) {
 		json.Unmarshal(members["ErrorCode"], &e.ErrorCode) != nil || json.Unmarshal(members["Message"], &e.Message) != nil {
 		return bingError{}, "", false
 	}
-	said = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(e.Message), "ERROR!!!"))
-	said = strings.Join(strings.Fields(said), " ")
+	said = channel.Printable(e.Message)
+	said = strings.TrimSpace(strings.TrimPrefix(said, "ERROR!!!"))
 	if c.cfg.APIKey != "" {
 		said = strings.ReplaceAll(said, c.cfg.APIKey, "…") // the key is a secret, even echoed
 	}
-	return e, clip(said, maxSaid), true
+	return e, human.Clip(said, maxSaid), true
 }
 
 // namedURL finds the URL an error message names, if any.
@@ -139,11 +140,4 @@ func namedURL(msg string) string {
 		}
 	}
 	return ""
-}
-
-func clip(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n] + "…"
 }
