@@ -255,6 +255,13 @@ func TestInvalidURLs(t *testing.T) {
 		if slices.Sort(rejected); !slices.Equal(rejected, []string{named, unnamed}) {
 			t.Errorf("rejected %q, want the two invalid URLs", rejected)
 		}
+		// Their error says what the record does with them, in IndexNow's words: "skipped" is the
+		// record's word for a URL already delivered.
+		for _, o := range r.Outcomes() {
+			if o.Rejected && (!strings.HasSuffix(o.Err, ": the URL is not sent again until it changes") || strings.Contains(o.Err, "skipped")) {
+				t.Errorf("a rejected URL's error %q; want it to end \"the URL is not sent again until it changes\"", o.Err)
+			}
+		}
 	})
 }
 

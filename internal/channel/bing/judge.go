@@ -41,7 +41,7 @@ const (
 	throttled          // 429 or ThrottleUser: wait, then try again
 	quotaSpent         // the daily quota is spent: stop for today
 	badKey             // the key (or the site for this key) is refused: stop for the site
-	badURL             // one URL of the batch is invalid: skip it
+	badURL             // one URL of the batch is invalid: refuse it until it changes
 	refused            // anything else: this batch fails
 )
 
@@ -94,7 +94,7 @@ func (c *Channel) judge(resp *http.Response) answer {
 		a.wait, a.asked = channel.RetryAfter(resp.Header.Get("Retry-After"), time.Now(), maxPause)
 		a.verdict, a.msg = throttled, what+": Bing is throttling; it is tried again"
 	case e.ErrorCode == codeInvalidURL:
-		a.verdict, a.msg, a.badURL = badURL, what+": the URL is skipped until it changes", namedURL(said)
+		a.verdict, a.msg, a.badURL = badURL, what+": the URL is not sent again until it changes", namedURL(said)
 	case code == http.StatusOK:
 		a.verdict, a.msg = retryLater, what+", not Bing's JSON: something between sitepush and Bing (a captive portal, a proxy) answered in its place; check bing.endpoint and the network"
 	case code == http.StatusServiceUnavailable && resp.Header.Get("Retry-After") != "":
