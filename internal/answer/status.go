@@ -60,7 +60,7 @@ type BingStatus struct {
 	DailyQuota     int  `json:"dailyQuota,omitempty"`
 	TodayQuotaUsed *int `json:"todayQuotaUsed,omitempty"`
 	// TodayQuotaRemaining is bing.Quota.Left, the one rule; TodayQuotaSource says where it comes
-	// from: "Bing says 0 left today", "dailyQuota 100" (bing.Quota.Source).
+	// from: "Bing's grant of 50", "your bing.dailyQuota of 100" (bing.Quota.Source).
 	TodayQuotaRemaining *int       `json:"todayQuotaRemaining,omitempty"`
 	TodayQuotaSource    string     `json:"todayQuotaSource,omitempty"`
 	LastSubmission      *time.Time `json:"lastSubmission,omitempty"`
@@ -160,7 +160,7 @@ func FromReads(reads *model.SiteReads, site *config.Site, source string, now tim
 // bingBlock fills the Bing block: the day's quota by the one rule (bing.Quota), from what the
 // state keeps of it — what runs used, and what Bing answered them.
 func bingBlock(d model.BingDay, site *config.Site, out *SiteStatus) {
-	q := bing.Today(site.Bing.DailyQuota, d)
+	q := bing.Today(site, d)
 	remaining, used := q.Left(), d.Used
 	out.Bing.DailyQuota, out.Bing.TodayQuotaUsed, out.Bing.TodayQuotaRemaining = site.Bing.DailyQuota, &used, &remaining
 	out.Bing.TodayQuotaSource, out.Bing.Quota = q.Source(), q

@@ -118,13 +118,13 @@ func (c *checker) bing(s *config.Site) {
 		c.fail("bing", "Bing quota in the state: %v", uerr)
 		return
 	}
-	q := bing.Today(s.Bing.DailyQuota, d)
+	q := bing.Today(s, d)
 	if err != nil {
-		c.pass("bing", "Bing answered, but does not tell the quota left today: runs count on %s URLs left today (%s; %d of dailyQuota %d used today)",
-			human.Int(q.Left()), q.Source(), d.Used, s.Bing.DailyQuota)
+		c.pass("bing", "Bing answered, but does not tell the quota left today: runs count on %s URLs left today (%s; %s used today)",
+			human.Int(q.Left()), q.Source(), human.Int(d.Used))
 		return
 	}
 	q = q.Answered(daily)
-	c.pass("bing", "Bing API key accepted: %s URLs left today (%s; %d of dailyQuota %d used today; Bing reports %s today, %s this month)",
-		human.Int(q.Left()), q.Source(), d.Used, s.Bing.DailyQuota, human.Int(daily), human.Int(monthly))
+	c.pass("bing", "Bing API key accepted: %s URLs left today (%s; %s used today; Bing reports %s today, %s this month)",
+		human.Int(q.Left()), q.Source(), human.Int(d.Used), human.Int(daily), human.Int(monthly))
 }

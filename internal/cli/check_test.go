@@ -25,7 +25,7 @@ func TestCheck(t *testing.T) {
 	code, out, errOut := run(t, "check", "--config", w.config)
 	for _, want := range []string{"✓ configuration " + w.config + ": valid, 1 site in the file\n", "✓ sitemap " + w.site.URL + "/sitemap.xml: 12 URLs from 1 sitemap\n",
 		"✓ IndexNow key file " + w.site.URL + "/" + testKey + ".txt serves the key",
-		"✓ Bing API key accepted: 80 URLs left today (Bing says 80 left today; 0 of dailyQuota 100 used today; Bing reports 80 today, 2,400 this month)"} {
+		"✓ Bing API key accepted: 80 URLs left today (Bing's grant of 80; 0 used today; Bing reports 80 today, 2,400 this month)"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("missing %q in\n%s", want, out)
 		}
@@ -105,19 +105,23 @@ func TestCheckReachesEachIndexNowEndpoint(t *testing.T) {
 }
 
 // TestCheckBingQuotaUnknown checks that a Bing that takes the key but does not tell the quota
-// ({"d":null}) passes: runs count on dailyQuota then.
+// ({"d":null}) passes: runs count on dailyQuota then, named as the site's only when it is set.
 func TestCheckBingQuotaUnknown(t *testing.T) {
 	bsrv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json; charset=utf-8")
 		w.Write([]byte(`{"d":null}`))
 	}))
 	defer bsrv.Close()
-	w := newTestWorld(t, "    bing: {enabled: true, apiKey: bing-key-123, dailyQuota: 100, endpoint: "+bsrv.URL+"/webmaster/api.svc/json}\n")
-	w.publish(3)
-	code, out, _ := run(t, "check", "--config", w.config)
-	want := "✓ Bing answered, but does not tell the quota left today: runs count on 100 URLs left today (dailyQuota 100; 0 of dailyQuota 100 used today)"
-	if code != exitOK || !strings.Contains(out, want) {
-		t.Errorf("exit %d; want %q in\n%s", code, want, out)
+	for _, tc := range []struct{ quota, want string }{
+		{", dailyQuota: 100", "✓ Bing answered, but does not tell the quota left today: runs count on 100 URLs left today (your bing.dailyQuota of 100; 0 used today)"},
+		{"", "✓ Bing answered, but does not tell the quota left today: runs count on 100 URLs left today (sitepush's default limit of 100 a day, which bing.dailyQuota changes; 0 used today)"},
+	} {
+		w := newTestWorld(t, "    bing: {enabled: true, apiKey: bing-key-123"+tc.quota+", endpoint: "+bsrv.URL+"/webmaster/api.svc/json}\n")
+		w.publish(3)
+		code, out, _ := run(t, "check", "--config", w.config)
+		if code != exitOK || !strings.Contains(out, tc.want) {
+			t.Errorf("exit %d; want %q in\n%s", code, tc.want, out)
+		}
 	}
 }
 

@@ -179,7 +179,8 @@ func (p *progress) draw() {
 	p.drawn, p.shown = now, true
 }
 
-// clip cuts s to n characters, ending it with "…" when it was longer.
+// clip cuts s to n characters, ending it with "…" when it was longer: characters, not the bytes
+// of human.Clip, as a terminal's width counts one column for "·" as for "a".
 func clip(s string, n int) string {
 	if utf8.RuneCountInString(s) <= n || n < 1 {
 		return s

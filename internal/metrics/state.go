@@ -108,7 +108,7 @@ func (r *stateReader) read(now time.Time) ([]string, []prometheus.Metric, error)
 	for _, s := range sites {
 		if s.Bing.Enabled {
 			d := quotas[s.ID]
-			left := bing.Today(s.Bing.DailyQuota, d).Left()
+			left := bing.Today(s, d).Left()
 			out = append(out, prometheus.MustNewConstMetric(quotaUsed, prometheus.GaugeValue, float64(d.Used), s.ID),
 				prometheus.MustNewConstMetric(quotaRemaining, prometheus.GaugeValue, float64(left), s.ID))
 		}

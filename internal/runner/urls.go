@@ -26,7 +26,8 @@ type runURLs struct {
 }
 
 // add names the URLs of o in rec, unless o sets them aside unsent (known, skipped), or their
-// channel and outcome have their fill already.
+// channel and outcome have their fill already: with a URL a preflight held back, its reason and
+// what it found; with one that failed, the engine's answer.
 func (l *runURLs) add(rec *model.Record, o channel.Outcome) {
 	if o.Unsent != "" {
 		return
@@ -37,6 +38,9 @@ func (l *runURLs) add(rec *model.Record, o channel.Outcome) {
 	for _, d := range o.URLs {
 		u := model.RunURL{Channel: o.Channel, URL: d.URL}
 		switch {
+		case o.Ineligible() && o.Preflight.Detail != "":
+			// What the preflight found, after its reason: "status: HTTP 404".
+			u.Outcome, u.Detail = model.URLIneligible, human.Clip(o.Preflight.Reason+": "+o.Preflight.Detail, maxDetail)
 		case o.Ineligible():
 			u.Outcome, u.Detail = model.URLIneligible, o.Preflight.Reason
 		case o.Delivered && d.Removal:

@@ -156,7 +156,7 @@ func (s *Server) overviewRow(e sites.Entry, st *answer.SiteStatus, statuses []st
 		}
 	}
 	if st.Bing.Enabled {
-		row.Quota = quotaLineOf(st.Bing.Quota, e.Site.Given("bing.dailyQuota"))
+		row.Quota = quotaLineOf(st.Bing.Quota)
 	}
 	row.Health = healths[health(st, failed)]
 	return row

@@ -67,7 +67,7 @@ func TestOneQuotaEverywhere(t *testing.T) {
 	}
 	_, body := w.call("GET", "/status?site=small", "")
 	decode(t, body, &st)
-	if st.Bing.TodayQuotaUsed != 10 || st.Bing.TodayQuotaRemaining != 0 || st.Bing.TodayQuotaSource != "Bing says 0 left today" {
+	if st.Bing.TodayQuotaUsed != 10 || st.Bing.TodayQuotaRemaining != 0 || st.Bing.TodayQuotaSource != "Bing's grant of 10" {
 		t.Errorf("/status: %s", body)
 	}
 	want := "0 left today — Bing's grant of 10 (your bing.dailyQuota is 100); resets at 00:00 UTC"
@@ -81,7 +81,7 @@ func TestOneQuotaEverywhere(t *testing.T) {
 	}
 	// Newest first: the oldest post is among the 15 the quota held.
 	_, body = w.call("GET", "/sites/small/urls?q="+w.site.URL+"/blog/post-0", "")
-	if want := "due: new, held by quota (Bing says 0 left today), resets at 00:00 UTC"; !strings.Contains(text(body), want) {
+	if want := "due: new, held by quota (Bing's grant of 10), resets at 00:00 UTC"; !strings.Contains(text(body), want) {
 		t.Errorf("the held URL's story: want %q in %.800s", want, text(body))
 	}
 }
@@ -99,7 +99,7 @@ func TestStatusKeepsWhatBingSays(t *testing.T) {
 		} `json:"bing"`
 	}
 	decode(t, body, &st)
-	if st.Bing.TodayQuotaRemaining != 10 || st.Bing.TodayQuotaSource != "Bing says 10 left today" {
+	if st.Bing.TodayQuotaRemaining != 10 || st.Bing.TodayQuotaSource != "Bing's grant of 10" {
 		t.Errorf("/status: %s", body)
 	}
 	if got := w.remaining("fresh"); got != "10" {
@@ -128,11 +128,12 @@ func TestQuotaWords(t *testing.T) {
 		grant     int
 		quota     string
 		want      string
+		source    string // /status's todayQuotaSource: the same words
 	}{
-		{"granted", "key-granted", 10, "", "Bing quota: 0 left today — Bing's grant of 10; resets at 00:00 UTC"},
-		{"granted-set", "key-granted-set", 10, `, "dailyQuota": 100`, "Bing quota: 0 left today — Bing's grant of 10 (your bing.dailyQuota is 100); resets at 00:00 UTC"},
-		{"capped", "key-capped", 10, `, "dailyQuota": 5`, "Bing quota: 0 left today — your bing.dailyQuota of 5 (Bing would take 5 more); resets at 00:00 UTC"},
-		{"defaulted", "key-defaulted", 250, "", "Bing quota: 75 left today — sitepush's default limit of 100 a day, which bing.dailyQuota changes (Bing would take 225 more); resets at 00:00 UTC"},
+		{"granted", "key-granted", 10, "", "Bing quota: 0 left today — Bing's grant of 10; resets at 00:00 UTC", "Bing's grant of 10"},
+		{"granted-set", "key-granted-set", 10, `, "dailyQuota": 100`, "Bing quota: 0 left today — Bing's grant of 10 (your bing.dailyQuota is 100); resets at 00:00 UTC", "Bing's grant of 10"},
+		{"capped", "key-capped", 10, `, "dailyQuota": 5`, "Bing quota: 0 left today — your bing.dailyQuota of 5 (Bing would take 5 more); resets at 00:00 UTC", "your bing.dailyQuota of 5"},
+		{"defaulted", "key-defaulted", 250, "", "Bing quota: 75 left today — sitepush's default limit of 100 a day, which bing.dailyQuota changes (Bing would take 225 more); resets at 00:00 UTC", "sitepush's default limit of 100 a day, which bing.dailyQuota changes"},
 	}
 	for _, tt := range tests {
 		w.bingSiteOf(tt.site, tt.key, tt.grant, tt.quota)
@@ -153,6 +154,15 @@ func TestQuotaWords(t *testing.T) {
 				if red {
 					t.Errorf("%s draws the quota's bar as an error", path)
 				}
+			}
+			var st struct {
+				Bing struct {
+					TodayQuotaSource string `json:"todayQuotaSource"`
+				} `json:"bing"`
+			}
+			_, body := w.call("GET", "/status?site="+tt.site, "")
+			if decode(t, body, &st); st.Bing.TodayQuotaSource != tt.source {
+				t.Errorf("/status says todayQuotaSource %q; want %q", st.Bing.TodayQuotaSource, tt.source)
 			}
 		})
 	}

@@ -247,7 +247,7 @@ func heldByQuota(ctx context.Context, st *store.Store, site *config.Site, now ti
 		return "", nil
 	}
 	d, err := st.QuotaDay(ctx, site.ID, now.UTC().Format(time.DateOnly))
-	if q := bing.Today(site.Bing.DailyQuota, d); err == nil && q.Left() == 0 {
+	if q := bing.Today(site, d); err == nil && q.Left() == 0 {
 		return q.Source(), nil
 	}
 	return "", err

@@ -6,6 +6,8 @@ import (
 	"net/url"
 	"strconv"
 	"time"
+
+	"github.com/sitepush/sitepush/internal/human"
 )
 
 // undecodedWhy explains why a value holding an undecodable reference is not used.
@@ -49,7 +51,7 @@ func (d *doc) child(e *entry) error {
 	}
 	for i, loc := range e.locs {
 		if e.undecoded[i] {
-			d.w.warn(d.idx, fmt.Sprintf("skipped sitemap %q: %s", clip(string(loc), 200), undecodedWhy))
+			d.w.warn(d.idx, fmt.Sprintf("skipped sitemap %q: %s", human.Clip(string(loc), 200), undecodedWhy))
 			continue
 		}
 		s, note, err := childSource(d.src, loc)
@@ -80,7 +82,7 @@ func (d *doc) line(loc []byte) error {
 func (d *doc) skipLine(line []byte) {
 	what := "a line"
 	if line != nil {
-		what = "line " + strconv.Quote(clip(string(line), textQuote))
+		what = "line " + strconv.Quote(human.Clip(string(line), textQuote))
 	}
 	d.w.warn(d.idx, "skipped "+what+": a text sitemap lists one absolute http(s) URL a line")
 }
@@ -112,7 +114,7 @@ func (d *doc) pages(e *entry) error {
 // url checks one URL value of an entry, warning about what was skipped or changed.
 func (d *doc) url(loc []byte, undecoded bool) ([]byte, bool) {
 	if undecoded {
-		d.w.warn(d.idx, fmt.Sprintf("skipped %q: %s", clip(string(loc), 200), undecodedWhy))
+		d.w.warn(d.idx, fmt.Sprintf("skipped %q: %s", human.Clip(string(loc), 200), undecodedWhy))
 		return nil, false
 	}
 	u, note, skip := pageURL(loc, d.base)
@@ -133,12 +135,12 @@ func (d *doc) lastmod(u []byte, e *entry) time.Time {
 		return time.Time{}
 	}
 	if e.lastmodUndecoded {
-		d.w.warn(d.idx, fmt.Sprintf("%s: lastmod %s is not a date (%s); the URL is kept without one", u, strconv.Quote(clip(string(e.lastmod), 60)), undecodedWhy))
+		d.w.warn(d.idx, fmt.Sprintf("%s: lastmod %s is not a date (%s); the URL is kept without one", u, strconv.Quote(human.Clip(string(e.lastmod), 60)), undecodedWhy))
 		return time.Time{}
 	}
 	lm, ok := parseLastmod(e.lastmod)
 	if !ok {
-		d.w.warn(d.idx, fmt.Sprintf("%s: lastmod %s is not a date; the URL is kept without one", u, strconv.Quote(clip(string(e.lastmod), 60))))
+		d.w.warn(d.idx, fmt.Sprintf("%s: lastmod %s is not a date; the URL is kept without one", u, strconv.Quote(human.Clip(string(e.lastmod), 60))))
 	}
 	return lm
 }

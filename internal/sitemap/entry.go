@@ -146,14 +146,3 @@ var ErrNotSitemap = errors.New("not a sitemap")
 var ErrTooLarge = errors.New("sitemap too large")
 
 func notSitemap(why string) error { return fmt.Errorf("%w: %s", ErrNotSitemap, why) }
-
-// clip shortens s for an error message.
-func clip(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && s[n]&0xC0 == 0x80 {
-		n--
-	}
-	return s[:n] + "…"
-}

@@ -12,6 +12,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/sitepush/sitepush/internal/human"
 )
 
 // Cache is what a reader's caller remembers of the sitemaps of page URLs it read before — the
@@ -89,7 +91,7 @@ func childSource(parent source, loc []byte) (source, string, error) {
 	}
 	pu, err := url.Parse(string(u))
 	if err != nil {
-		return source{}, "", fmt.Errorf("skipped sitemap %q: %v", clip(string(loc), 200), err)
+		return source{}, "", fmt.Errorf("skipped sitemap %q: %v", human.Clip(string(loc), 200), err)
 	}
 	pu.Fragment = ""
 	return source{url: pu}, note, nil
@@ -119,7 +121,7 @@ func (e *HTTPError) Error() string {
 	msg := fmt.Sprintf("HTTP %d %s", e.Status, http.StatusText(e.Status))
 	var about []string
 	if e.ContentType != "" {
-		about = append(about, clip(e.ContentType, 80))
+		about = append(about, human.Clip(e.ContentType, 80))
 	}
 	if e.Size >= 0 {
 		about = append(about, fmt.Sprintf("%d bytes", e.Size))

@@ -10,6 +10,8 @@ import (
 
 	"golang.org/x/text/encoding/htmlindex"
 	"golang.org/x/text/encoding/unicode"
+
+	"github.com/sitepush/sitepush/internal/human"
 )
 
 // body turns the bytes of a response or file into UTF-8 text ready to parse: gzip is detected by
@@ -54,7 +56,7 @@ func body(raw io.Reader, maxBytes int64) (r io.Reader, isXML bool, err error) {
 	}
 	enc, err := htmlindex.Get(label)
 	if err != nil {
-		return nil, true, fmt.Errorf("the document declares encoding %q, which sitepush cannot decode; publish the sitemap in UTF-8", clip(label, 40))
+		return nil, true, fmt.Errorf("the document declares encoding %q, which sitepush cannot decode; publish the sitemap in UTF-8", human.Clip(label, 40))
 	}
 	return enc.NewDecoder().Reader(br), true, nil
 }

@@ -9,6 +9,8 @@ import (
 	"unicode/utf8"
 
 	"golang.org/x/net/publicsuffix"
+
+	"github.com/sitepush/sitepush/internal/human"
 )
 
 // pageURL checks a <loc> value and returns the absolute http(s) URL to use. The common case — an
@@ -26,11 +28,11 @@ func pageURL(b []byte, base *url.URL) (u []byte, note, skip string) {
 	// a URL with a line end inside is broken anyway, but it is percent-encoded as XML reads it.
 	s := escapeLoose(strings.ReplaceAll(strings.ReplaceAll(raw, "\r\n", "\n"), "\r", "\n"))
 	if s != raw {
-		note = fmt.Sprintf("URL %q has characters that must be percent-encoded; using %q", clip(raw, 200), clip(s, 200))
+		note = fmt.Sprintf("URL %q has characters that must be percent-encoded; using %q", human.Clip(raw, 200), human.Clip(s, 200))
 	}
 	p, err := url.Parse(s)
 	if err != nil {
-		return nil, "", fmt.Sprintf("skipped %q: not a valid URL", clip(raw, 200))
+		return nil, "", fmt.Sprintf("skipped %q: not a valid URL", human.Clip(raw, 200))
 	}
 	if p.Scheme == "" {
 		if p.Host == "" && hostWithoutScheme(p.Path, base) {
@@ -39,20 +41,20 @@ func pageURL(b []byte, base *url.URL) (u []byte, note, skip string) {
 				scheme = base.Scheme
 			}
 			return nil, "", fmt.Sprintf("skipped %q: it starts with a host name but no scheme, so it is neither a URL nor a path: write it whole, like %s://%s, or as a path starting with /",
-				clip(raw, 200), scheme, clip(s, 200))
+				human.Clip(raw, 200), scheme, human.Clip(s, 200))
 		}
 		if base == nil {
-			return nil, "", fmt.Sprintf("skipped %q: a relative URL in a local file cannot be resolved; give absolute URLs", clip(raw, 200))
+			return nil, "", fmt.Sprintf("skipped %q: a relative URL in a local file cannot be resolved; give absolute URLs", human.Clip(raw, 200))
 		}
 		p = base.ResolveReference(p)
 		s = p.String()
-		note = fmt.Sprintf("relative URL %q resolved to %s", clip(raw, 200), clip(s, 200))
+		note = fmt.Sprintf("relative URL %q resolved to %s", human.Clip(raw, 200), human.Clip(s, 200))
 	}
 	if sch := strings.ToLower(p.Scheme); sch != "http" && sch != "https" {
-		return nil, "", fmt.Sprintf("skipped %q: not an http(s) URL", clip(raw, 200))
+		return nil, "", fmt.Sprintf("skipped %q: not an http(s) URL", human.Clip(raw, 200))
 	}
 	if p.Host == "" {
-		return nil, "", fmt.Sprintf("skipped %q: the URL has no host", clip(raw, 200))
+		return nil, "", fmt.Sprintf("skipped %q: the URL has no host", human.Clip(raw, 200))
 	}
 	return []byte(s), note, ""
 }

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+
+	"github.com/sitepush/sitepush/internal/human"
 )
 
 // maxRedirects is how many redirects one request follows, as net/http does by default.
@@ -37,10 +39,10 @@ func (w *walk) newClient() *http.Client {
 				return redirectError{err}
 			}
 		case len(via) >= maxRedirects:
-			return redirectError{fmt.Errorf("stopped after %d redirects, at %s", maxRedirects, clip(req.URL.String(), 200))}
+			return redirectError{fmt.Errorf("stopped after %d redirects, at %s", maxRedirects, human.Clip(req.URL.String(), 200))}
 		}
 		if req.URL.Scheme != "http" && req.URL.Scheme != "https" {
-			return redirectError{fmt.Errorf("redirects to %s, not an http(s) URL", clip(req.URL.String(), 200))}
+			return redirectError{fmt.Errorf("redirects to %s, not an http(s) URL", human.Clip(req.URL.String(), 200))}
 		}
 		if t := sourceName(req.URL); w.seenMap[t] && !w.reading(t) {
 			return alreadyRead{t}

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"io"
 	"unicode/utf8"
+
+	"github.com/sitepush/sitepush/internal/human"
 )
 
 const (
@@ -65,7 +67,7 @@ func readText(r io.Reader, emit func(loc []byte) error, skip func(line []byte)) 
 			case urls:
 				skip(v)
 			case len(held) < warnLimit:
-				held = append(held, []byte(clip(string(v), textQuote)))
+				held = append(held, []byte(human.Clip(string(v), textQuote)))
 			default:
 				unkept++
 			}

@@ -9,6 +9,8 @@ import (
 	"net/url"
 
 	"github.com/cespare/xxhash/v2"
+
+	"github.com/sitepush/sitepush/internal/human"
 )
 
 const (
@@ -233,7 +235,7 @@ func (w *walk) known(s source) Validators {
 // explain adds to a not-a-sitemap error what the server said the body was.
 func (w *walk) explain(err error, resp *response) error {
 	if errors.Is(err, ErrNotSitemap) && resp.status != 0 {
-		ct := clip(resp.contentType, 80)
+		ct := human.Clip(resp.contentType, 80)
 		if ct == "" {
 			ct = "no Content-Type"
 		}

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+
+	"github.com/sitepush/sitepush/internal/human"
 )
 
 // xmlDoc reads one XML sitemap, RSS or Atom document and hands each complete entry to emit.
@@ -101,7 +103,7 @@ func (d *xmlDoc) root() error {
 				if bytes.EqualFold(d.lx.local(), []byte("html")) {
 					return notSitemap("got an HTML page")
 				}
-				return notSitemap(fmt.Sprintf("the root element is <%s>, not <urlset>, <sitemapindex>, <rss> or <feed>", clip(name, 40)))
+				return notSitemap(fmt.Sprintf("the root element is <%s>, not <urlset>, <sitemapindex>, <rss> or <feed>", human.Clip(name, 40)))
 			}
 			d.rootPrefix = append([]byte(nil), d.lx.prefix()...)
 			d.tags = newFastTags(string(d.rootPrefix), d.entryName)

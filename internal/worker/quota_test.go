@@ -32,7 +32,7 @@ func TestStatusTellsBingsQuota(t *testing.T) {
 		t.Fatalf("/status: %d %s", code, body)
 	}
 	b := status.Bing
-	if b.TodayQuotaRemaining == nil || *b.TodayQuotaRemaining != 0 || b.TodayQuotaSource != "Bing says 0 left today" ||
+	if b.TodayQuotaRemaining == nil || *b.TodayQuotaRemaining != 0 || b.TodayQuotaSource != "Bing's grant of 25" ||
 		b.TodayQuotaUsed == nil || *b.TodayQuotaUsed != 25 || b.BingRemaining == nil || *b.BingRemaining != 0 || b.DailyQuota != 40 {
 		t.Errorf("/status's Bing block %s; want 0 left today, as Bing says, 25 used of 40", body)
 	}

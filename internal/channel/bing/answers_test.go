@@ -7,6 +7,7 @@ import (
 	"testing"
 	"testing/synctest"
 	"time"
+	"unicode/utf8"
 
 	"github.com/sitepush/sitepush/internal/channel"
 	"github.com/sitepush/sitepush/internal/config"
@@ -73,8 +74,9 @@ func TestA200ThatIsNotBingsIsNotDelivered(t *testing.T) {
 	})
 }
 
-// Bing's own error answers are quoted; any other body, which may come from anything at the
-// endpoint's address, is only described.
+// Bing's own error answers are quoted, on one line and only their printable characters, cut on a
+// character's edge (channel.Printable, human.Clip): they reach terminals and CI logs. Any other
+// body, which may come from anything at the endpoint's address, is only described.
 func TestOnlyBingsOwnWordsAreQuoted(t *testing.T) {
 	for _, tc := range []struct {
 		name, contentType, body, want string
@@ -85,14 +87,24 @@ func TestOnlyBingsOwnWordsAreQuoted(t *testing.T) {
 		{"JSON of another shape", "application/json", `{"message": "hunter2"}`, "Bing answered HTTP 400 Bad Request (JSON, application/json)", 400},
 		{"Bing's error, the key masked", "application/json", `{"ErrorCode": 6, "Message": "ERROR!!! InvalidParameter for key k-secret-key-12"}`,
 			"Bing answered HTTP 400, ErrorCode 6: InvalidParameter for key …", 400},
+		{"Bing's error, hostile", "application/json", `{"ErrorCode":2,"Message":"\u001b[2J\u001b[31mboom \u202e x\ny"}`,
+			"Bing answered HTTP 400, ErrorCode 2: [2J[31mboom x y", 400},
+		{"Bing's error, long", "application/json", `{"ErrorCode":6,"Message":"` + strings.Repeat("a", 197) + `ééé"}`,
+			"Bing answered HTTP 400, ErrorCode 6: " + strings.Repeat("a", 197) + "…", 400},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				w := newWorld(t, func(b *config.Bing) { b.APIKey, b.DailyQuota = "k-secret-key-12", 100 }, map[string]int{"k-secret-key-12": 1000})
 				w.client = enginetest.Client(&firstSubmits{bing: w.bing, n: 100, h: answer(tc.status, tc.contentType, tc.body)})
-				msg := strings.Join(w.run().errs(), "\n")
+				errs := w.run().errs()
+				msg := strings.Join(errs, "\n")
 				if !strings.Contains(msg, tc.want) || strings.Contains(msg, "hunter2") || strings.Contains(msg, "k-secret-key-12") {
 					t.Errorf("errors %q, want %q in them", msg, tc.want)
+				}
+				for _, e := range errs {
+					if strings.ContainsAny(e, "\x1b\u202e\n") || !utf8.ValidString(e) {
+						t.Errorf("error %q is not one line of printable text", e)
+					}
 				}
 			})
 		})

@@ -49,6 +49,7 @@ var _ channel.Selective = (*Channel)(nil)
 // Channel delivers a site's due URLs to Bing.
 type Channel struct {
 	cfg       config.Bing
+	given     bool // the configuration set bing.dailyQuota (Quota.DailyGiven)
 	site      string
 	siteURL   string // the site's origin, as Bing knows the site
 	client    *http.Client
@@ -85,7 +86,7 @@ type Channel struct {
 // a CrawlStore too, the channel asks Bing whether it crawled the URLs submitted (bing.track).
 func New(site *config.Site, client *http.Client, userAgent string, quota QuotaStore, start time.Time) *Channel {
 	crawls, _ := quota.(CrawlStore)
-	return &Channel{cfg: site.Bing, site: site.ID, siteURL: site.BaseURL, client: client, userAgent: userAgent,
+	return &Channel{cfg: site.Bing, given: site.Given(dailyQuotaKey), site: site.ID, siteURL: site.BaseURL, client: client, userAgent: userAgent,
 		quota: quota, day: start.UTC().Format(time.DateOnly), rnd: rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64())),
 		crawls: crawls, start: start}
 }
@@ -234,7 +235,7 @@ func (c *Channel) todaysQuota(ctx context.Context, rep channel.Reporter, record 
 	if serr != nil {
 		return Quota{}, false, serr
 	}
-	q = Today(c.cfg.DailyQuota, d)
+	q = today(c.cfg.DailyQuota, c.given, d)
 	rep.Noted(name, fmt.Sprintf("the quota Bing leaves today is unknown (%v): %d left today (%s), and Bing's own refusal stops the day", err, q.Left(), q.Source()))
 	return q, true, nil
 }
@@ -251,7 +252,7 @@ func (c *Channel) told(ctx context.Context, left int, record bool) (Quota, error
 	if err != nil {
 		return Quota{}, err
 	}
-	q := Today(c.cfg.DailyQuota, d)
+	q := today(c.cfg.DailyQuota, c.given, d)
 	if !record {
 		q = q.Answered(left)
 	}

@@ -141,7 +141,7 @@ func TestQuotaNewestFirst(t *testing.T) {
 				t.Errorf("a batch of %d URLs for siteUrl %q", len(b.URLs), b.SiteURL)
 			}
 		}
-		if notes := r.Notes(); len(notes) != 1 || !strings.Contains(notes[0], "the quota of today is spent (dailyQuota 120) until 00:00 UTC") {
+		if notes := r.Notes(); len(notes) != 1 || !strings.Contains(notes[0], "the quota of today is spent (your bing.dailyQuota of 120) until 00:00 UTC") {
 			t.Errorf("notes %q", notes)
 		}
 		// The same UTC day, nothing more goes: the quota is spent.
@@ -254,6 +254,13 @@ func TestInvalidURLs(t *testing.T) {
 		}
 		if slices.Sort(rejected); !slices.Equal(rejected, []string{named, unnamed}) {
 			t.Errorf("rejected %q, want the two invalid URLs", rejected)
+		}
+		// Their error says what the record does with them, in IndexNow's words: "skipped" is the
+		// record's word for a URL already delivered.
+		for _, o := range r.Outcomes() {
+			if o.Rejected && (!strings.HasSuffix(o.Err, ": the URL is not sent again until it changes") || strings.Contains(o.Err, "skipped")) {
+				t.Errorf("a rejected URL's error %q; want it to end \"the URL is not sent again until it changes\"", o.Err)
+			}
 		}
 	})
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/sitepush/sitepush/internal/channel"
+	"github.com/sitepush/sitepush/internal/human"
 )
 
 // Bing's error codes (ApiErrorCode in the Webmaster API) that matter here.
@@ -40,7 +41,7 @@ const (
 	throttled          // 429 or ThrottleUser: wait, then try again
 	quotaSpent         // the daily quota is spent: stop for today
 	badKey             // the key (or the site for this key) is refused: stop for the site
-	badURL             // one URL of the batch is invalid: skip it
+	badURL             // one URL of the batch is invalid: refuse it until it changes
 	refused            // anything else: this batch fails
 )
 
@@ -93,7 +94,7 @@ func (c *Channel) judge(resp *http.Response) answer {
 		a.wait, a.asked = channel.RetryAfter(resp.Header.Get("Retry-After"), time.Now(), maxPause)
 		a.verdict, a.msg = throttled, what+": Bing is throttling; it is tried again"
 	case e.ErrorCode == codeInvalidURL:
-		a.verdict, a.msg, a.badURL = badURL, what+": the URL is skipped until it changes", namedURL(said)
+		a.verdict, a.msg, a.badURL = badURL, what+": the URL is not sent again until it changes", namedURL(said)
 	case code == http.StatusOK:
 		a.verdict, a.msg = retryLater, what+", not Bing's JSON: something between sitepush and Bing (a captive portal, a proxy) answered in its place; check bing.endpoint and the network"
 	case code == http.StatusServiceUnavailable && resp.Header.Get("Retry-After") != "":
@@ -123,12 +124,12 @@ func (c *Channel) bingsWords(body []byte) (e bingError, said string, ok bool) {
 		json.Unmarshal(members["ErrorCode"], &e.ErrorCode) != nil || json.Unmarshal(members["Message"], &e.Message) != nil {
 		return bingError{}, "", false
 	}
-	said = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(e.Message), "ERROR!!!"))
-	said = strings.Join(strings.Fields(said), " ")
+	said = channel.Printable(e.Message)
+	said = strings.TrimSpace(strings.TrimPrefix(said, "ERROR!!!"))
 	if c.cfg.APIKey != "" {
 		said = strings.ReplaceAll(said, c.cfg.APIKey, "…") // the key is a secret, even echoed
 	}
-	return e, clip(said, maxSaid), true
+	return e, human.Clip(said, maxSaid), true
 }
 
 // namedURL finds the URL an error message names, if any.
@@ -139,11 +140,4 @@ func namedURL(msg string) string {
 		}
 	}
 	return ""
-}
-
-func clip(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n] + "…"
 }

@@ -78,7 +78,7 @@ func TestAQuotaAnswerThatSaysNothing(t *testing.T) {
 				if r.Submitted() != 120 || r.Held() != 180 || !r.clean() {
 					t.Fatalf("%v, errors %q, notes %q", r, r.errs(), notes)
 				}
-				if !strings.Contains(notes, "bing: the quota Bing leaves today is unknown") || !strings.Contains(notes, "120 left today (dailyQuota 120)") ||
+				if !strings.Contains(notes, "bing: the quota Bing leaves today is unknown") || !strings.Contains(notes, "120 left today (your bing.dailyQuota of 120)") ||
 					strings.Contains(notes, "Sign in") {
 					t.Errorf("notes %q", notes)
 				}

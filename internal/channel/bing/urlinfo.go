@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/sitepush/sitepush/internal/channel"
+	"github.com/sitepush/sitepush/internal/human"
 )
 
 // infoTimeout bounds one GetUrlInfo call, its whole answer: a body that drips does not extend it.
@@ -92,11 +93,11 @@ func wcfDate(s string) (time.Time, error) {
 	}
 	m := wcfPattern.FindStringSubmatch(s)
 	if m == nil {
-		return time.Time{}, fmt.Errorf("%q is not a date as Bing writes them, /Date(milliseconds±hhmm)/", clip(s, 40))
+		return time.Time{}, fmt.Errorf("%q is not a date as Bing writes them, /Date(milliseconds±hhmm)/", human.Clip(s, 40))
 	}
 	ms, err := strconv.ParseInt(m[1], 10, 64)
 	if err != nil {
-		return time.Time{}, fmt.Errorf("%q: %w", clip(s, 40), err)
+		return time.Time{}, fmt.Errorf("%q: %w", human.Clip(s, 40), err)
 	}
 	if ms <= 0 {
 		return time.Time{}, nil

@@ -9,7 +9,6 @@ import (
 	"net/http"
 	"strings"
 	"time"
-	"unicode"
 	"unicode/utf8"
 
 	"github.com/sitepush/sitepush/internal/channel"
@@ -95,7 +94,7 @@ func (c *Channel) describe(code int, contentType string, body []byte) string {
 	if code < 400 || code >= 500 {
 		return channel.Describe(contentType, body)
 	}
-	said := printable(enginesWords(contentType, body))
+	said := channel.Printable(enginesWords(contentType, body))
 	if said == "" {
 		return channel.Describe(contentType, body)
 	}
@@ -135,16 +134,4 @@ func enginesWords(contentType string, body []byte) string {
 		return ""
 	}
 	return string(body)
-}
-
-// printable returns s on one line, without what a terminal or a log would not show as text:
-// runs of white space become one space; control characters and bytes that are not UTF-8 go.
-func printable(s string) string {
-	s = strings.Join(strings.Fields(s), " ")
-	return strings.Map(func(r rune) rune {
-		if r == utf8.RuneError || !unicode.IsPrint(r) {
-			return -1
-		}
-		return r
-	}, s)
 }
