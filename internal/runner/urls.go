@@ -10,16 +10,16 @@ import (
 	"github.com/sitepush/sitepush/internal/model"
 )
 
-// maxRunURLs is how many URLs a run names per channel and outcome (Record.URLs): enough for a
+// MaxRunURLs is how many URLs a run names per channel and outcome (Record.URLs): enough for a
 // site owner to read every URL of an ordinary run, while a run of a million URLs holds, prints
 // and stores a bounded list — its counters still count them all, so its page says how many more.
-const maxRunURLs = 1000
+const MaxRunURLs = 1000
 
 // maxDetail is how many bytes of an engine's answer a named URL keeps: the cause and its fix fit,
 // an engine's whole error page does not (the run's errors keep the message too).
 const maxDetail = 300
 
-// runURLs keeps the URLs a run names, as the recorder counts outcomes: at most maxRunURLs per
+// runURLs keeps the URLs a run names, as the recorder counts outcomes: at most MaxRunURLs per
 // channel and outcome. The recorder's lock guards it.
 type runURLs struct {
 	kept map[[2]string]int // by channel and outcome
@@ -51,7 +51,7 @@ func (l *runURLs) add(rec *model.Record, o channel.Outcome) {
 			u.Outcome, u.Detail = model.URLFailed, human.Clip(o.Err, maxDetail)
 		}
 		key := [2]string{u.Channel, u.Outcome}
-		if l.kept[key] >= maxRunURLs {
+		if l.kept[key] >= MaxRunURLs {
 			continue
 		}
 		l.kept[key]++

@@ -20,8 +20,10 @@ type runURLs struct {
 	Groups []urlGroup
 	// PageNo is this page, of Pages; Total the URLs named in all.
 	PageNo, Pages, Total int
-	// Unlisted counts, by channel, the URLs the run answered beyond those it names.
+	// Unlisted counts, by channel, the URLs the run answered beyond those it names; Cap is how
+	// many a run names at most per channel and outcome.
 	Unlisted []unlisted
+	Cap      int
 }
 
 // urlGroup is the URLs of one channel on the page, by outcome.
@@ -55,7 +57,7 @@ type unlisted struct {
 // runURLsOf reads the page of the URLs run rec names that r asks for (?page=N, taken within the
 // pages there are): from the record of a run going, else from the state.
 func (s *Server) runURLsOf(ctx context.Context, r *http.Request, rec model.Record, live bool) (runURLs, error) {
-	out := runURLs{}
+	out := runURLs{Cap: runner.MaxRunURLs}
 	counts := map[model.URLKey]int{}
 	if live {
 		rec.URLs = runner.SortedURLs(rec.URLs) // a run going sorts its list as it ends
