@@ -29,6 +29,7 @@ func TestRunPageNamesItsURLs(t *testing.T) {
 	rec.Channels = map[string]*model.ChannelStats{
 		"indexnow": {Due: 1303, Submitted: 1300, Failed: 2, Ineligible: 1},
 		"bing":     {Due: 1, Submitted: 1},
+		"feed":     {Due: 1, Submitted: 1},
 	}
 	rec.URLs = []model.RunURL{
 		{Channel: "indexnow", URL: "https://s.example/bad", Outcome: model.URLFailed, Detail: "HTTP 403 Forbidden from https://api.indexnow.org/indexnow: key not valid"},
@@ -38,7 +39,8 @@ func TestRunPageNamesItsURLs(t *testing.T) {
 	for i := range 250 {
 		rec.URLs = append(rec.URLs, model.RunURL{Channel: "indexnow", URL: fmt.Sprintf("https://s.example/p%d", i), Outcome: model.URLSubmitted})
 	}
-	rec.URLs = append(rec.URLs, model.RunURL{Channel: "bing", URL: "https://s.example/b", Outcome: model.URLSubmitted})
+	rec.URLs = append(rec.URLs, model.RunURL{Channel: "bing", URL: "https://s.example/b", Outcome: model.URLSubmitted},
+		model.RunURL{Channel: "feed", URL: "https://s.example/f", Outcome: model.URLSubmitted})
 	if err := w.store.SaveRun(context.Background(), rec); err != nil {
 		t.Fatal(err)
 	}
@@ -71,6 +73,8 @@ func TestRunPageNamesItsURLs(t *testing.T) {
 		{second, `https://s.example/p197</a>`},
 		{second, `<section class="runurls"><h3>bing</h3>`},
 		{second, `https://s.example/b</a>`},
+		{second, `<section class="runurls"><h3>feed</h3>
+<p class="outcome"><span class="st-ok">✓ added</span>`},
 	} {
 		if !strings.Contains(c.html, c.want) {
 			t.Errorf("the run's page lacks %q", c.want)
