@@ -581,3 +581,23 @@ func TestFromSentToSeenUnderWorkerd(t *testing.T) {
 		t.Errorf("after /p/7 was deleted, IndexNow got %v; want its removal notice", got)
 	}
 }
+
+// TestWhenTheWorkersTestsRun: SITEPUSH_TEST_WORKERD=0 skips the tests that start the Worker
+// under wrangler, even with npm installed; any other value makes a missing npm a failure.
+func TestWhenTheWorkersTestsRun(t *testing.T) {
+	for _, c := range []struct {
+		setting  string
+		npm      bool
+		run      bool
+		failWith bool
+	}{
+		{"", true, true, false}, {"", false, false, false},
+		{"1", true, true, false}, {"1", false, false, true},
+		{"0", true, false, false}, {"0", false, false, false},
+	} {
+		why, fail := whyNotWorkerd(c.setting, c.npm)
+		if (why == "") != c.run || fail != c.failWith {
+			t.Errorf("SITEPUSH_TEST_WORKERD=%q, npm %v: %q, failure %v; want run %v, failure %v", c.setting, c.npm, why, fail, c.run, c.failWith)
+		}
+	}
+}
