@@ -198,6 +198,12 @@ const (
 	NotRobots    = "robots"    // robots.txt disallows it for the engine's crawler
 )
 
+// ForNow is what a state keeps as the last error of a URL a verdict that may change by itself
+// (Again) held back: the states write it alike.
+func (p Preflight) ForNow() string {
+	return "not eligible for now (" + p.Detail + "); checked again at the next run"
+}
+
 // Fix says what a site owner can do about a preflight's reason, for the dashboard and the
 // URL's story.
 func (p Preflight) Fix() string {

@@ -2,7 +2,6 @@ package kvstate
 
 import (
 	"context"
-	"fmt"
 	"time"
 
 	"github.com/sitepush/sitepush/internal/channel"
@@ -65,7 +64,7 @@ func record(e *entry, o channel.Outcome, due channel.Due, now time.Time) {
 	d.lastAttempt, d.lastError = now.UnixMilli(), o.Err
 	switch {
 	case o.Ineligible() && o.Preflight.Again:
-		d.outcome, d.lastError = outcomeFailed, fmt.Sprintf("not eligible for now (%s); checked again at the next run", o.Preflight.Detail)
+		d.outcome, d.lastError = outcomeFailed, o.Preflight.ForNow()
 	case o.Ineligible():
 		d.outcome, d.lastmod, d.attempts, d.lastError = outcomeIneligible, ms(due.Lastmod), 1, o.Preflight.Reason+": "+o.Preflight.Detail
 	case o.Rejected:

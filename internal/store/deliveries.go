@@ -291,7 +291,7 @@ func (s *Store) recordIneligible(ctx context.Context, tx *sql.Tx, site string, n
 	shared := []any{site, o.Channel, now.UnixMilli(), clipped(o.Preflight.Reason + ": " + o.Preflight.Detail)}
 	if o.Preflight.Again {
 		query = failureSQL
-		shared[3] = clipped(fmt.Sprintf("not eligible for now (%s); checked again at the next run", o.Preflight.Detail))
+		shared[3] = clipped(o.Preflight.ForNow())
 	}
 	perRow := make([]any, 0, 2*min(len(o.URLs), rowsPerStatement))
 	prep := prepared{}

@@ -54,8 +54,8 @@ func TestPreflightOutcomes(t *testing.T) {
 			!d.State.DeliveredAt.Equal(t0.Add(-48*time.Hour))) {
 			t.Errorf("the ineligible URL's state: %+v", d.State)
 		}
-		if u.URL == urls[1] && (!d.State.Failed || !d.Preflight.Again) {
-			t.Errorf("the URL held back by a 5xx: %+v, %+v", d.State, d.Preflight)
+		if u.URL == urls[1] && (!d.State.Failed || !d.Preflight.Again || d.LastError != "not eligible for now (HTTP 503); checked again at the next run") {
+			t.Errorf("the URL held back by a 5xx: %+v, %+v, %q", d.State, d.Preflight, d.LastError)
 		}
 	}
 	want := map[string]string{urls[0]: "ineligible noindex X-Robots-Tag: noindex", urls[1]: "failed status HTTP 503", urls[2]: "ok  "}
