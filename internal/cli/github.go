@@ -38,10 +38,7 @@ func heldBack(name string, st *model.ChannelStats, stopped bool) []string {
 		out = append(out, fmt.Sprintf("%s: %s held back by the quota, not sent", name, human.Count(st.Held, "URL")))
 	}
 	if st.Ineligible > 0 {
-		var b strings.Builder
-		printIneligible(&b, st) // ", 3 not eligible: 2 noindex, 1 status"
-		_, reasons, _ := strings.Cut(b.String(), ": ")
-		out = append(out, fmt.Sprintf("%s: %s not eligible, not sent (%s)", name, human.Count(st.Ineligible, "URL"), reasons))
+		out = append(out, fmt.Sprintf("%s: %s not eligible, not sent (%s)", name, human.Count(st.Ineligible, "URL"), ineligibleBy(st)))
 	}
 	if st.Left > 0 {
 		left := fmt.Sprintf("%s: %s left unsent", name, human.Count(st.Left, "URL"))

@@ -132,8 +132,8 @@ func (p *progress) state(rec *model.Record) string {
 	due, done, held := 0, 0, 0
 	for _, n := range channelNames(rec) {
 		st := rec.Channels[n]
-		fmt.Fprintf(&b, " · %s %s/%s", n, human.Int(st.Submitted+st.Failed+st.Ineligible), human.Int(st.Due))
-		due, done, held = due+st.Due, done+st.Submitted+st.Failed+st.Ineligible, held+st.Held
+		fmt.Fprintf(&b, " · %s %s/%s", n, human.Int(st.Answered()), human.Int(st.Due))
+		due, done, held = due+st.Due, done+st.Answered(), held+st.Held
 	}
 	p.done, p.due = done, due-done-held
 	return b.String()

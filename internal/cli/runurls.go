@@ -21,7 +21,7 @@ func printURLs(w io.Writer, rec *model.Record) {
 	}
 	for _, name := range channelNames(rec) {
 		urls, st := byChannel[name], rec.Channels[name]
-		more := st.Submitted + st.Failed + st.Ineligible - len(urls)
+		more := st.Answered() - len(urls)
 		if len(urls) == 0 && more <= 0 {
 			continue
 		}

@@ -153,19 +153,24 @@ func seconds(d time.Duration) string {
 	return d.Round(time.Second).String()
 }
 
-// printIneligible prints the URLs a preflight held back, by reason, most first: ", 3 not
-// eligible: 2 noindex, 1 status".
-func printIneligible(w io.Writer, st *model.ChannelStats) {
-	if st.Ineligible == 0 {
-		return
-	}
+// ineligibleBy says the URLs a preflight held back by reason, most first: "2 noindex, 1 status".
+func ineligibleBy(st *model.ChannelStats) string {
 	reasons := slices.Sorted(maps.Keys(st.IneligibleBy))
 	slices.SortStableFunc(reasons, func(a, b string) int { return st.IneligibleBy[b] - st.IneligibleBy[a] })
 	parts := make([]string, len(reasons))
 	for i, r := range reasons {
 		parts[i] = fmt.Sprintf("%s %s", human.Int(st.IneligibleBy[r]), r)
 	}
-	fmt.Fprintf(w, ", %s not eligible: %s", human.Int(st.Ineligible), strings.Join(parts, ", "))
+	return strings.Join(parts, ", ")
+}
+
+// printIneligible prints the URLs a preflight held back, by reason, most first: ", 3 not
+// eligible: 2 noindex, 1 status".
+func printIneligible(w io.Writer, st *model.ChannelStats) {
+	if st.Ineligible == 0 {
+		return
+	}
+	fmt.Fprintf(w, ", %s not eligible: %s", human.Int(st.Ineligible), ineligibleBy(st))
 }
 
 // printChanges prints what a run's content checks found (docs/runs.md, "What changed"): "checked

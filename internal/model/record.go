@@ -118,6 +118,10 @@ type ChannelStats struct {
 	Sample []string `json:"sample,omitempty"`
 }
 
+// Answered counts the due URLs an engine or a preflight answered: submitted, failed or held back
+// as not eligible — those a run's list of URLs names, up to its bound.
+func (st *ChannelStats) Answered() int { return st.Submitted + st.Failed + st.Ineligible }
+
 // WouldSend counts the due URLs a dry run would send: those no quota, preflight or end of the run
 // would hold back.
 func (st *ChannelStats) WouldSend() int { return st.Due - st.Held - st.Left - st.Ineligible }

@@ -122,7 +122,7 @@ func unlistedOf(rec model.Record, named map[string]int) []unlisted {
 	var out []unlisted
 	for _, name := range channelsOf(rec) {
 		st := rec.Channels[name]
-		answered := st.Submitted + st.Failed + st.Ineligible
+		answered := st.Answered()
 		if more := answered - named[name]; more > 0 {
 			out = append(out, unlisted{Channel: name, Answered: answered, More: more})
 		}

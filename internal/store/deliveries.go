@@ -67,14 +67,16 @@ func (s *Store) RecordOutcome(ctx context.Context, site string, now time.Time, o
 // its outcome and error; a failure keeps the lastmod and time of the last success; a URL taken
 // as known without being sent (Unsent) has its word as outcome, and no delivery or attempt.
 func (s *Store) recordDeliveries(ctx context.Context, tx *sql.Tx, site string, now time.Time, o channel.Outcome) error {
-	shared, query := []any{site, o.Channel, now.UnixMilli(), o.Err}, [2]func(int) string{failureSQL, failureSQL}
+	// query is the statement of an outcome's kind; withSent the same for a site some of whose
+	// pages have a content, which records the page's content as the one the channel has.
+	shared, query, withSent := []any{site, o.Channel, now.UnixMilli(), o.Err}, failureSQL, failureSQL
 	switch {
 	case o.Rejected:
-		shared, query = []any{site, o.Channel, now.UnixMilli(), "rejected", o.Err}, [2]func(int) string{answerSQL, answerSentSQL}
+		shared, query, withSent = []any{site, o.Channel, now.UnixMilli(), "rejected", o.Err}, answerSQL, answerSentSQL
 	case o.Unsent != "":
-		shared, query = []any{site, o.Channel, now.UnixMilli(), o.Unsent, nil}, [2]func(int) string{unsentSQL, unsentSentSQL}
+		shared, query, withSent = []any{site, o.Channel, now.UnixMilli(), o.Unsent, nil}, unsentSQL, unsentSentSQL
 	case o.Delivered:
-		shared, query = []any{site, o.Channel, now.UnixMilli(), "ok", nil}, [2]func(int) string{answerSQL, answerSentSQL}
+		shared, query, withSent = []any{site, o.Channel, now.UnixMilli(), "ok", nil}, answerSQL, answerSentSQL
 	}
 	answered, sent := len(shared) == 5, false
 	if answered {
@@ -82,6 +84,9 @@ func (s *Store) recordDeliveries(ctx context.Context, tx *sql.Tx, site string, n
 		if sent, err = s.holdsContent(ctx, tx, site); err != nil {
 			return err
 		}
+	}
+	if sent {
+		query = withSent
 	}
 	perRow := make([]any, 0, 3*min(len(o.URLs), rowsPerStatement))
 	prep := prepared{}
@@ -96,17 +101,9 @@ func (s *Store) recordDeliveries(ctx context.Context, tx *sql.Tx, site string, n
 				perRow = append(perRow, d.Hash)
 			}
 		}
-		q, args := s.bind(query[boolIndex(sent)](hi-lo), shared, perRow)
+		q, args := s.bind(query(hi-lo), shared, perRow)
 		return prep.exec(ctx, tx, q, hi-lo, args)
 	})
-}
-
-// boolIndex is 1 for true, 0 for false: which of two queries applies.
-func boolIndex(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
 }
 
 // answerSQL records n URLs delivered, rejected or skipped, of a site none of whose pages has a
