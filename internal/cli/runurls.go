@@ -26,13 +26,8 @@ func printURLs(w io.Writer, rec *model.Record) {
 			continue
 		}
 		fmt.Fprintf(w, "  %s URLs (✓ %s, – not eligible, ✗ failed):\n", name, sentWord(name))
-		for i := 0; i < len(urls); {
-			n := 1
-			for i+n < len(urls) && urls[i+n].Outcome == urls[i].Outcome && urls[i+n].Detail == urls[i].Detail {
-				n++
-			}
-			printSame(w, urls[i:i+n])
-			i += n
+		for _, same := range alike(urls) {
+			printSame(w, same)
 		}
 		if more > 0 {
 			fmt.Fprintf(w, "    … and %s more not listed\n", human.Int(more))
@@ -46,6 +41,20 @@ func sentWord(channel string) string {
 		return "added"
 	}
 	return "sent"
+}
+
+// alike cuts URLs, sorted as a run sorts them, into runs of one outcome and one detail: an
+// engine's answer or a preflight's reason is told once for the URLs it concerns.
+func alike(urls []model.RunURL) [][]model.RunURL {
+	var out [][]model.RunURL
+	for i := 0; i < len(urls); {
+		n := 1
+		for i+n < len(urls) && urls[i+n].Outcome == urls[i].Outcome && urls[i+n].Detail == urls[i].Detail {
+			n++
+		}
+		out, i = append(out, urls[i:i+n]), i+n
+	}
+	return out
 }
 
 // printSame prints URLs of one outcome and one detail for `run --verbose`: each with its mark, and

@@ -137,20 +137,15 @@ func writeChannelURLs(w io.Writer, rec *model.Record, n string) {
 // writeURLs lists URLs of one outcome; those of a detail (an engine's answer, a preflight's
 // reason: the record sorts the URLs by it) under it, said once.
 func writeURLs(w io.Writer, urls []model.RunURL) {
-	for i := 0; i < len(urls); {
-		detail, n := urls[i].Detail, 1
-		for i+n < len(urls) && urls[i+n].Detail == detail {
-			n++
-		}
+	for _, same := range alike(urls) {
 		indent := ""
-		if detail != "" {
-			fmt.Fprintf(w, "- %s (%s):\n", markdown(detail), human.Int(n))
+		if detail := same[0].Detail; detail != "" {
+			fmt.Fprintf(w, "- %s (%s):\n", markdown(detail), human.Int(len(same)))
 			indent = "  "
 		}
-		for _, u := range urls[i : i+n] {
+		for _, u := range same {
 			fmt.Fprintf(w, "%s- %s\n", indent, codeSpan(u.URL))
 		}
-		i += n
 	}
 }
 
